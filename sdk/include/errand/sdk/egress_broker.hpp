@@ -1,0 +1,83 @@
+#pragma once
+
+// The per-session egress broker. Kind "broker". Every connection a session makes under
+// egress.mode "proxy" goes through it; provider keys never leave it.
+
+#include <boost/asio/awaitable.hpp>
+#include <chrono>
+#include <cstdint>
+#include <errand/sdk/plugin_instance.hpp>
+#include <errand/sdk/result.hpp>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace errand::sdk {
+
+struct BrokerSessionSpec {
+  std::string session_id;
+  std::filesystem::path socket_path;  // stateDir/brokers/<id>.sock, outside the state dir
+  std::filesystem::path record_dir;   // grants are kept here
+};
+
+struct BrokerSession {
+  std::filesystem::path socket_path;
+  std::string proxy_credential;  // errand-session- + 64 hex digits
+  // provider name -> (credential variable name, stand-in)
+  struct StandIn {
+    std::string credential_name;
+    std::string value;
+  };
+  std::map<std::string, StandIn> stand_ins;
+};
+
+enum class GrantSpan { once, until, always };
+
+struct GrantRequest {
+  std::string host;  // an exact name, or *.example.com
+  GrantSpan span = GrantSpan::once;
+  std::chrono::system_clock::time_point until{};  // with span == until
+  std::string granted_by;                         // the account id that asked
+};
+
+struct Grant {
+  std::string host;
+  GrantSpan span = GrantSpan::once;
+  std::chrono::system_clock::time_point granted_at{};
+  std::chrono::system_clock::time_point until{};
+  std::string granted_by;
+};
+
+// What a broker tells the core. Called on the broker's executor; never throws.
+class BOOST_SYMBOL_VISIBLE BrokerEvents {
+ public:
+  virtual ~BrokerEvents() = default;
+  // A host outside the allowlist was refused; rate-limited by the broker to once a minute per
+  // host and three hosts a minute per session. suggestable is false for wildcards and
+  // anything that is not one exact name.
+  virtual void on_host_refused(const std::string& session_id, const std::string& host,
+                               std::uint16_t port, bool suggestable) noexcept = 0;
+  // A provider answered 429: calls to it are held (for every session) until resume.
+  virtual void on_provider_paused(const std::string& provider,
+                                  std::chrono::system_clock::time_point until) noexcept = 0;
+  virtual void on_provider_resumed(const std::string& provider) noexcept = 0;
+};
+
+class BOOST_SYMBOL_VISIBLE EgressBroker : public PluginInstance {
+ public:
+  static constexpr const char* kind = "broker";
+
+  virtual void set_events(BrokerEvents* events) noexcept = 0;
+  // Opens the session's listener and mints its credentials.
+  virtual boost::asio::awaitable<Result<BrokerSession>> open(BrokerSessionSpec spec) = 0;
+  // First on stop: from here on the session's credentials are refused everywhere.
+  virtual boost::asio::awaitable<void> close(std::string session_id) = 0;
+  virtual Result<Grant> grant(const std::string& session_id, GrantRequest request) noexcept = 0;
+  virtual Result<std::vector<Grant>> grants(const std::string& session_id) noexcept = 0;
+  // Closes every session; the instance is destroyed afterwards.
+  virtual void stop() noexcept = 0;
+};
+
+}  // namespace errand::sdk

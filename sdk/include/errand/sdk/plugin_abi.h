@@ -1,0 +1,56 @@
+/* The C boundary between the errand host and a plugin shared object.
+ *
+ * A plugin exports exactly one symbol, errand_plugin_entry_v1, returning a pointer to a static
+ * descriptor. The host reads that symbol from the ELF before it ever calls dlopen, then checks
+ * struct_size, the ABI version and the toolchain id before it trusts anything else in the
+ * descriptor. Fields are append-only: a new field goes at the end and bumps ERRAND_ABI_MINOR. */
+#ifndef ERRAND_SDK_PLUGIN_ABI_H
+#define ERRAND_SDK_PLUGIN_ABI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define ERRAND_ABI_MAJOR 1
+#define ERRAND_ABI_MINOR 0
+#define ERRAND_PLUGIN_ENTRY_SYMBOL "errand_plugin_entry_v1"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Receives one configuration problem found by a plugin's validator: a dotted path to the field
+ * and a sentence saying what is wrong and what to do. */
+typedef void (*errand_problem_fn)(void* ctx, const char* path, const char* message);
+
+typedef struct errand_plugin_entry_v1_t {
+  uint32_t struct_size;     /* sizeof the descriptor the plugin was built with */
+  uint16_t abi_major;       /* must equal the host's */
+  uint16_t abi_minor;       /* must not be newer than the host's */
+  const char* name;         /* unique among loaded plugins, e.g. "chat-discord" */
+  const char* kind;         /* "chat" | "sandbox" | "broker" */
+  const char* version;      /* the plugin's own version, e.g. "0.1.0" */
+  const char* toolchain_id; /* must equal the host's byte for byte */
+
+  /* Creates an instance. host_services points at an errand::sdk::HostServices that outlives
+   * the instance. Returns the kind's interface pointer (ChatTransport*, SandboxBackend*,
+   * EgressBroker*) as void*, or NULL with a sentence in error. Never throws. */
+  void* (*create)(const void* host_services, char* error, size_t error_len);
+  /* Destroys what create returned. Never throws. */
+  void (*destroy)(void* instance);
+
+  /* JSON object mapping dotted configuration sections to JSON-schema fragments whose
+   * "properties" the host merges into its own schema; NULL when the plugin reads no keys of
+   * its own. */
+  const char* config_schema;
+  /* Semantic checks the schema cannot express, over the whole effective configuration as JSON.
+   * Reports every problem through report; returns the number reported. NULL when none. */
+  int (*validate_config)(const char* config_json, errand_problem_fn report, void* ctx);
+} errand_plugin_entry_v1_t;
+
+typedef const errand_plugin_entry_v1_t* (*errand_plugin_entry_fn)(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
