@@ -1,17 +1,23 @@
-# errand_catch_test(<target> SOURCES <files>... [LIBRARIES <libs>...] [LABELS <labels>...])
+# errand_catch_test(<target> SOURCES <files>... [LIBRARIES <libs>...] [LABELS <label>...])
 #
-# A Catch2 test executable whose test cases are listed to CTest one by one at test time.
+# A Catch2 test executable whose test cases are listed to CTest one by one at test time. The
+# build and source directories reach the tests as compile definitions (ERRAND_BUILD_DIR,
+# ERRAND_SOURCE_DIR) and ERRAND_BUILD_DIR also as an environment variable, for programs the
+# tests start.
 function(errand_catch_test target)
   cmake_parse_arguments(PARSE_ARGV 1 ARG "" "" "SOURCES;LIBRARIES;LABELS")
   add_executable(${target} ${ARG_SOURCES})
   target_link_libraries(${target} PRIVATE Catch2::Catch2WithMain ${ARG_LIBRARIES})
   target_include_directories(${target} PRIVATE "${PROJECT_SOURCE_DIR}")
-  set(props "")
+  target_compile_definitions(${target} PRIVATE
+    ERRAND_BUILD_DIR="${CMAKE_BINARY_DIR}" ERRAND_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
+  # catch_discover_tests splits list-valued properties, so the tests carry the first label.
+  set(label unit)
   if(ARG_LABELS)
-    set(props PROPERTIES LABELS "${ARG_LABELS}")
+    list(GET ARG_LABELS 0 label)
   endif()
-  catch_discover_tests(${target} DISCOVERY_MODE PRE_TEST TEST_PREFIX "${target}: " ${props}
-    PROPERTIES ENVIRONMENT "ERRAND_BUILD_DIR=${CMAKE_BINARY_DIR};ERRAND_SOURCE_DIR=${PROJECT_SOURCE_DIR}")
+  catch_discover_tests(${target} DISCOVERY_MODE PRE_TEST TEST_PREFIX "${target}: "
+    PROPERTIES LABELS ${label} ENVIRONMENT "ERRAND_BUILD_DIR=${CMAKE_BINARY_DIR}")
 endfunction()
 
 # Adds every child folder of the current directory that has a CMakeLists.txt.

@@ -1,12 +1,67 @@
 #include "core/cli/main_command.hpp"
 
+#include "core/cli/commands.hpp"
+#include "core/daemon/exit_codes.hpp"
+
+#include <boost/program_options.hpp>
 #include <iostream>
 
 namespace errand::cli {
 
-int main_command(int, char**) {
-  std::cout << "errand " << ERRAND_VERSION << "\n";
-  return 0;
+namespace po = boost::program_options;
+
+int main_command(int argc, char** argv) {
+  po::options_description global("Options");
+  global.add_options()("help,h", "print this help")("version", "print the version");
+  po::options_description hidden;
+  hidden.add_options()("command", po::value<std::string>(), "command")(
+      "args", po::value<std::vector<std::string>>(), "arguments");
+  po::options_description all;
+  all.add(global).add(hidden);
+  po::positional_options_description positional;
+  positional.add("command", 1).add("args", -1);
+
+  po::variables_map vm;
+  std::vector<std::string> rest;
+  try {
+    auto parsed = po::command_line_parser(argc, argv)
+                      .options(all)
+                      .positional(positional)
+                      .allow_unregistered()
+                      .run();
+    po::store(parsed, vm);
+    po::notify(vm);
+    rest = po::collect_unrecognized(parsed.options, po::include_positional);
+  } catch (const po::error& e) {
+    std::cerr << "errand: " << e.what() << "\nRun `errand help` for the commands.\n";
+    return daemon::kExitRefused;
+  }
+
+  if (vm.count("version")) {
+    std::cout << "errand " << ERRAND_VERSION << "\n";
+    return 0;
+  }
+  if (!vm.count("command")) {
+    print_help(std::cout, "");
+    return vm.count("help") ? 0 : daemon::kExitRefused;
+  }
+  const std::string command = vm["command"].as<std::string>();
+  // rest holds the command and everything after it, options included.
+  std::vector<std::string> args(rest.begin() + 1, rest.end());
+  if (vm.count("help")) {
+    print_help(std::cout, command);
+    return 0;
+  }
+  if (command == "help") {
+    print_help(std::cout, args.empty() ? "" : args.front());
+    return 0;
+  }
+  if (command == "run") return run_command(args);
+  if (command == "plugins") return plugins_command(args);
+  if (command == "config") return config_command(args);
+  std::cerr << "errand: unknown command \"" << command
+            << "\"\nRun `errand help` for the commands.\n";
+  return daemon::kExitRefused;
 }
 
 }  // namespace errand::cli

@@ -1,0 +1,17 @@
+#pragma once
+
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+namespace errand::cli {
+
+// Each returns the process exit code; args are what follows the command's name.
+int run_command(const std::vector<std::string>& args);
+int plugins_command(const std::vector<std::string>& args);
+int config_command(const std::vector<std::string>& args);
+
+// The help for one command, or the overview when command is empty or unknown.
+void print_help(std::ostream& out, const std::string& command);
+
+}  // namespace errand::cli

@@ -1,0 +1,77 @@
+#include "core/cli/commands.hpp"
+
+#include <ostream>
+
+namespace errand::cli {
+
+namespace {
+
+constexpr const char* kOverview =
+    R"(errand - run a coding agent from a chat channel, in a sandbox it cannot escape
+
+Usage: errand <command> [options]
+
+Commands:
+  run                  run the daemon until SIGTERM or SIGINT
+  plugins list         list every plugin found, loaded or refused with the reason
+  config check         validate the configuration file and print every problem
+  config schema        print the JSON schema of the configuration (core and plugins)
+  config reference     print the configuration reference page (Markdown)
+  help [command]       print help for a command
+
+Options:
+  -h, --help           print help
+      --version        print the version
+
+Configuration: ERRAND_CONFIG, else ~/.config/errand/config.json, /etc/errand/config.json,
+./config.json. Plugins: ERRAND_PLUGIN_PATH, plugins.path, then the installed plugin directory.
+Exit codes of `errand run`: 0 stopped by a signal, 1 failed while serving, 2 refused
+(configuration, plugins, command line), 3 the sandbox cannot enforce everything configured,
+4 another daemon holds the state directory.
+)";
+
+constexpr const char* kRun = R"(Usage: errand run
+
+Loads the configuration and the plugins, takes stateDir/errand.lock, probes the sandbox backend
+and prints what it enforces on this host, then serves until SIGTERM or SIGINT. Edits of the
+configuration file are followed: a file that fails validation is refused whole and the daemon
+keeps the configuration it had.
+
+Exit codes: 0 stopped by a signal; 1 failed while serving; 2 refused (configuration, a missing
+or refused plugin); 3 the sandbox backend reported a gap and sandbox.requireFullEnforcement is
+not false; 4 another daemon holds the state directory.
+)";
+
+constexpr const char* kPlugins = R"(Usage: errand plugins list [--json]
+
+Lists every plugin file found in ERRAND_PLUGIN_PATH, plugins.path and the installed plugin
+directory: name, kind, version, ABI, path, and whether it was loaded or refused, with the reason.
+Exit code 0 when the listing was printed, 2 on a usage error.
+)";
+
+constexpr const char* kConfig =
+    R"(Usage: errand config <check [FILE] | schema | reference> [--plugin-dir DIR]
+
+check      validates FILE (or the file the search finds) and prints every problem; exit 0 when
+           it is valid, 2 when it is refused
+schema     prints the JSON schema composed from the core's and the plugins' fragments
+reference  prints docs/reference/configuration.md as generated from that schema
+
+--plugin-dir DIR   compose from the plugins in DIR only (how the committed files are generated)
+)";
+
+}  // namespace
+
+void print_help(std::ostream& out, const std::string& command) {
+  if (command == "run") {
+    out << kRun;
+  } else if (command == "plugins") {
+    out << kPlugins;
+  } else if (command == "config") {
+    out << kConfig;
+  } else {
+    out << kOverview;
+  }
+}
+
+}  // namespace errand::cli

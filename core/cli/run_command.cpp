@@ -1,0 +1,18 @@
+#include "core/cli/commands.hpp"
+#include "core/daemon/daemon.hpp"
+#include "core/daemon/exit_codes.hpp"
+
+#include <iostream>
+
+namespace errand::cli {
+
+int run_command(const std::vector<std::string>& args) {
+  if (!args.empty()) {
+    std::cerr << "errand run: unexpected argument \"" << args.front()
+              << "\"; the daemon takes its settings from the configuration file\n";
+    return daemon::kExitRefused;
+  }
+  return daemon::run_daemon(daemon::RunEnvironment::from_process(), std::cout);
+}
+
+}  // namespace errand::cli

@@ -1,0 +1,227 @@
+#include "core/config/core_schema_sections.hpp"
+#include "core/config/schema.hpp"
+#include "core/config/schema_builders.hpp"
+
+namespace errand::config {
+
+namespace json = boost::json;
+using namespace schema_nodes;
+
+namespace {
+
+json::object user_ids(std::string_view description) {
+  return with(list_of(description, with(text("An account id."), "minLength", 1)), "uniqueItems",
+              true);
+}
+
+}  // namespace
+
+namespace core_sections {
+
+json::object chat() {
+  return section(
+      "The chat service the bot serves, and who may use it.",
+      {
+          {"transport",
+           defaulted(with(text("Which chat plugin carries the bot; \"discord\" loads the "
+                               "plugin chat-discord."),
+                          "minLength", 1),
+                     "discord")},
+          {"token",
+           secret(hinted(with(text("The bot's token. It stays inside the daemon: it never "
+                                   "enters a sandbox and is scrubbed from everything a session "
+                                   "reports."),
+                              "minLength", 8),
+                         "Paste the whole token: one shorter than 8 bytes could not be "
+                         "scrubbed from output safely, so it is refused."))},
+          {"channelId", with(text("The id of the one channel the bot serves; a message there "
+                                  "starts a session in a thread of its own."),
+                             "minLength", 1)},
+          {"allowedUserIds",
+           hinted(with(user_ids("Accounts that may start and drive sessions; \"*\" lets "
+                                "anyone in the channel do so."),
+                       "minItems", 1),
+                  "List the account ids that may drive sessions, or [\"*\"] to let anyone in "
+                  "the channel do so.")},
+          {"blockedUserIds",
+           defaulted(user_ids("Accounts refused even where allowedUserIds would admit them; "
+                              "checked first."),
+                     json::array{})},
+          {"operatorUserIds",
+           defaulted(user_ids("Accounts that may control every session, not only their own."),
+                     json::array{})},
+          {"startOnMention",
+           defaulted(flag("When true, a channel message starts a session only if it mentions "
+                          "the bot."),
+                     false)},
+      },
+      {"token", "channelId", "allowedUserIds"});
+}
+
+json::object limits() {
+  return defaulted(
+      section("How much work is admitted at once.",
+              {
+                  {"maxConcurrentTurns",
+                   defaulted(whole_number("Turns that may run at the same time, across every "
+                                          "session; the rest wait in the queue.",
+                                          1),
+                             2)},
+                  {"maxLiveSessions",
+                   defaulted(whole_number("Sessions whose sandbox may be running at once.", 1), 4)},
+                  {"maxQueueLength",
+                   defaulted(whole_number("Prompts that may wait for a turn before new ones "
+                                          "are turned away.",
+                                          1),
+                             32)},
+                  {"maxQueueWaitMs",
+                   defaulted(whole_number("How long a prompt may wait for a turn, in "
+                                          "milliseconds, before it is dropped with a message.",
+                                          1),
+                             900000)},
+              }),
+      json::object{});
+}
+
+json::object timeouts() {
+  return defaulted(
+      section(
+          "How long the daemon waits for things, in milliseconds.",
+          {
+              {"idleMs", defaulted(whole_number("A session with no turn for this long is stopped "
+                                                "(its thread stays resumable).",
+                                                1),
+                                   1800000)},
+              {"startupMs",
+               defaulted(whole_number("How long a new agent has to become ready.", 1), 60000)},
+              {"questionMs",
+               defaulted(whole_number("How long a question put to the thread waits for "
+                                      "an answer.",
+                                      1),
+                         300000)},
+              {"abortMs",
+               defaulted(whole_number("How long an aborted turn has to confirm it stopped "
+                                      "before the agent is stopped.",
+                                      1),
+                         15000)},
+          }),
+      json::object{});
+}
+
+json::object output() {
+  return defaulted(
+      section("What a session posts back to its thread.",
+              {
+                  {"forwardToolOutput",
+                   defaulted(flag("Post the output of the agent's tool calls, not only that "
+                                  "they ran."),
+                             false)},
+                  {"maxToolOutputChars",
+                   defaulted(whole_number("Tool output longer than this is cut when posted.", 1),
+                             1500)},
+                  {"maxAttachmentBytes",
+                   defaulted(whole_number("The largest attachment accepted from a message, "
+                                          "in bytes.",
+                                          1),
+                             5242880)},
+                  {"maxAttachmentsPerMessage",
+                   defaulted(whole_number("How many attachments one message may carry.", 1), 4)},
+                  {"postDiffs", defaulted(flag("Post a diff after the agent edits files."), true)},
+              }),
+      json::object{});
+}
+
+json::object web() {
+  return section(
+      "The local web interface. Absent means no interface; it has no login, so the address it "
+      "binds to is its access control.",
+      {
+          {"host", defaulted(with(text("The address the interface binds to."), "minLength", 1),
+                             "127.0.0.1")},
+          {"port", defaulted(whole_number("The port the interface listens on.", 1, 65535), 8787)},
+          {"observer",
+           defaulted(flag("Serve an interface that can watch and read but change nothing."),
+                     false)},
+          {"publicUrl",
+           with(text("The address people use to reach the interface, when it is behind a "
+                     "proxy; used in links posted to threads."),
+                "format", "uri")},
+      });
+}
+
+json::object github() {
+  return section(
+      "A GitHub identity handed to sessions. Absent means sessions get none.",
+      {
+          {"token",
+           secret(hinted(with(text("A GitHub token the agent uses (as GH_TOKEN). It does enter "
+                                   "the sandbox, and is scrubbed from what a session reports."),
+                              "minLength", 8),
+                         "Paste the whole token: one shorter than 8 bytes could not be "
+                         "scrubbed from output safely, so it is refused."))},
+          {"userName", with(text("The name the agent's commits are made under."), "minLength", 1)},
+          {"userEmail",
+           with(text("The e-mail address the agent's commits are made under."), "minLength", 1)},
+      },
+      {"token", "userName", "userEmail"});
+}
+
+}  // namespace core_sections
+
+json::object core_schema() {
+  json::object root{
+      {"$schema", "https://json-schema.org/draft/2020-12/schema"},
+      {"title", "errand configuration"},
+      {"description",
+       "The configuration file of the errand daemon (JSON; comments and trailing commas are "
+       "accepted)."},
+      {"type", "object"},
+  };
+  json::object properties{
+      {"$schema", text("The schema an editor checks this file against; errand ignores it.")},
+      {"projectRoot",
+       absolute_path("The directory under which every session gets a project directory of its "
+                     "own. Must not be inside stateDir, nor contain it.")},
+      {"stateDir",
+       absolute_path("Where the daemon keeps its lock, databases, per-session state and "
+                     "records. Must not be inside projectRoot, nor contain it.")},
+      {"plugins",
+       defaulted(section("Where plugins are looked for.",
+                         {{"path", defaulted(with(list_of("Directories searched for plugins "
+                                                          "before the installed ones.",
+                                                          absolute_path("A plugin directory.")),
+                                                  "uniqueItems", true),
+                                             json::array{})}}),
+                 json::object{})},
+      {"logging",
+       defaulted(section("The daemon's log.",
+                         {{"level", defaulted(one_of("The least severe level written.",
+                                                     {"trace", "debug", "info", "warn", "error"}),
+                                              "info")}}),
+                 json::object{})},
+      {"chat", core_sections::chat()},
+      {"agent", core_sections::agent()},
+      {"sandbox", core_sections::sandbox()},
+      {"limits", core_sections::limits()},
+      {"timeouts", core_sections::timeouts()},
+      {"output", core_sections::output()},
+      {"shutdown",
+       defaulted(section("Who may stop the daemon from chat.",
+                         {{"allowedUserIds", defaulted(user_ids("Accounts that may use !shutdown."),
+                                                       json::array{})}}),
+                 json::object{})},
+      {"broker",
+       defaulted(section("Settings of the egress broker plugin. errand itself defines none; the "
+                         "broker plugin contributes its keys here.",
+                         {}),
+                 json::object{})},
+      {"web", core_sections::web()},
+      {"github", core_sections::github()},
+  };
+  root["properties"] = std::move(properties);
+  root["required"] = json::array{"projectRoot", "stateDir", "chat", "agent"};
+  root["additionalProperties"] = false;
+  return root;
+}
+
+}  // namespace errand::config

@@ -1,0 +1,145 @@
+#include "core/config/core_schema_sections.hpp"
+#include "core/config/schema_builders.hpp"
+
+namespace errand::config::core_sections {
+
+namespace json = boost::json;
+using namespace schema_nodes;
+
+namespace {
+
+constexpr std::string_view no_empty_list_hint =
+    "Leave the key out rather than writing an empty list.";
+
+json::object path_grants(std::string_view description) {
+  return hinted(with(with(list_of(description, absolute_path("An absolute path.")), "minItems", 1),
+                     "uniqueItems", true),
+                no_empty_list_hint);
+}
+
+json::object egress() {
+  return defaulted(
+      section(
+          "How sessions reach the network. With this block left out altogether, allow is "
+          "[\"*\"]; a block written without allow names no host.",
+          {
+              {"mode", defaulted(one_of("\"proxy\": every connection goes through the session's "
+                                        "egress broker; \"open\": no broker, only the port list "
+                                        "applies.",
+                                        {"proxy", "open"}),
+                                 "proxy")},
+              {"allow",
+               defaulted(with(list_of("Hosts sessions may reach through the broker: a host name, "
+                                      "\"*.example.com\" for every name beneath it, or \"*\" "
+                                      "for any host.",
+                                      with(text("A host name, \"*.suffix\" or \"*\"."), "format",
+                                           "hostname-pattern")),
+                              "uniqueItems", true),
+                         json::array{})},
+              {"allowInternal",
+               defaulted(flag("Let the broker reach a host-internal address (loopback, "
+                              "private, link-local) when it is written as a literal."),
+                         false)},
+          }),
+      json::object{{"allow", json::array{"*"}}});
+}
+
+json::object policy_extra() {
+  return section("Extra filesystem grants for every session, added to what the daemon grants.",
+                 {
+                     {"read", path_grants("Paths sessions may read.")},
+                     {"write", path_grants("Paths sessions may write.")},
+                     {"execute", path_grants("Paths sessions may run programs from.")},
+                 });
+}
+
+json::object environment() {
+  json::object node = map_of(
+      "Environment variables set in every session. PATH, HOME and a provider's "
+      "credentialName are refused; a value reaches the agent, so nothing secret belongs "
+      "here.",
+      text("The variable's value."));
+  node["propertyNames"] = json::object{{"format", "env-name"}};
+  node["minProperties"] = 1;
+  node["x-errand-hint"] = "Leave the key out rather than writing an empty object.";
+  return node;
+}
+
+}  // namespace
+
+json::object sandbox() {
+  return defaulted(
+      section(
+          "How sessions are confined.",
+          {
+              {"backend",
+               defaulted(with(text("Which sandbox plugin confines sessions: \"bailey\", "
+                                   "\"podman\" or \"incus\" (the plugin sandbox-<backend>). "
+                                   "There is no fallback to another backend."),
+                              "minLength", 1),
+                         "bailey")},
+              {"requireFullEnforcement",
+               defaulted(flag("Refuse to start when the backend cannot enforce every "
+                              "configured guarantee on this host; false starts anyway after "
+                              "reporting each gap."),
+                         true)},
+              {"network",
+               defaulted(one_of("\"none\": no network; \"restricted\": only what "
+                                "sandbox.egress admits; \"open\": the backend's own network.",
+                                {"none", "restricted", "open"}),
+                         "restricted")},
+              {"egressPorts",
+               defaulted(hinted(with(with(list_of("Outbound ports sessions may use.",
+                                                  whole_number("A port.", 1, 65535)),
+                                          "minItems", 1),
+                                     "uniqueItems", true),
+                                "List the outbound ports sessions may use, e.g. [443] or "
+                                "[80, 443]."),
+                         json::array{443})},
+              {"egress", egress()},
+              {"hideHostAddress",
+               defaulted(flag("Give bailey sessions a private network namespace even with "
+                              "egress mode open, so they see a synthetic address rather than "
+                              "the host's."),
+                         false)},
+              {"image", defaulted(with(text("The image podman sessions run from; inert under other "
+                                            "backends."),
+                                       "minLength", 1),
+                                  "localhost/errand-agent:latest")},
+              {"memory", defaulted(size("Memory per session."), "4g")},
+              {"cpus",
+               defaulted(json::object{{"type", "number"},
+                                      {"description", "CPUs per session; may be fractional."},
+                                      {"exclusiveMinimum", 0}},
+                         2)},
+              {"pids", defaulted(whole_number("Processes per session.", 1), 512)},
+              {"fileMax", defaulted(size("The largest single file a session may write."), "1g")},
+              {"tmpSize", defaulted(size("The size of a session's private /tmp."), "512m")},
+              {"shmSize", defaulted(size("The size of a session's private /dev/shm."), "256m")},
+              {"diskTmp",
+               defaulted(flag("Put /tmp in the session's state directory (emptied at each "
+                              "launch) instead of memory."),
+                         false)},
+              {"disk", defaulted(size("The disk a session may use; measured, and the session is "
+                                      "stopped past it."),
+                                 "5g")},
+              {"diskCheckMs",
+               defaulted(whole_number("The longest interval between disk measurements, in "
+                                      "milliseconds.",
+                                      1),
+                         30000)},
+              {"gracePeriodMs",
+               defaulted(whole_number("Time between asking a session's processes to stop and "
+                                      "killing them, in milliseconds.",
+                                      0),
+                         10000)},
+              {"policyExtra", policy_extra()},
+              {"pathExtra",
+               path_grants("Directories put on a session's PATH, after the agent's own and "
+                           "before /usr/bin. Naming one grants nothing.")},
+              {"env", environment()},
+          }),
+      json::object{});
+}
+
+}  // namespace errand::config::core_sections

@@ -1,0 +1,146 @@
+#include "core/config/cross_checks.hpp"
+
+#include <algorithm>
+#include <boost/json/serialize.hpp>
+#include <cctype>
+#include <errand/sdk/config_values.hpp>
+#include <filesystem>
+
+#include "core/config/provider_checks.hpp"
+#include "core/config/suggest.hpp"
+
+namespace errand::config {
+
+namespace json = boost::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string string_at(const json::object& config, std::string_view dotted) {
+  const auto* found = sdk::find_setting(config, dotted);
+  return found != nullptr && found->is_string() ? std::string(found->as_string()) : std::string();
+}
+
+const json::object* object_at(const json::object& config, std::string_view dotted) {
+  const auto* found = sdk::find_setting(config, dotted);
+  return found != nullptr && found->is_object() ? &found->as_object() : nullptr;
+}
+
+// True when `inner` is `outer` or lies beneath it, comparing whole path components.
+bool is_within(const fs::path& inner, const fs::path& outer) {
+  auto i = inner.begin();
+  for (auto o = outer.begin(); o != outer.end(); ++o, ++i) {
+    if (o->empty()) continue;  // the empty component a trailing slash leaves
+    if (i == inner.end() || *i != *o) return false;
+  }
+  return true;
+}
+
+void check_roots_apart(const json::object& config, std::vector<Problem>& problems) {
+  const std::string project = string_at(config, "projectRoot");
+  const std::string state = string_at(config, "stateDir");
+  if (!project.starts_with('/') || !state.starts_with('/')) return;
+  const fs::path project_dir = fs::path(project).lexically_normal();
+  const fs::path state_dir = fs::path(state).lexically_normal();
+  const std::string apart =
+      " Put them side by side, e.g. /srv/errand/projects and /var/lib/errand.";
+  if (is_within(state_dir, project_dir) && is_within(project_dir, state_dir)) {
+    problems.push_back({"stateDir", "`stateDir` and `projectRoot` are the same directory (" +
+                                        state +
+                                        "); the daemon's state must be out of every "
+                                        "session's reach." +
+                                        apart});
+  } else if (is_within(state_dir, project_dir)) {
+    problems.push_back({"stateDir", "`stateDir` (" + state + ") is inside `projectRoot` (" +
+                                        project +
+                                        "), where a session could reach the daemon's state "
+                                        "and other sessions' records." +
+                                        apart});
+  } else if (is_within(project_dir, state_dir)) {
+    problems.push_back({"projectRoot", "`projectRoot` (" + project + ") is inside `stateDir` (" +
+                                           state +
+                                           "); projects and the daemon's state must not share "
+                                           "a tree." +
+                                           apart});
+  }
+}
+
+void check_agent_provider(const json::object& config, std::vector<Problem>& problems) {
+  const auto* providers = object_at(config, "agent.providers");
+  const auto* provider = sdk::find_setting(config, "agent.provider");
+  if (providers == nullptr || provider == nullptr || !provider->is_string()) return;
+  const std::string name(provider->as_string());
+  if (name.empty() || providers->contains(name)) return;
+  std::vector<std::string> defined;
+  for (const auto& entry : *providers) defined.emplace_back(entry.key());
+  std::string message =
+      "`agent.provider` names \"" + name + "\", which is not defined under `agent.providers`";
+  if (auto near = closest_name(name, defined)) {
+    message += "; did you mean \"" + *near + "\"?";
+  } else {
+    std::string listed;
+    for (const auto& one : defined) listed += (listed.empty() ? "" : ", ") + one;
+    message += "; define it there, or name one of the providers defined (" + listed + ")";
+  }
+  problems.push_back({"agent.provider", std::move(message)});
+}
+
+void check_agent_command(const json::object& config, std::vector<Problem>& problems) {
+  const auto* agent = object_at(config, "agent");
+  if (agent == nullptr || string_at(config, "agent.kind") != "acp" || agent->contains("command"))
+    return;
+  problems.push_back({"agent.command",
+                      "`agent.command` is required when `agent.kind` is \"acp\": errand knows "
+                      "no command line for another agent; give the program and its arguments, "
+                      "e.g. [\"my-agent\", \"--acp\"]"});
+}
+
+void check_sandbox_env(const json::object& config, std::vector<Problem>& problems) {
+  const auto* env = object_at(config, "sandbox.env");
+  if (env == nullptr) return;
+  const auto carriers = credential_carriers(config);
+  for (const auto& entry : *env) {
+    const std::string name(entry.key());
+    const std::string path = "sandbox.env." + name;
+    if (name == "PATH") {
+      problems.push_back({path, "`" + path +
+                                    "` is refused: a session's PATH is set by the sandbox "
+                                    "policy; add directories with `sandbox.pathExtra` "
+                                    "instead"});
+    } else if (name == "HOME") {
+      problems.push_back({path, "`" + path +
+                                    "` is refused: a session's HOME is placed by the sandbox "
+                                    "(/state/home); remove it"});
+    } else if (const auto carrier = carriers.find(name); carrier != carriers.end()) {
+      problems.push_back({path, "`" + path + "` is refused: it is the variable that carries " +
+                                    carrier->second +
+                                    ", and nothing here may decide what the agent "
+                                    "authenticates as; remove it"});
+    }
+  }
+}
+
+void check_alias_names(const json::object& config, std::vector<Problem>& problems) {
+  const auto* aliases = object_at(config, "agent.aliases");
+  if (aliases == nullptr) return;
+  for (const auto& entry : *aliases) {
+    if (entry.key().find(':') == json::string_view::npos) continue;
+    const std::string path = "agent.aliases." + std::string(entry.key());
+    problems.push_back({path, "`" + path +
+                                  "` cannot be an alias: \":\" in a model name introduces the "
+                                  "thinking level; rename the alias without it"});
+  }
+}
+
+}  // namespace
+
+void check_across_keys(const json::object& config, std::vector<Problem>& problems) {
+  check_roots_apart(config, problems);
+  check_agent_provider(config, problems);
+  check_agent_command(config, problems);
+  check_provider_definitions(config, problems);
+  check_sandbox_env(config, problems);
+  check_alias_names(config, problems);
+}
+
+}  // namespace errand::config

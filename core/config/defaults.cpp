@@ -1,0 +1,83 @@
+#include "core/config/defaults.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace errand::config {
+
+namespace json = boost::json;
+
+namespace {
+
+// "integer", or a list of types naming integer but not number (a size: string or integer).
+bool declares_integer(const json::object& schema) {
+  const auto* type = schema.if_contains("type");
+  if (type == nullptr) return false;
+  if (type->is_string()) return type->as_string() == "integer";
+  if (!type->is_array()) return false;
+  const auto& types = type->as_array();
+  return std::find(types.begin(), types.end(), json::value("integer")) != types.end() &&
+         std::find(types.begin(), types.end(), json::value("number")) == types.end();
+}
+
+const json::object* object_keyword(const json::object& schema, std::string_view keyword) {
+  const auto* found = schema.if_contains(keyword);
+  return found != nullptr && found->is_object() ? &found->as_object() : nullptr;
+}
+
+}  // namespace
+
+void fill_schema_defaults(json::value& config, const json::object& schema) {
+  if (declares_integer(schema) && config.is_double()) {
+    const double number = config.as_double();
+    if (std::isfinite(number) && std::floor(number) == number && std::fabs(number) < 9e18)
+      config = static_cast<std::int64_t>(number);
+    return;
+  }
+  if (config.is_array()) {
+    if (const auto* items = object_keyword(schema, "items"))
+      for (auto& item : config.as_array()) fill_schema_defaults(item, *items);
+    return;
+  }
+  if (!config.is_object()) return;
+  auto& object = config.as_object();
+  const auto* properties = object_keyword(schema, "properties");
+  const auto* additional = object_keyword(schema, "additionalProperties");
+  if (properties != nullptr) {
+    for (const auto& [name, node] : *properties) {
+      if (object.contains(name) || !node.is_object()) continue;
+      if (const auto* default_value = node.as_object().if_contains("default"))
+        object[name] = *default_value;
+    }
+  }
+  for (auto& [name, value] : object) {
+    const json::value* property = properties ? properties->if_contains(name) : nullptr;
+    if (property != nullptr && property->is_object()) {
+      fill_schema_defaults(value, property->as_object());
+    } else if (property == nullptr && additional != nullptr) {
+      fill_schema_defaults(value, *additional);
+    }
+  }
+}
+
+void fill_derived_defaults(json::object& config) {
+  auto* agent = config.if_contains("agent");
+  if (agent == nullptr || !agent->is_object()) return;
+  auto& agent_section = agent->as_object();
+  const auto* kind = agent_section.if_contains("kind");
+  if (kind != nullptr && *kind == "kage" && !agent_section.contains("command"))
+    agent_section["command"] = json::array{"kage", "rpc"};
+
+  auto* providers = agent_section.if_contains("providers");
+  if (providers == nullptr || !providers->is_object()) return;
+  for (auto& [name, definition] : providers->as_object()) {
+    if (!definition.is_object()) continue;
+    auto& provider = definition.as_object();
+    const auto* provider_kind = provider.if_contains("kind");
+    if (provider.contains("placement") || provider_kind == nullptr) continue;
+    if (*provider_kind == "anthropic") provider["placement"] = "x-api-key";
+    if (*provider_kind == "openai") provider["placement"] = "bearer";
+  }
+}
+
+}  // namespace errand::config

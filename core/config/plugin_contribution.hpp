@@ -1,0 +1,22 @@
+#pragma once
+
+#include <boost/json/object.hpp>
+#include <errand/sdk/config_problems.hpp>
+#include <functional>
+#include <string>
+
+namespace errand::config {
+
+// What a loaded plugin adds to the configuration: keys merged into a core section, and checks
+// over the whole effective configuration.
+struct PluginContribution {
+  std::string plugin;  // the plugin's name, used in messages
+  // The plugin's config_schema; may be empty. Shape:
+  //   {"<dotted section>": {"properties": {...}, "required": [...]}}
+  std::string schema_json;
+  // Runs over the effective configuration (validated, defaults filled) once the schema
+  // validation passed; may be empty.
+  std::function<void(const boost::json::object& effective, errand::sdk::ConfigProblems&)> validate;
+};
+
+}  // namespace errand::config

@@ -1,0 +1,50 @@
+#include "core/config/suggest.hpp"
+
+#include <algorithm>
+#include <cctype>
+
+namespace errand::config {
+
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+  // Optimal string alignment over three rolling rows; configuration keys are short.
+  std::vector<std::size_t> before(b.size() + 1), previous(b.size() + 1), current(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) previous[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    current[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t substitution = a[i - 1] == b[j - 1] ? 0 : 1;
+      current[j] = std::min({previous[j] + 1, current[j - 1] + 1, previous[j - 1] + substitution});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
+        current[j] = std::min(current[j], before[j - 2] + 1);
+    }
+    std::swap(before, previous);
+    std::swap(previous, current);
+  }
+  return previous[b.size()];
+}
+
+bool equal_ignoring_case(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::tolower(static_cast<unsigned char>(x)) ==
+                  std::tolower(static_cast<unsigned char>(y));
+         });
+}
+
+std::optional<std::string> closest_name(std::string_view word,
+                                        const std::vector<std::string>& candidates) {
+  for (const auto& candidate : candidates)
+    if (equal_ignoring_case(word, candidate)) return candidate;
+  std::optional<std::string> best;
+  std::size_t best_distance = 3;
+  for (const auto& candidate : candidates) {
+    const std::size_t distance = edit_distance(word, candidate);
+    // A two-letter word is two edits from every other two-letter word; that is no evidence.
+    if (distance < best_distance && distance < word.size()) {
+      best = candidate;
+      best_distance = distance;
+    }
+  }
+  return best;
+}
+
+}  // namespace errand::config

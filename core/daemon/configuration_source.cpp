@@ -1,0 +1,59 @@
+#include "core/daemon/configuration_source.hpp"
+
+#include "core/config/locate.hpp"
+#include "core/config/schema.hpp"
+#include "core/daemon/plugin_contributions.hpp"
+#include "core/plugins/search_path.hpp"
+
+namespace errand::daemon {
+
+ConfigurationSource ConfigurationSource::discover(const RunEnvironment& env, spdlog::logger& log,
+                                                  bool use_configured_plugin_dirs) {
+  ConfigurationSource source;
+  const auto search =
+      config::locate_config(env.errand_config ? env.errand_config->c_str() : nullptr,
+                            env.home ? env.home->c_str() : nullptr, env.etc_dir, env.cwd);
+  source.file = search.found;
+  source.tried = search.tried;
+
+  // Where plugins live may itself be configured, so it is read leniently before the plugins
+  // that shape the full schema are loaded.
+  std::vector<std::filesystem::path> configured_dirs;
+  if (source.file && use_configured_plugin_dirs)
+    configured_dirs = config::plugin_dirs_leniently(*source.file);
+  source.plugin_dirs = plugins::plugin_search_dirs(
+      env.errand_plugin_path ? env.errand_plugin_path->c_str() : nullptr, configured_dirs,
+      env.default_plugin_dir);
+  source.registry = std::make_shared<plugins::PluginRegistry>(
+      plugins::PluginRegistry::scan(source.plugin_dirs, log));
+  source.contributions = contributions_of(*source.registry);
+
+  auto composed = config::compose_schema(source.contributions);
+  if (composed) {
+    source.schema = std::move(*composed);
+  } else {
+    source.schema_problems = composed.error();
+    source.schema = config::core_schema();
+  }
+  return source;
+}
+
+config::LoadResult ConfigurationSource::load() const {
+  if (!schema_problems.empty()) return schema_problems;
+  if (!file) {
+    return std::vector<config::Problem>{
+        {"", "no configuration file was found; " + describe_search()}};
+  }
+  return config::load_config_file(*file, schema, contributions);
+}
+
+std::string ConfigurationSource::describe_search() const {
+  std::string out = "errand looked at";
+  for (std::size_t i = 0; i < tried.size(); ++i) {
+    out += (i == 0 ? " " : ", ") + tried[i].string();
+  }
+  out += ". Copy config.example.json to one of them, or name a file with ERRAND_CONFIG.";
+  return out;
+}
+
+}  // namespace errand::daemon

@@ -1,0 +1,40 @@
+#pragma once
+
+#include "core/config/load.hpp"
+#include "core/config/plugin_contribution.hpp"
+#include "core/daemon/run_environment.hpp"
+#include "core/plugins/registry.hpp"
+
+#include <spdlog/logger.h>
+#include <boost/json/object.hpp>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace errand::daemon {
+
+// The configuration file, the plugins it makes errand look for, and the schema those plugins
+// compose with the core's. Every command that reads the configuration starts here.
+struct ConfigurationSource {
+  std::optional<std::filesystem::path> file;  // none found
+  std::vector<std::filesystem::path> tried;
+  std::vector<std::filesystem::path> plugin_dirs;
+  std::shared_ptr<plugins::PluginRegistry> registry;
+  std::vector<config::PluginContribution> contributions;
+  boost::json::object schema;
+  std::vector<config::Problem> schema_problems;  // a plugin's fragment that cannot be merged
+
+  // With use_configured_plugin_dirs false, plugins.path in the file is not consulted (how the
+  // committed schema is generated, independent of any local configuration).
+  static ConfigurationSource discover(const RunEnvironment& env, spdlog::logger& log,
+                                      bool use_configured_plugin_dirs = true);
+
+  // Loads and validates the file against the composed schema; every problem at once.
+  config::LoadResult load() const;
+  // A sentence saying where errand looked, for "no configuration found".
+  std::string describe_search() const;
+};
+
+}  // namespace errand::daemon

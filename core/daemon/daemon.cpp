@@ -1,0 +1,167 @@
+#include "core/daemon/daemon.hpp"
+
+#include "core/config/problem.hpp"
+#include "core/config/reload.hpp"
+#include "core/config/secrets.hpp"
+#include "core/config/settings.hpp"
+#include "core/config/watcher.hpp"
+#include "core/daemon/configuration_source.hpp"
+#include "core/daemon/enforcement_report.hpp"
+#include "core/daemon/exit_codes.hpp"
+#include "core/daemon/plugin_hosting.hpp"
+#include "core/daemon/state_lock.hpp"
+#include "core/daemon/system_clock.hpp"
+#include "core/log/logging.hpp"
+#include "core/secrets/secret_scrubber.hpp"
+
+#include <sys/stat.h>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/signal_set.hpp>
+#include <boost/json/serialize.hpp>
+#include <csignal>
+#include <ostream>
+
+namespace errand::daemon {
+
+namespace {
+
+constexpr auto kReloadDebounce = std::chrono::milliseconds(300);
+
+bool ensure_state_dir(const std::filesystem::path& dir, std::string& why) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) {
+    why = "cannot create stateDir " + dir.string() + ": " + ec.message();
+    return false;
+  }
+  ::chmod(dir.c_str(), 0700);
+  return true;
+}
+
+// Everything that lives while the daemon serves. Members are destroyed in reverse order: the
+// plugin instances go before the io_context their handlers were posted to.
+struct Runtime {
+  boost::asio::io_context io;
+  secrets::SecretScrubber scrubber;
+  log::Logging logging{scrubber};
+  SystemClock clock;
+  std::shared_ptr<spdlog::logger> log = logging.logger("errand");
+  ConfigurationSource source;
+  config::LoadedConfig config;
+  std::optional<PluginHost> host;
+  std::unique_ptr<config::ConfigWatcher> watcher;
+
+  void reload() {
+    auto loaded = source.load();
+    if (!loaded) {
+      log->error("configuration reload refused; the daemon keeps the configuration it had.\n{}",
+                 config::format_problems(loaded.error()));
+      return;
+    }
+    for (const auto& change : config::unreachable_by_reload(config.effective, loaded->effective)) {
+      if (change.path.empty()) {
+        log->info("{}", change.message);
+      } else {
+        log->warn("{}: {}", change.path, change.message);
+      }
+    }
+    config = std::move(*loaded);
+    scrubber.set_configured(config::collect_secrets(config.effective));
+    logging.set_level(config::settings_from(config.effective).log_level);
+    log->info("configuration reloaded from {}; new sessions and the daemon's answers use it",
+              config.source.string());
+  }
+};
+
+}  // namespace
+
+int run_daemon(const RunEnvironment& env, std::ostream& out) {
+  Runtime rt;
+  rt.source = ConfigurationSource::discover(env, *rt.log);
+
+  auto loaded = rt.source.load();
+  if (!loaded) {
+    rt.log->error("{}", config::format_problems(loaded.error()));
+    return kExitRefused;
+  }
+  rt.config = std::move(*loaded);
+  rt.scrubber.set_configured(config::collect_secrets(rt.config.effective));
+  const auto settings = config::settings_from(rt.config.effective);
+  rt.logging.set_level(settings.log_level);
+  rt.log->info("configuration loaded from {}: {}", rt.config.source.string(),
+               boost::json::serialize(config::blank_secrets(rt.config.effective)));
+
+  std::string why;
+  if (!ensure_state_dir(settings.state_dir, why)) {
+    rt.log->error("{}", why);
+    return kExitRefused;
+  }
+  auto lock = StateLock::acquire(settings.state_dir);
+  if (!lock) {
+    rt.log->error("{}", lock.error().message);
+    return lock.error().held_by_other ? kExitLockHeld : kExitRefused;
+  }
+
+  rt.host.emplace(PluginHost::Context{rt.io.get_executor(), rt.logging, rt.scrubber, rt.clock,
+                                      *rt.source.registry, settings.state_dir});
+  auto& host = *rt.host;
+
+  // The sandbox is probed before anything touches the chat service: a daemon that cannot
+  // confine sessions must not be reachable from the channel at all.
+  auto backend = host.create_backend(settings.sandbox_backend, rt.config.effective);
+  if (!backend) {
+    rt.log->error("{}", backend.error());
+    return kExitRefused;
+  }
+  const auto report = host.backend()->probe();
+  out << render_enforcement_report(report) << std::flush;
+  if (!report.gaps.empty()) {
+    if (settings.require_full_enforcement) {
+      rt.log->error("{}", render_gap_refusal(report));
+      return kExitEnforcementGap;
+    }
+    rt.log->warn(
+        "running with {} unenforced guarantee(s) because sandbox.requireFullEnforcement is false",
+        report.gaps.size());
+  }
+
+  if (settings.network == "restricted" && settings.egress_mode == "proxy") {
+    if (auto broker = host.create_broker(rt.config.effective); !broker) {
+      rt.log->error("{}", broker.error());
+      return kExitRefused;
+    }
+  }
+  if (auto chat = host.create_chat(settings.chat_transport, rt.config.effective); !chat) {
+    rt.log->error("{}", chat.error());
+    return kExitRefused;
+  }
+
+  rt.watcher = std::make_unique<config::ConfigWatcher>(rt.io.get_executor(), rt.config.source,
+                                                       kReloadDebounce, [&rt] { rt.reload(); });
+  if (auto watching = rt.watcher->start(); !watching) {
+    rt.log->warn("edits of {} will not be followed until a restart: {}", rt.config.source.string(),
+                 watching.error());
+  }
+
+  boost::asio::signal_set signals(rt.io, SIGINT, SIGTERM);
+  int exit_code = kExitStopped;
+  signals.async_wait([&](const boost::system::error_code& ec, int signal) {
+    if (ec) return;
+    rt.log->info("stopping on signal {}", signal);
+    rt.watcher->stop();
+    host.stop_all();
+    rt.io.stop();
+  });
+
+  rt.log->info("errand {} serving with the {} sandbox backend", ERRAND_VERSION, report.backend);
+  try {
+    rt.io.run();
+  } catch (const std::exception& e) {
+    rt.log->critical("the daemon failed while serving: {}", e.what());
+    exit_code = kExitRuntimeFailure;
+  }
+  rt.log->info("stopped");
+  return exit_code;
+}
+
+}  // namespace errand::daemon

@@ -1,0 +1,89 @@
+#include "core/daemon/plugin_hosting.hpp"
+
+namespace errand::daemon {
+
+PluginHost::~PluginHost() {
+  stop_all();
+}
+
+const plugins::PluginRecord* PluginHost::find(std::string_view kind, const std::string& plugin_name,
+                                              const std::string& what, std::string& why) const {
+  if (const auto* record = context_.registry.find(kind, plugin_name)) return record;
+  why = what + " is not available: no loaded " + std::string(kind) + " plugin is named " +
+        plugin_name + ".";
+  for (const auto& record : context_.registry.records()) {
+    if (record.name == plugin_name && !record.loaded) {
+      why += " " + record.path.string() + " was refused: " + record.refusal;
+    }
+  }
+  return nullptr;
+}
+
+const sdk::HostServices& PluginHost::services_for(const plugins::PluginRecord& record,
+                                                  const boost::json::object& config) {
+  sdk::HostServices services;
+  services.executor = context_.executor;
+  services.log = context_.logging.logger(record.name);
+  services.secrets = &context_.secrets;
+  services.receipts = context_.receipts;
+  services.clock = &context_.clock;
+  services.config = config;
+  services.plugin_path = record.path;
+  services.state_dir = context_.state_dir;
+  return services_.emplace_back(std::move(services));
+}
+
+PluginHost::Created PluginHost::create_backend(const std::string& backend,
+                                               const boost::json::object& config) {
+  std::string why;
+  const auto* record = find("sandbox", "sandbox-" + backend,
+                            "the sandbox backend \"" + backend + "\" (sandbox.backend)", why);
+  if (record == nullptr) {
+    return why +
+           " errand never runs a session unsandboxed: install the plugin, or choose another "
+           "sandbox.backend.";
+  }
+  auto created =
+      plugins::create_instance<sdk::SandboxBackend>(*record, services_for(*record, config));
+  if (!created)
+    return "the sandbox backend " + record->name + " could not start: " + created.error();
+  backend_ = std::move(*created);
+  return {};
+}
+
+PluginHost::Created PluginHost::create_broker(const boost::json::object& config) {
+  std::string why;
+  const auto* record =
+      find("broker", "broker", "the egress broker (sandbox.egress.mode \"proxy\")", why);
+  if (record == nullptr) {
+    return why +
+           " Sessions would have no way out but the broker, so errand refuses to start: install "
+           "the broker plugin, or set sandbox.egress.mode to \"open\" knowing what that allows.";
+  }
+  auto created =
+      plugins::create_instance<sdk::EgressBroker>(*record, services_for(*record, config));
+  if (!created) return "the egress broker could not start: " + created.error();
+  broker_ = std::move(*created);
+  return {};
+}
+
+PluginHost::Created PluginHost::create_chat(const std::string& transport,
+                                            const boost::json::object& config) {
+  std::string why;
+  const auto* record = find("chat", "chat-" + transport,
+                            "the chat transport \"" + transport + "\" (chat.transport)", why);
+  if (record == nullptr) return why + " Install the plugin, or choose another chat.transport.";
+  auto created =
+      plugins::create_instance<sdk::ChatTransport>(*record, services_for(*record, config));
+  if (!created)
+    return "the chat transport " + record->name + " could not start: " + created.error();
+  chat_ = std::move(*created);
+  return {};
+}
+
+void PluginHost::stop_all() noexcept {
+  if (chat_) chat_->stop();
+  if (broker_) broker_->stop();
+}
+
+}  // namespace errand::daemon

@@ -1,0 +1,23 @@
+#pragma once
+
+#include <filesystem>
+#include <iosfwd>
+#include <optional>
+#include <string>
+
+namespace errand::daemon {
+
+// What `errand` reads from its process environment, gathered once so everything below it can
+// be driven by tests without touching the real environment.
+struct RunEnvironment {
+  std::optional<std::string> errand_config;       // ERRAND_CONFIG
+  std::optional<std::string> home;                // HOME
+  std::optional<std::string> errand_plugin_path;  // ERRAND_PLUGIN_PATH
+  std::filesystem::path etc_dir = "/etc/errand";
+  std::filesystem::path cwd;
+  std::filesystem::path default_plugin_dir;
+
+  static RunEnvironment from_process();
+};
+
+}  // namespace errand::daemon

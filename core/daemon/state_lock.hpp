@@ -1,0 +1,30 @@
+#pragma once
+
+#include <boost/system/result.hpp>
+#include <filesystem>
+#include <string>
+
+namespace errand::daemon {
+
+// stateDir/errand.lock, held with flock for the daemon's lifetime. The kernel drops the lock
+// when the process dies however it dies, so a stale file never blocks a restart.
+class StateLock {
+ public:
+  struct Refusal {
+    bool held_by_other = false;  // another daemon runs on this state directory
+    std::string message;
+  };
+
+  static boost::system::result<StateLock, Refusal> acquire(const std::filesystem::path& state_dir);
+
+  StateLock(StateLock&& other) noexcept;
+  StateLock& operator=(StateLock&&) = delete;
+  StateLock(const StateLock&) = delete;
+  ~StateLock();
+
+ private:
+  explicit StateLock(int fd) : fd_(fd) {}
+  int fd_ = -1;
+};
+
+}  // namespace errand::daemon

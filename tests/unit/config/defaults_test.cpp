@@ -1,0 +1,164 @@
+#include <catch2/catch_test_macros.hpp>
+#include <errand/sdk/config_values.hpp>
+
+#include "core/config/settings.hpp"
+#include "tests/unit/config/config_test_support.hpp"
+
+using namespace errand::config;
+using namespace errand::config::testing;
+using errand::sdk::find_setting;
+
+namespace {
+
+boost::json::object effective_of(const boost::json::object& config) {
+  const auto loaded = load_core(config);
+  INFO((loaded ? std::string() : format_problems(loaded.error())));
+  REQUIRE(loaded.has_value());
+  return loaded->effective;
+}
+
+boost::json::value setting(const boost::json::object& config, std::string_view dotted) {
+  const auto* found = find_setting(config, dotted);
+  INFO("setting " << dotted);
+  REQUIRE(found != nullptr);
+  return *found;
+}
+
+}  // namespace
+
+TEST_CASE("defaults are filled for every key left out", "[config][defaults]") {
+  const auto effective = effective_of(minimal_config());
+  CHECK(setting(effective, "logging.level") == "info");
+  CHECK(setting(effective, "plugins.path") == boost::json::array{});
+  CHECK(setting(effective, "chat.transport") == "discord");
+  CHECK(setting(effective, "chat.blockedUserIds") == boost::json::array{});
+  CHECK(setting(effective, "chat.startOnMention") == false);
+  CHECK(setting(effective, "agent.kind") == "kage");
+  CHECK(setting(effective, "agent.command") == boost::json::array{"kage", "rpc"});
+  CHECK(setting(effective, "agent.permissions") == "allow");
+  CHECK(setting(effective, "sandbox.backend") == "bailey");
+  CHECK(setting(effective, "sandbox.requireFullEnforcement") == true);
+  CHECK(setting(effective, "sandbox.network") == "restricted");
+  CHECK(setting(effective, "sandbox.egressPorts") == boost::json::array{443});
+  CHECK(setting(effective, "sandbox.image") == "localhost/errand-agent:latest");
+  CHECK(setting(effective, "sandbox.memory") == "4g");
+  CHECK(setting(effective, "sandbox.cpus") == 2);
+  CHECK(setting(effective, "sandbox.shmSize") == "256m");
+  CHECK(setting(effective, "sandbox.gracePeriodMs") == 10000);
+  CHECK(setting(effective, "limits.maxQueueWaitMs") == 900000);
+  CHECK(setting(effective, "timeouts.idleMs") == 1800000);
+  CHECK(setting(effective, "timeouts.abortMs") == 15000);
+  CHECK(setting(effective, "output.maxAttachmentBytes") == 5242880);
+  CHECK(setting(effective, "output.postDiffs") == true);
+  CHECK(setting(effective, "shutdown.allowedUserIds") == boost::json::array{});
+  CHECK(setting(effective, "agent.providers.anthropic.maxConcurrentRequests") == 4);
+  CHECK(setting(effective, "agent.providers.anthropic.broker") == true);
+  CHECK(setting(effective, "agent.providers.anthropic.strictCapabilities") == false);
+}
+
+TEST_CASE("optional blocks left out stay absent", "[config][defaults]") {
+  const auto effective = effective_of(minimal_config());
+  CHECK(find_setting(effective, "web") == nullptr);
+  CHECK(find_setting(effective, "github") == nullptr);
+  CHECK(find_setting(effective, "agent.delegate") == nullptr);
+  CHECK(find_setting(effective, "sandbox.policyExtra") == nullptr);
+  CHECK(find_setting(effective, "sandbox.env") == nullptr);
+  CHECK(find_setting(effective, "agent.providers.anthropic.placement") == nullptr);
+}
+
+TEST_CASE("an optional block written gets its own defaults", "[config][defaults]") {
+  auto config = minimal_config();
+  set(config, "web", boost::json::object{{"observer", true}});
+  set(config, "agent.delegate", boost::json::object{{"model", "cheap-model"}});
+  const auto effective = effective_of(config);
+  CHECK(setting(effective, "web.host") == "127.0.0.1");
+  CHECK(setting(effective, "web.port") == 8787);
+  CHECK(setting(effective, "web.observer") == true);
+  CHECK(setting(effective, "agent.delegate.perTurn") == 8);
+  CHECK(setting(effective, "agent.delegate.deadlineMs") == 60000);
+}
+
+TEST_CASE("with no egress block, every host is allowed", "[config][defaults]") {
+  const auto effective = effective_of(minimal_config());
+  CHECK(setting(effective, "sandbox.egress.allow") == boost::json::array{"*"});
+  CHECK(setting(effective, "sandbox.egress.mode") == "proxy");
+  CHECK(setting(effective, "sandbox.egress.allowInternal") == false);
+}
+
+TEST_CASE("an egress block without allow names no host", "[config][defaults]") {
+  auto config = minimal_config();
+  set(config, "sandbox.egress", boost::json::object{{"allowInternal", true}});
+  const auto effective = effective_of(config);
+  CHECK(setting(effective, "sandbox.egress.allow") == boost::json::array{});
+  CHECK(setting(effective, "sandbox.egress.mode") == "proxy");
+  CHECK(setting(effective, "sandbox.egress.allowInternal") == true);
+}
+
+TEST_CASE("written values are kept and the written object is left as parsed",
+          "[config][defaults]") {
+  auto config = minimal_config();
+  set(config, "limits.maxLiveSessions", 9);
+  const auto loaded = load_core(config);
+  REQUIRE(loaded.has_value());
+  CHECK(setting(loaded->effective, "limits.maxLiveSessions") == 9);
+  CHECK(setting(loaded->effective, "limits.maxConcurrentTurns") == 2);
+  CHECK(loaded->written == config);
+}
+
+TEST_CASE("a provider's placement follows its kind when left out", "[config][defaults]") {
+  auto config = minimal_config();
+  set(config, "agent.providers.anthropic.kind", "anthropic");
+  set(config, "agent.providers.openai",
+      boost::json::object{{"credential", "sk-openai-0123456789"}, {"kind", "openai"}});
+  set(config, "agent.providers.local",
+      boost::json::object{{"credential", "x"}, {"kind", "openai"}, {"placement", "x-api-key"}});
+  const auto effective = effective_of(config);
+  CHECK(setting(effective, "agent.providers.anthropic.placement") == "x-api-key");
+  CHECK(setting(effective, "agent.providers.openai.placement") == "bearer");
+  CHECK(setting(effective, "agent.providers.local.placement") == "x-api-key");
+}
+
+TEST_CASE("an acp agent keeps the command it was given", "[config][defaults]") {
+  auto config = minimal_config();
+  set(config, "agent.kind", "acp");
+  set(config, "agent.command", boost::json::array{"my-agent", "--acp"});
+  const auto effective = effective_of(config);
+  CHECK(setting(effective, "agent.command") == boost::json::array{"my-agent", "--acp"});
+}
+
+TEST_CASE("a whole number written with a fraction part becomes an integer", "[config][defaults]") {
+  auto config = minimal_config();
+  set(config, "limits.maxQueueLength", 16.0);
+  const auto effective = effective_of(config);
+  CHECK(setting(effective, "limits.maxQueueLength").is_int64());
+  CHECK(setting(effective, "limits.maxQueueLength") == 16);
+}
+
+TEST_CASE("the typed settings read the effective configuration", "[config][defaults]") {
+  auto config = minimal_config();
+  set(config, "plugins.path", boost::json::array{"/opt/errand/plugins"});
+  set(config, "sandbox.egress.mode", "open");
+  const auto settings = settings_from(effective_of(config));
+  CHECK(settings.project_root == "/srv/errand/projects");
+  CHECK(settings.state_dir == "/var/lib/errand");
+  REQUIRE(settings.plugin_dirs.size() == 1);
+  CHECK(settings.plugin_dirs[0] == "/opt/errand/plugins");
+  CHECK(settings.log_level == "info");
+  CHECK(settings.chat_transport == "discord");
+  CHECK(settings.sandbox_backend == "bailey");
+  CHECK(settings.require_full_enforcement);
+  CHECK(settings.network == "restricted");
+  CHECK(settings.egress_mode == "open");
+  CHECK(settings.limits.max_concurrent_turns == 2);
+  CHECK(settings.limits.max_live_sessions == 4);
+  CHECK(settings.limits.max_queue_length == 32);
+  CHECK(settings.limits.max_queue_wait_ms == 900000);
+  CHECK(settings.timeouts.idle_ms == 1800000);
+  CHECK(settings.timeouts.startup_ms == 60000);
+  CHECK(settings.timeouts.question_ms == 300000);
+  CHECK(settings.timeouts.abort_ms == 15000);
+}
+
+TEST_CASE("typed settings refuse an object that did not come from a load", "[config][defaults]") {
+  CHECK_THROWS_AS(settings_from(minimal_config()), std::invalid_argument);
+}

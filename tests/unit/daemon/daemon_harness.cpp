@@ -1,0 +1,66 @@
+#include "tests/unit/daemon/daemon_harness.hpp"
+
+#include <cstdlib>
+
+namespace errand::test {
+
+std::filesystem::path build_dir() {
+  const char* dir = std::getenv("ERRAND_BUILD_DIR");
+  return dir != nullptr ? std::filesystem::path(dir) : std::filesystem::current_path();
+}
+
+DaemonHarness::DaemonHarness() {
+  std::filesystem::create_directories(dir_ / "projects");
+  std::filesystem::create_directories(dir_ / "home");
+}
+
+std::string DaemonHarness::config_text(const std::string& sandbox_extra,
+                                       const std::string& chat_token) const {
+  return R"({
+  // written by the daemon tests
+  "chat": {
+    "transport": "fixture",
+    "token": ")" +
+         chat_token + R"(",
+    "channelId": "100",
+    "allowedUserIds": ["200"],
+  },
+  "agent": {
+    "provider": "anthropic",
+    "providers": {
+      "anthropic": { "credentialName": "ANTHROPIC_API_KEY", "credential": "fixture-provider-key-abcdef", "kind": "anthropic" }
+    }
+  },
+  "sandbox": { "backend": "fixture", "network": "none")" +
+         (sandbox_extra.empty() ? "" : ", " + sandbox_extra) + R"( },
+  "projectRoot": ")" +
+         (dir_ / "projects").string() + R"(",
+  "stateDir": ")" +
+         (dir_ / "state").string() + R"("
+})";
+}
+
+void DaemonHarness::write_config(const std::string& text) const {
+  write_file(config_path(), text);
+}
+
+std::vector<std::string> DaemonHarness::environment() const {
+  return {"ERRAND_CONFIG=" + config_path().string(),
+          "ERRAND_PLUGIN_PATH=" + (build_dir() / "tests" / "daemon-plugins").string(),
+          "HOME=" + (dir_ / "home").string(), "PATH=/usr/bin:/bin"};
+}
+
+std::vector<std::string> DaemonHarness::argv(std::vector<std::string> args) const {
+  args.insert(args.begin(), (build_dir() / "bin" / "errand").string());
+  return args;
+}
+
+Finished DaemonHarness::run(std::vector<std::string> args) const {
+  return run_to_end(argv(std::move(args)), environment(), dir_.path());
+}
+
+std::unique_ptr<ChildProcess> DaemonHarness::start(std::vector<std::string> args) const {
+  return std::make_unique<ChildProcess>(argv(std::move(args)), environment(), dir_.path());
+}
+
+}  // namespace errand::test
