@@ -13,7 +13,7 @@ const plugins::PluginRecord* PluginHost::find(std::string_view kind, const std::
         plugin_name + ".";
   for (const auto& record : context_.registry.records()) {
     if (record.name == plugin_name && !record.loaded) {
-      why += " " + record.path.string() + " was refused: " + record.refusal;
+      why += " The loader " + record.refusal;
     }
   }
   return nullptr;

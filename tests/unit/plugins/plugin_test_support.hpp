@@ -1,0 +1,59 @@
+#pragma once
+
+#include <spdlog/logger.h>
+#include <spdlog/sinks/ostream_sink.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <memory>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+
+namespace errand::plugins::testing {
+
+// Where tests/fixtures/plugins builds its deliberately broken plugins.
+inline std::filesystem::path fixture_dir() {
+  return ERRAND_FIXTURE_PLUGIN_DIR;
+}
+
+// A fresh directory under the system's temporary directory, removed with everything in it.
+class TempDir {
+ public:
+  TempDir() {
+    std::string pattern = (std::filesystem::temp_directory_path() / "errand-plugins-XXXXXX");
+    if (mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
+    path_ = pattern;
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  ~TempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  std::filesystem::path path_;
+};
+
+// A logger that writes every level into a string the test can read.
+class CapturedLog {
+ public:
+  CapturedLog()
+      : sink_(std::make_shared<spdlog::sinks::ostream_sink_st>(stream_)),
+        logger_(std::make_shared<spdlog::logger>("plugins-test", sink_)) {
+    logger_->set_level(spdlog::level::trace);
+    logger_->set_pattern("%l %v");
+  }
+  spdlog::logger& logger() { return *logger_; }
+  std::shared_ptr<spdlog::logger> shared() { return logger_; }
+  std::string text() const { return stream_.str(); }
+
+ private:
+  std::ostringstream stream_;
+  std::shared_ptr<spdlog::sinks::ostream_sink_st> sink_;
+  std::shared_ptr<spdlog::logger> logger_;
+};
+
+}  // namespace errand::plugins::testing
