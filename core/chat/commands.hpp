@@ -1,0 +1,71 @@
+#pragma once
+
+// The one table of chat commands. `!name args` in a message and the slash command of the same
+// name come from it, and so does the !help text, so the three can never disagree.
+
+#include <errand/sdk/chat_transport.hpp>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace errand::chat {
+
+enum class CommandId { help, status, stop, interrupt, model, usage, grant, file, ls, cat };
+
+// Who may use a command, from the widest to the narrowest.
+enum class CommandAccess {
+  anyone,     // any account that is not blocked
+  allowed,    // chat.allowedUserIds ("*" = everyone), the thread's owner and operators
+  owner,      // the thread's owner (who started it) and operators
+  operators,  // chat.operatorUserIds only
+};
+
+// Where a command may be typed.
+enum class CommandPlace { thread, channel, both };
+
+enum class ArgumentKind {
+  word,      // one token without spaces (a model name)
+  path,      // a path inside the project; may hold spaces, so it takes the rest of the line
+  host,      // a host name or *.example.com
+  duration,  // 10m, 2h, 1d, 30s, or "always"
+};
+
+struct ArgumentSpec {
+  std::string_view name;
+  std::string_view description;
+  ArgumentKind kind = ArgumentKind::word;
+  bool required = false;
+};
+
+struct CommandDefinition {
+  CommandId id;
+  std::string_view name;  // without the "!"
+  std::string_view description;
+  std::vector<ArgumentSpec> arguments;
+  CommandAccess access = CommandAccess::allowed;
+  // Narrower access once an argument is given (!model lists for anyone allowed, switching is the
+  // owner's); the same as access when absent.
+  std::optional<CommandAccess> access_with_arguments;
+  CommandPlace place = CommandPlace::both;
+  // Where an argument is given, where it may be used (!model <name> needs a session).
+  std::optional<CommandPlace> place_with_arguments;
+};
+
+const std::vector<CommandDefinition>& command_table();
+const CommandDefinition* find_command(std::string_view name);
+
+// The slash commands to register, from the same table.
+std::vector<sdk::CommandSpec> slash_command_specs();
+
+// "!grant <host> [duration|always]"
+std::string usage_of(const CommandDefinition& command);
+
+// The !help answer: the commands usable where it was asked, in a fence, with who may use each.
+std::string help_text(bool in_thread);
+
+std::string_view describe(CommandAccess access);
+std::string_view describe(CommandPlace place);
+
+}  // namespace errand::chat
