@@ -1,0 +1,99 @@
+#include "core/agent/agent_glue.hpp"
+
+#include "core/agent/generic_acp_glue.hpp"
+#include "core/agent/kage_glue.hpp"
+#include "core/agent/program_location.hpp"
+#include "core/agent/state_files.hpp"
+
+#include <cstdlib>
+#include <errand/sdk/config_values.hpp>
+
+namespace errand::agent {
+
+namespace json = boost::json;
+
+namespace {
+
+std::string string_setting(const json::object& config, std::string_view dotted) {
+  const auto* v = sdk::find_setting(config, dotted);
+  return v != nullptr && v->is_string() ? std::string(v->as_string()) : std::string();
+}
+
+}  // namespace
+
+sdk::Result<std::unique_ptr<AgentGlue>> make_agent_glue(const json::object& config,
+                                                        const KageCatalog* kage_catalog) {
+  const std::string kind = string_setting(config, "agent.kind");
+  if (kind.empty() || kind == "kage") {
+    if (kage_catalog == nullptr)
+      return sdk::make_error(
+          "agent.kind is kage, but errand has not asked the host's kage which "
+          "providers it knows; that happens at start-up");
+    return std::unique_ptr<AgentGlue>(std::make_unique<KageGlue>(*kage_catalog));
+  }
+  if (kind == "acp") return std::unique_ptr<AgentGlue>(std::make_unique<GenericAcpGlue>());
+  return sdk::make_error("agent.kind \"" + kind +
+                         "\" is not an agent errand can run; use \"kage\" "
+                         "or \"acp\"");
+}
+
+sdk::Result<void> write_launch_files(const std::filesystem::path& state_dir,
+                                     const AgentLaunch& launch) {
+  for (const auto& file : launch.files) {
+    auto written = write_beneath(state_dir, file.relative_path, file.content);
+    if (!written) return written.error();
+  }
+  return {};
+}
+
+ModelChoice choose_model(const json::object& config, std::string_view requested) {
+  std::string model =
+      requested.empty() ? string_setting(config, "agent.model") : std::string(requested);
+  if (model.empty()) return {};
+  const auto* aliases = sdk::find_setting(config, "agent.aliases");
+  auto resolve = [&](const std::string& name) {
+    if (aliases != nullptr && aliases->is_object())
+      if (const auto* target = aliases->as_object().if_contains(name);
+          target && target->is_string())
+        return std::string(target->as_string());
+    return name;
+  };
+  // An alias may name a whole "model:level"; otherwise the level stays with what was asked.
+  model = resolve(model);
+  ModelChoice choice;
+  const auto colon = model.rfind(':');
+  if (colon != std::string::npos && colon > 0 && colon + 1 < model.size()) {
+    choice.thinking_level = model.substr(colon + 1);
+    model = resolve(model.substr(0, colon));
+  }
+  choice.model = std::move(model);
+  return choice;
+}
+
+sdk::Result<const ProviderRoute*> session_route(const LaunchInputs& inputs) {
+  std::string name = inputs.provider;
+  if (name.empty() && inputs.config != nullptr)
+    name = string_setting(*inputs.config, "agent.provider");
+  if (name.empty()) return sdk::make_error("no provider is named: set agent.provider");
+  for (const auto& route : inputs.routes)
+    if (route.name == name) return &route;
+  return sdk::make_error("the session's provider \"" + name +
+                         "\" is not defined under agent.providers; define it or change "
+                         "agent.provider");
+}
+
+sdk::Result<std::vector<std::filesystem::path>> agent_install_dirs(const LaunchInputs& inputs,
+                                                                   const std::string& program) {
+  if (!inputs.agent_installed_on_host) return std::vector<std::filesystem::path>{};
+  std::string search = inputs.search_path;
+  if (search.empty())
+    if (const char* path = std::getenv("PATH")) search = path;
+  const auto found = find_program(program, search);
+  if (!found)
+    return sdk::make_error("the agent program \"" + program +
+                           "\" is not on the daemon's PATH, so a session has nothing to run; "
+                           "install it or name it with its full path in agent.command");
+  return install_directories(*found);
+}
+
+}  // namespace errand::agent

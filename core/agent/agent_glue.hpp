@@ -1,0 +1,87 @@
+#pragma once
+
+// What differs between agents, behind one small interface: the command line, the variables
+// that tell the agent where its provider is and which key to present, the files it reads from
+// its state directory, and which host directories its install needs. The core adds the proxy
+// variables (proxy_environment) and the backend's own floor (PATH, HOME).
+
+#include "core/agent/host_process.hpp"
+#include "core/agent/kage_catalog.hpp"
+#include "core/agent/provider_routes.hpp"
+
+#include <boost/json/object.hpp>
+#include <errand/sdk/config_problems.hpp>
+#include <errand/sdk/result.hpp>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace errand::agent {
+
+struct StateFile {
+  std::filesystem::path relative_path;  // beneath the session's state dir; write with write_beneath
+  std::string content;
+};
+
+struct AgentLaunch {
+  std::vector<std::string> argv;  // resolved inside the sandbox
+  EnvironmentList env;            // provider endpoints and keys (stand-ins under the broker)
+  std::vector<StateFile> files;
+  std::vector<std::filesystem::path> agent_dirs;  // read + execute, ahead on PATH
+  // session/set_config_option calls to make once the session is open (configId, value), e.g.
+  // the model of an agent that takes no model on its command line, or a thinking level.
+  std::vector<std::pair<std::string, std::string>> config_options;
+};
+
+struct LaunchInputs {
+  const boost::json::object* config = nullptr;  // the effective configuration
+  std::vector<ProviderRoute> routes;            // provider_routes(config, broker session)
+  std::string provider;  // the session's provider; empty means agent.provider
+  std::string model;     // the session's model (alias allowed); empty means agent.model
+  // Under bailey the agent runs from the host's install, whose directories must be granted;
+  // podman and incus run the image's, so there is nothing on the host to find.
+  bool agent_installed_on_host = true;
+  // The PATH the install is looked up on; empty means the daemon's own.
+  std::string search_path;
+};
+
+class AgentGlue {
+ public:
+  virtual ~AgentGlue() = default;
+  virtual std::string_view kind() const noexcept = 0;
+  // Checks what this agent cannot run with, at start-up and on every reload; each problem names
+  // its key and says what to change.
+  virtual void check(const boost::json::object& config, sdk::ConfigProblems& problems) const = 0;
+  virtual sdk::Result<AgentLaunch> prepare(const LaunchInputs& inputs) const = 0;
+};
+
+// Writes launch.files beneath the session's host state directory (write_beneath: no planted
+// symlink is followed). Stops at the first file that cannot be written.
+sdk::Result<void> write_launch_files(const std::filesystem::path& state_dir,
+                                     const AgentLaunch& launch);
+
+// The glue agent.kind names. kage needs the catalog the host's kage answered at start-up.
+sdk::Result<std::unique_ptr<AgentGlue>> make_agent_glue(const boost::json::object& config,
+                                                        const KageCatalog* kage_catalog);
+
+// The model a session starts on: the one asked for (or agent.model), through agent.aliases,
+// split at a ":level" suffix, which is the thinking level rather than part of the name.
+struct ModelChoice {
+  std::string model;           // empty: the provider's default
+  std::string thinking_level;  // empty: none asked for
+};
+ModelChoice choose_model(const boost::json::object& config, std::string_view requested);
+
+// The route named provider, or agent.provider when empty; an error names what is missing.
+sdk::Result<const ProviderRoute*> session_route(const LaunchInputs& inputs);
+
+// The host directories of argv[0] (see program_location.hpp), or a refusal when the program is
+// not found and must be.
+sdk::Result<std::vector<std::filesystem::path>> agent_install_dirs(const LaunchInputs& inputs,
+                                                                   const std::string& program);
+
+}  // namespace errand::agent

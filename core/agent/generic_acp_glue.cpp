@@ -1,0 +1,74 @@
+#include "core/agent/generic_acp_glue.hpp"
+
+#include <errand/sdk/config_values.hpp>
+
+namespace errand::agent {
+
+namespace json = boost::json;
+
+namespace {
+
+std::string string_setting(const json::object& config, std::string_view dotted) {
+  const auto* v = sdk::find_setting(config, dotted);
+  return v != nullptr && v->is_string() ? std::string(v->as_string()) : std::string();
+}
+
+}  // namespace
+
+void GenericAcpGlue::check(const json::object& config, sdk::ConfigProblems& problems) const {
+  const auto* command = sdk::find_setting(config, "agent.command");
+  if (command == nullptr || !command->is_array() || command->as_array().empty())
+    problems.add("agent.command",
+                 "an acp agent needs its command line in agent.command, e.g. [\"my-agent\", "
+                 "\"--acp\"]");
+  if (!string_setting(config, "agent.credentialVariable").empty()) return;
+  const std::string provider = string_setting(config, "agent.provider");
+  const auto* definition = sdk::find_setting(config, "agent.providers");
+  if (provider.empty() || definition == nullptr || !definition->is_object()) return;
+  const auto* chosen = definition->as_object().if_contains(provider);
+  if (chosen == nullptr || !chosen->is_object()) return;
+  const auto* name = chosen->as_object().if_contains("credentialName");
+  if (name == nullptr || !name->is_string() || name->as_string().empty())
+    problems.add("agent.credentialVariable",
+                 "errand does not know which variable the agent reads its key from: set "
+                 "agent.credentialVariable, or credentialName on agent.providers." +
+                     provider);
+}
+
+sdk::Result<AgentLaunch> GenericAcpGlue::prepare(const LaunchInputs& inputs) const {
+  if (inputs.config == nullptr) return sdk::make_error("no configuration was given");
+  const auto& config = *inputs.config;
+  sdk::ConfigProblems problems;
+  check(config, problems);
+  if (!problems.empty()) {
+    std::string message = "the acp agent cannot run with this configuration:";
+    for (const auto& p : problems.all()) message += " " + p.path + ": " + p.message + ".";
+    return sdk::make_error(std::move(message), sdk::Error::Kind::refused);
+  }
+  auto route = session_route(inputs);
+  if (!route) return route.error();
+
+  AgentLaunch launch;
+  for (const auto& arg : sdk::find_setting(config, "agent.command")->as_array())
+    if (arg.is_string()) launch.argv.emplace_back(arg.as_string());
+
+  const std::string base_variable = string_setting(config, "agent.baseUrlVariable");
+  if (!base_variable.empty() && !(*route)->base_url.empty())
+    launch.env.emplace_back(base_variable, (*route)->base_url);
+  std::string key_variable = string_setting(config, "agent.credentialVariable");
+  if (key_variable.empty()) key_variable = (*route)->credential_name;
+  if (!(*route)->credential.empty()) launch.env.emplace_back(key_variable, (*route)->credential);
+
+  // Such an agent takes no model on a command line errand knows, so it is set over ACP.
+  const auto model = choose_model(config, inputs.model);
+  if (!model.model.empty()) launch.config_options.emplace_back("model", model.model);
+  if (!model.thinking_level.empty())
+    launch.config_options.emplace_back("thinking", model.thinking_level);
+
+  auto dirs = agent_install_dirs(inputs, launch.argv.front());
+  if (!dirs) return dirs.error();
+  launch.agent_dirs = std::move(*dirs);
+  return launch;
+}
+
+}  // namespace errand::agent

@@ -1,0 +1,55 @@
+#pragma once
+
+// What the fake provider answers, in the two wire dialects errand's agents speak: Anthropic's
+// Messages API (server-sent events message_start ... message_stop) and OpenAI's chat
+// completions (chunk objects ending in [DONE]). Tests script the next answers.
+
+#include <boost/json/object.hpp>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace errand::fakes {
+
+enum class Dialect { anthropic, openai };
+
+struct ScriptedAnswer {
+  enum class Kind {
+    text,          // a normal answer
+    tool_use,      // the model asks for a tool (tool_use block / tool_calls)
+    rate_limited,  // 429 with retry-after
+    failure,       // an error status with an error body
+    cut,           // the stream starts and the connection drops before it ends
+  };
+  Kind kind = Kind::text;
+  std::string text = "Hello from the fake provider.";
+  std::string tool_name;
+  std::string tool_input_json = "{}";
+  int status = 500;
+  int retry_after_seconds = 1;
+  std::uint64_t input_tokens = 12;
+  std::uint64_t output_tokens = 7;
+
+  static ScriptedAnswer answer(std::string text);
+  static ScriptedAnswer tool_call(std::string name, std::string input_json);
+  static ScriptedAnswer rate_limited(int retry_after_seconds);
+  static ScriptedAnswer failure(int status, std::string message);
+  static ScriptedAnswer cut_off(std::string partial_text);
+};
+
+// The text in the pieces a streaming model would send it in.
+std::vector<std::string> text_pieces(const std::string& text);
+
+// Every event of a streamed answer, each ready to send ("event: ...\ndata: ...\n\n" or
+// "data: ...\n\n"). A cut answer stops before the stream's end.
+std::vector<std::string> stream_events(Dialect dialect, const ScriptedAnswer& answer,
+                                       const std::string& model);
+// The body of a non-streamed answer.
+std::string complete_body(Dialect dialect, const ScriptedAnswer& answer, const std::string& model);
+// The body of an error answer in the dialect's shape.
+std::string error_body(Dialect dialect, int status, const std::string& message);
+
+// For the control endpoint of the standalone provider: {"kind": "text", "text": ...} etc.
+ScriptedAnswer answer_from_json(const boost::json::object& spec);
+
+}  // namespace errand::fakes

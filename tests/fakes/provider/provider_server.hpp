@@ -1,0 +1,51 @@
+#pragma once
+
+// The fake provider's server: one io_context on its own thread, a listener for plain HTTP and
+// one for HTTPS, and the scripted answers and recorded requests both listeners share.
+
+#include "tests/fakes/provider/fake_provider.hpp"
+#include "tests/fakes/provider/test_certificate_authority.hpp"
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/ssl/context.hpp>
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+#include <thread>
+
+namespace errand::fakes {
+
+class ProviderScript {
+ public:
+  void push(ScriptedAnswer answer);
+  ScriptedAnswer next();
+  void record(RecordedRequest request);
+  std::vector<RecordedRequest> requests() const;
+  bool wait_for_requests(std::size_t count, std::chrono::milliseconds timeout) const;
+
+ private:
+  mutable std::mutex mutex_;
+  mutable std::condition_variable recorded_;
+  std::deque<ScriptedAnswer> answers_;
+  std::vector<RecordedRequest> requests_;
+};
+
+struct FakeProvider::Impl {
+  explicit Impl(Options options);
+  ~Impl();
+
+  Options options;
+  TestCertificates certificates;
+  ProviderScript script;
+  // Declared before io so streams the io_context still holds at destruction outlive nothing.
+  boost::asio::ssl::context tls{boost::asio::ssl::context::tls_server};
+  boost::asio::io_context io;
+  boost::asio::ip::tcp::acceptor http_acceptor{io};
+  boost::asio::ip::tcp::acceptor https_acceptor{io};
+  std::uint16_t http_port = 0;
+  std::uint16_t https_port = 0;
+  std::thread thread;
+};
+
+}  // namespace errand::fakes
