@@ -14,6 +14,10 @@ Usage: errand <command> [options]
 Commands:
   run                  run the daemon until SIGTERM or SIGINT
   plugins list         list every plugin found, loaded or refused with the reason
+  threads [list]       list the threads sessions ran in, newest first
+  threads show ID      a thread, its sessions and turns, and its newest provider calls
+  threads remove ID    remove what a thread's sessions left behind (--yes to do it)
+  threads collect      remove what archived or deleted threads left behind (--yes)
   config check         validate the configuration file and print every problem
   config schema        print the JSON schema of the configuration (core and plugins)
   config reference     print the configuration reference page (Markdown)
@@ -60,6 +64,21 @@ reference  prints docs/reference/configuration.md as generated from that schema
 --plugin-dir DIR   compose from the plugins in DIR only (how the committed files are generated)
 )";
 
+constexpr const char* kThreads =
+    R"(Usage: errand threads [list | show ID | remove ID [--yes] | collect [--yes]]
+
+list       every thread in stateDir/threads.db: state, project, owner, sessions, turns
+show ID    one thread (ID is a thread or session id, or a unique prefix of one): its record,
+           sessions, the newest session's turns, and that session's newest provider calls
+remove ID  what the thread's sessions left behind (state, record, broker socket), their
+           receipts and the thread's rows; the project directory is kept. Without --yes it
+           only says what would go. A thread with a live session is refused.
+collect    the same for every archived or deleted thread
+
+Exit codes: 0 done; 1 refused or only described (nothing changed); 2 misused, or the
+configuration could not be read. Not reachable from chat: it acts with the daemon's authority.
+)";
+
 }  // namespace
 
 void print_help(std::ostream& out, const std::string& command) {
@@ -67,6 +86,8 @@ void print_help(std::ostream& out, const std::string& command) {
     out << kRun;
   } else if (command == "plugins") {
     out << kPlugins;
+  } else if (command == "threads") {
+    out << kThreads;
   } else if (command == "config") {
     out << kConfig;
   } else {

@@ -59,6 +59,7 @@ int main_command(int argc, char** argv) {
   if (command == "run") return run_command(args);
   if (command == "plugins") return plugins_command(args);
   if (command == "config") return config_command(args);
+  if (command == "threads") return threads_command(args);
   std::cerr << "errand: unknown command \"" << command
             << "\"\nRun `errand help` for the commands.\n";
   return daemon::kExitRefused;

@@ -12,7 +12,9 @@
 #include "core/daemon/state_lock.hpp"
 #include "core/daemon/system_clock.hpp"
 #include "core/log/logging.hpp"
+#include "core/receipts/receipts_db.hpp"
 #include "core/secrets/secret_scrubber.hpp"
+#include "core/sessions/threads_db.hpp"
 
 #include <sys/stat.h>
 #include <boost/asio/io_context.hpp>
@@ -48,6 +50,8 @@ struct Runtime {
   std::shared_ptr<spdlog::logger> log = logging.logger("errand");
   ConfigurationSource source;
   config::LoadedConfig config;
+  std::unique_ptr<receipts::ReceiptsDb> receipts;
+  std::unique_ptr<sessions::ThreadsDb> threads;
   std::optional<PluginHost> host;
   std::unique_ptr<config::ConfigWatcher> watcher;
 
@@ -102,8 +106,22 @@ int run_daemon(const RunEnvironment& env, std::ostream& out) {
     return lock.error().held_by_other ? kExitLockHeld : kExitRefused;
   }
 
+  auto receipts =
+      receipts::ReceiptsDb::open(settings.state_dir / "receipts.db", rt.logging.logger("receipts"));
+  if (!receipts) {
+    rt.log->error("{}", receipts.error().message);
+    return kExitRefused;
+  }
+  rt.receipts = std::move(*receipts);
+  auto threads = sessions::ThreadsDb::open(settings.state_dir / "threads.db", rt.clock);
+  if (!threads) {
+    rt.log->error("{}", threads.error().message);
+    return kExitRefused;
+  }
+  rt.threads = std::move(*threads);
+
   rt.host.emplace(PluginHost::Context{rt.io.get_executor(), rt.logging, rt.scrubber, rt.clock,
-                                      *rt.source.registry, settings.state_dir});
+                                      *rt.source.registry, settings.state_dir, rt.receipts.get()});
   auto& host = *rt.host;
 
   // The sandbox is probed before anything touches the chat service: a daemon that cannot
@@ -123,6 +141,22 @@ int run_daemon(const RunEnvironment& env, std::ostream& out) {
     rt.log->warn(
         "running with {} unenforced guarantee(s) because sandbox.requireFullEnforcement is false",
         report.gaps.size());
+  }
+
+  // What a previous daemon left running is swept, and what it left unfinished is marked: turns
+  // it cut short are interrupted (never replayed) and its threads stay resumable.
+  const auto swept = host.backend()->sweep_orphans();
+  for (const auto& detail : swept.details) rt.log->info("orphan sweep: {}", detail);
+  if (!swept.complete) rt.log->warn("the orphan sweep could not remove everything it found");
+  if (auto reconciled = rt.threads->mark_interrupted_on_restart(); !reconciled) {
+    rt.log->error("{}", reconciled.error().message);
+    return kExitRefused;
+  } else if (!reconciled->empty()) {
+    rt.log->info(
+        "after the last stop: {} turn(s) marked interrupted, {} session(s) ended, {} thread(s) "
+        "resumable",
+        reconciled->interrupted_turns.size(), reconciled->ended_sessions.size(),
+        reconciled->resumable_threads.size());
   }
 
   if (settings.network == "restricted" && settings.egress_mode == "proxy") {

@@ -92,6 +92,10 @@ class HelloChat : public errand::sdk::ChatTransport {
     co_return cannot("fetch attachments such as " + attachment.filename);
   }
 
+  boost::asio::awaitable<Result<void>> close_thread(std::string) override {
+    co_return cannot("archive threads");
+  }
+
  private:
   std::shared_ptr<spdlog::logger> log_;
   std::vector<errand::sdk::CommandSpec> commands_;

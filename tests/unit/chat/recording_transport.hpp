@@ -91,6 +91,11 @@ class RecordingTransport final : public sdk::ChatTransport {
                                                                     std::size_t) override {
     co_return sdk::make_error("no attachments here", sdk::Error::Kind::not_found);
   }
+  boost::asio::awaitable<sdk::Result<void>> close_thread(std::string thread_id) override {
+    closed_threads.push_back(thread_id);
+    co_return sdk::Result<void>();
+  }
+  std::vector<std::string> closed_threads;
 
   // The thread as it reads now: each posted message's latest text, in posting order.
   std::vector<std::string> thread_text() const {

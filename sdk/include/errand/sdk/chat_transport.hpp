@@ -162,6 +162,8 @@ class BOOST_SYMBOL_VISIBLE ChatTransport : public PluginInstance {
   virtual boost::asio::awaitable<Result<void>> answer(CommandCall call, OutMessage message) = 0;
   virtual boost::asio::awaitable<Result<std::string>> fetch_attachment(Attachment attachment,
                                                                        std::size_t max_bytes) = 0;
+  // Archives a session's thread when the session is stopped on purpose; posting reopens it.
+  virtual boost::asio::awaitable<Result<void>> close_thread(std::string thread_id) = 0;
 };
 
 }  // namespace errand::sdk

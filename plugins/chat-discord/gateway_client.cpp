@@ -1,0 +1,425 @@
+#include "gateway_client.hpp"
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/beast/websocket/error.hpp>
+#include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
+#include <deque>
+#include <random>
+
+#include "gateway_protocol.hpp"
+#include "gateway_socket.hpp"
+
+namespace errand::discord {
+
+namespace asio = boost::asio;
+namespace json = boost::json;
+using std::chrono::steady_clock;
+using State = sdk::ConnectionState;
+
+struct GatewayClient::Outcome {
+  enum class Kind { resume, identify, halt, stopped } kind = Kind::resume;
+  std::string detail;
+  bool wait_before_identify = false;
+  bool reached_ready = false;
+};
+
+struct GatewayClient::Connection {
+  Connection(asio::any_io_executor ex, std::size_t sends, std::chrono::milliseconds window)
+      : writer_wake(ex), heartbeat_wake(ex), finished(ex), send_window(sends, window) {}
+
+  struct Frame {
+    std::string text;
+    std::optional<std::uint16_t> close_code;
+  };
+
+  std::unique_ptr<GatewaySocket> socket;
+  std::deque<Frame> outbox;
+  WakeList writer_wake;
+  WakeList heartbeat_wake;
+  WakeList finished;
+  SlidingWindow send_window;
+  int helpers = 0;
+  bool open = true;
+  bool closing = false;
+  bool ack_pending = false;
+  bool replaying = false;
+  bool ready = false;
+  std::optional<Outcome> decided;
+};
+
+GatewayClient::GatewayClient(asio::any_io_executor strand, std::shared_ptr<RestClient> rest,
+                             DiscordSettings settings, std::shared_ptr<spdlog::logger> log,
+                             GatewayTuning tuning)
+    : strand_(strand),
+      rest_(std::move(rest)),
+      settings_(std::move(settings)),
+      log_(std::move(log)),
+      tuning_(std::move(tuning)),
+      tls_(make_client_tls_context()),
+      sleep_(strand),
+      identify_window_(1, tuning_.identify_window) {}
+
+GatewayClient::~GatewayClient() = default;
+
+void GatewayClient::start(GatewayEvents events) {
+  events_ = std::move(events);
+  asio::co_spawn(strand_, run(), asio::detached);
+}
+
+void GatewayClient::stop() {
+  if (stopped_) return;
+  stopped_ = true;
+  sleep_.close();
+  if (current_) {
+    decide(current_, Outcome{Outcome::Kind::stopped, "stopped", false, false});
+    // 1000: the daemon is going away, so the session may end with it.
+    request_close(current_, 1000);
+  }
+}
+
+void GatewayClient::report(State state, const std::string& detail) {
+  if (events_.state && !stopped_) events_.state(state, detail);
+}
+
+double GatewayClient::jitter() {
+  if (tuning_.jitter) return std::clamp(tuning_.jitter(), 0.0, 0.999999);
+  static thread_local std::mt19937_64 engine{std::random_device{}()};
+  return std::uniform_real_distribution<double>(0.0, 1.0)(engine);
+}
+
+asio::awaitable<bool> GatewayClient::fetch_gateway_url() {
+  auto answer = co_await rest_->call(boost::beast::http::verb::get, "/gateway/bot");
+  if (!answer) {
+    if (rest_->halted()) {
+      halted_ = true;
+      report(State::halted, rest_->halt_reason());
+    } else {
+      report(State::disconnected,
+             "could not ask Discord for the gateway address: " + answer.error().message);
+    }
+    co_return false;
+  }
+  std::string url;
+  if (answer->is_object()) {
+    const auto& o = answer->as_object();
+    if (const auto* u = o.if_contains("url"); u && u->is_string())
+      url = std::string(u->as_string());
+    if (const auto* limit = o.if_contains("session_start_limit"); limit && limit->is_object()) {
+      const auto& l = limit->as_object();
+      if (const auto* mc = l.if_contains("max_concurrency"); mc && mc->is_number())
+        identify_window_.set_count(static_cast<std::size_t>(mc->to_number<double>()));
+      const auto* remaining = l.if_contains("remaining");
+      const auto* reset_after = l.if_contains("reset_after");
+      if (remaining && remaining->is_number() && remaining->to_number<double>() <= 0 &&
+          reset_after && reset_after->is_number()) {
+        const auto wait =
+            std::chrono::milliseconds(static_cast<std::int64_t>(reset_after->to_number<double>()));
+        report(State::disconnected, "Discord's daily session start limit is used up; waiting " +
+                                        std::to_string(wait.count() / 1000) + " s");
+        co_await sleep_.sleep_for(wait);
+      }
+    }
+  }
+  if (!settings_.gateway_url.empty()) url = settings_.gateway_url;
+  if (url.empty()) {
+    report(State::disconnected, "Discord's /gateway/bot answer named no gateway URL");
+    co_return false;
+  }
+  gateway_url_ = url;
+  co_return true;
+}
+
+asio::awaitable<void> GatewayClient::run() {
+  auto self = shared_from_this();
+  auto backoff = tuning_.backoff_initial;
+  report(State::connecting, "");
+  while (!stopped_) {
+    if (gateway_url_.empty() && !co_await fetch_gateway_url()) {
+      if (halted_ || stopped_) co_return;
+      co_await sleep_.sleep_for(backoff);
+      backoff = std::min(backoff * 2, tuning_.backoff_max);
+      continue;
+    }
+    const bool resume = !session_id_.empty();
+    const auto url = resume && !resume_url_.empty() ? resume_url_ : gateway_url_;
+    if (!resume) {
+      for (auto next = identify_window_.next_allowed(steady_clock::now());
+           next > steady_clock::now() && !stopped_;
+           next = identify_window_.next_allowed(steady_clock::now()))
+        co_await sleep_.sleep_until(next);
+      if (stopped_) break;
+    }
+    report(resume ? State::resuming : State::connecting, "");
+    auto outcome = co_await run_connection(with_gateway_query(url), resume);
+    if (stopped_ || outcome.kind == Outcome::Kind::stopped) break;
+    if (outcome.kind == Outcome::Kind::halt) {
+      halted_ = true;
+      log_->error("{}", outcome.detail);
+      report(State::halted, outcome.detail);
+      co_return;
+    }
+    log_->info("gateway connection ended: {}", outcome.detail);
+    report(State::disconnected, outcome.detail);
+    if (outcome.kind == Outcome::Kind::identify) {
+      session_id_.clear();
+      resume_url_.clear();
+      seq_.reset();
+      if (outcome.wait_before_identify) {
+        const auto lo = tuning_.invalid_session_wait_min.count();
+        const auto hi = std::max(tuning_.invalid_session_wait_max.count(), lo);
+        const auto wait = lo + static_cast<std::int64_t>(jitter() * static_cast<double>(hi - lo));
+        co_await sleep_.sleep_for(std::chrono::milliseconds(wait));
+      }
+    }
+    if (outcome.reached_ready) {
+      backoff = tuning_.backoff_initial;
+    } else {
+      co_await sleep_.sleep_for(backoff);
+      backoff = std::min(backoff * 2, tuning_.backoff_max);
+    }
+  }
+}
+
+asio::awaitable<GatewayClient::Outcome> GatewayClient::run_connection(std::string url,
+                                                                      bool resume) {
+  auto endpoint = parse_endpoint(url);
+  if (!endpoint)
+    co_return Outcome{Outcome::Kind::halt,
+                      "the gateway URL \"" + url + "\" cannot be used: " +
+                          endpoint.error().message + "; check chat.gatewayUrl",
+                      false, false};
+  auto conn = std::make_shared<Connection>(strand_, tuning_.sends_per_window, tuning_.send_window);
+  conn->socket = make_gateway_socket(strand_, tls_, endpoint->tls);
+  current_ = conn;
+  Outcome outcome{Outcome::Kind::resume, "", false, false};
+  // Computed before the co_await: GCC 12 mishandles a conditional's temporary across a
+  // suspension.
+  const std::string target = endpoint->base_path.empty() ? "/" : endpoint->base_path;
+  try {
+    co_await conn->socket->connect(*endpoint, target, tuning_.connect_timeout);
+  } catch (const boost::system::system_error& e) {
+    current_.reset();
+    outcome.detail = "could not connect to the gateway: " + e.code().message();
+    co_return outcome;
+  }
+  ++stats_.connections;
+  ++conn->helpers;
+  asio::co_spawn(strand_, write_loop(conn), asio::detached);
+  try {
+    while (true) {
+      const auto text = co_await conn->socket->read();
+      handle_frame(conn, text, resume);
+    }
+  } catch (const boost::system::system_error& e) {
+    if (conn->decided) {
+      outcome = *conn->decided;
+    } else if (e.code() == boost::beast::websocket::error::closed) {
+      const auto action =
+          action_for_close(conn->socket->close_code(), conn->socket->close_reason());
+      outcome.detail = action.reason;
+      if (action.kind == CloseAction::Kind::halt) outcome.kind = Outcome::Kind::halt;
+      if (action.kind == CloseAction::Kind::identify) outcome.kind = Outcome::Kind::identify;
+    } else {
+      outcome.detail =
+          "the gateway connection was lost without a close frame: " + e.code().message();
+    }
+  }
+  conn->open = false;
+  conn->writer_wake.close();
+  conn->heartbeat_wake.close();
+  conn->socket->abort();
+  while (conn->helpers > 0) co_await conn->finished.sleep_for(std::chrono::milliseconds(50));
+  if (current_ == conn) current_.reset();
+  outcome.reached_ready = conn->ready;
+  co_return outcome;
+}
+
+void GatewayClient::handle_frame(const std::shared_ptr<Connection>& conn, const std::string& text,
+                                 bool resume) {
+  boost::system::error_code ec;
+  auto parsed = json::parse(text, ec);
+  if (ec || !parsed.is_object()) {
+    log_->warn("ignored a gateway frame that is not a JSON object");
+    return;
+  }
+  auto& frame = parsed.as_object();
+  const auto* op_value = frame.if_contains("op");
+  if (op_value == nullptr || !op_value->is_int64()) return;
+  switch (op_value->as_int64()) {
+    case gateway_op::hello: {
+      std::int64_t interval = 41250;
+      if (const auto* d = frame.if_contains("d"); d && d->is_object())
+        if (const auto* hi = d->as_object().if_contains("heartbeat_interval");
+            hi && hi->is_number())
+          interval = static_cast<std::int64_t>(hi->to_number<double>());
+      ++conn->helpers;
+      asio::co_spawn(
+          strand_,
+          heartbeat_loop(conn, std::chrono::milliseconds(std::max<std::int64_t>(interval, 1))),
+          asio::detached);
+      if (resume && !session_id_.empty()) {
+        conn->replaying = true;
+        ++stats_.resumes;
+        send(conn, resume_payload(settings_.token, session_id_, seq_));
+      } else {
+        ++stats_.identifies;
+        identify_window_.record(steady_clock::now());
+        send(conn, identify_payload(settings_.token, kErrandIntents));
+      }
+      break;
+    }
+    case gateway_op::heartbeat_ack: conn->ack_pending = false; break;
+    case gateway_op::heartbeat:
+      // The server asks for a beat now, outside the schedule.
+      ++stats_.heartbeats_sent;
+      conn->ack_pending = true;
+      send(conn, heartbeat_payload(seq_));
+      break;
+    case gateway_op::reconnect:
+      decide(conn, {Outcome::Kind::resume, "Discord asked for a reconnect (op 7)", false, false});
+      request_close(conn, kResumableCloseCode);
+      break;
+    case gateway_op::invalid_session: {
+      const auto* d = frame.if_contains("d");
+      const bool resumable = d != nullptr && d->is_bool() && d->as_bool();
+      if (resumable) {
+        decide(conn, {Outcome::Kind::resume,
+                      "Discord invalidated the session and said it may be "
+                      "resumed (op 9, d: true)",
+                      false, false});
+        request_close(conn, kResumableCloseCode);
+      } else {
+        decide(conn, {Outcome::Kind::identify, "Discord invalidated the session (op 9, d: false)",
+                      true, false});
+        request_close(conn, 1000);
+      }
+      break;
+    }
+    case gateway_op::dispatch: {
+      if (const auto* s = frame.if_contains("s"); s && s->is_int64()) seq_ = s->as_int64();
+      const auto* t = frame.if_contains("t");
+      auto* d = frame.if_contains("d");
+      if (t == nullptr || !t->is_string()) break;
+      handle_dispatch(conn, std::string(t->as_string()),
+                      d != nullptr && d->is_object() ? std::move(d->as_object()) : json::object{});
+      break;
+    }
+    default: break;
+  }
+}
+
+void GatewayClient::handle_dispatch(const std::shared_ptr<Connection>& conn,
+                                    const std::string& type, json::object data) {
+  if (type == "READY") {
+    if (const auto* v = data.if_contains("session_id"); v && v->is_string())
+      session_id_ = std::string(v->as_string());
+    if (const auto* v = data.if_contains("resume_gateway_url"); v && v->is_string())
+      resume_url_ = std::string(v->as_string());
+    if (const auto* u = data.if_contains("user"); u && u->is_object())
+      if (const auto* id = u->as_object().if_contains("id"); id && id->is_string())
+        self_id_ = std::string(id->as_string());
+    if (const auto* a = data.if_contains("application"); a && a->is_object())
+      if (const auto* id = a->as_object().if_contains("id"); id && id->is_string())
+        application_id_ = std::string(id->as_string());
+    conn->ready = true;
+    conn->replaying = false;
+    log_->info("gateway ready as user {}", self_id_);
+    report(State::ready, "");
+  } else if (type == "RESUMED") {
+    conn->ready = true;
+    conn->replaying = false;
+    log_->info("gateway session resumed");
+    report(State::ready, "resumed");
+  }
+  if (events_.dispatch && !stopped_) events_.dispatch(type, std::move(data), conn->replaying);
+}
+
+void GatewayClient::send(const std::shared_ptr<Connection>& conn, const json::object& payload) {
+  if (!conn->open || conn->closing) return;
+  conn->outbox.push_back({json::serialize(payload), std::nullopt});
+  conn->writer_wake.wake_all();
+}
+
+void GatewayClient::decide(const std::shared_ptr<Connection>& conn, Outcome outcome) {
+  if (!conn->decided) conn->decided = std::move(outcome);
+}
+
+void GatewayClient::request_close(const std::shared_ptr<Connection>& conn, std::uint16_t code) {
+  if (!conn->open || conn->closing) return;
+  conn->closing = true;
+  conn->outbox.push_back({"", code});
+  conn->writer_wake.wake_all();
+  ++conn->helpers;
+  asio::co_spawn(strand_, close_deadline(conn), asio::detached);
+}
+
+asio::awaitable<void> GatewayClient::close_deadline(std::shared_ptr<Connection> conn) {
+  const auto deadline = steady_clock::now() + tuning_.close_grace;
+  while (conn->open && steady_clock::now() < deadline)
+    co_await conn->heartbeat_wake.sleep_until(deadline);
+  // The server did not answer the close in time (a zombie connection never will).
+  if (conn->open) conn->socket->abort();
+  --conn->helpers;
+  conn->finished.wake_all();
+}
+
+asio::awaitable<void> GatewayClient::write_loop(std::shared_ptr<Connection> conn) {
+  auto self = shared_from_this();
+  try {
+    while (conn->open) {
+      if (conn->outbox.empty()) {
+        co_await conn->writer_wake.wait();
+        continue;
+      }
+      auto frame = std::move(conn->outbox.front());
+      conn->outbox.pop_front();
+      if (frame.close_code) {
+        co_await conn->socket->close(*frame.close_code);
+        break;
+      }
+      for (auto next = conn->send_window.next_allowed(steady_clock::now());
+           next > steady_clock::now() && conn->open;
+           next = conn->send_window.next_allowed(steady_clock::now()))
+        co_await conn->writer_wake.sleep_until(next);
+      if (!conn->open) break;
+      conn->send_window.record(steady_clock::now());
+      co_await conn->socket->write(std::move(frame.text));
+    }
+  } catch (const boost::system::system_error&) {
+    // The reader sees the same failure and decides what follows.
+    conn->socket->abort();
+  }
+  --conn->helpers;
+  conn->finished.wake_all();
+}
+
+asio::awaitable<void> GatewayClient::heartbeat_loop(std::shared_ptr<Connection> conn,
+                                                    std::chrono::milliseconds interval) {
+  auto self = shared_from_this();
+  auto deadline =
+      steady_clock::now() + std::chrono::duration_cast<steady_clock::duration>(interval * jitter());
+  while (conn->open) {
+    while (conn->open && steady_clock::now() < deadline)
+      co_await conn->heartbeat_wake.sleep_until(deadline);
+    if (!conn->open || conn->closing) break;
+    if (conn->ack_pending) {
+      ++stats_.zombie_closes;
+      decide(conn, {Outcome::Kind::resume,
+                    "no heartbeat ACK arrived within " + std::to_string(interval.count()) +
+                        " ms, so the connection was treated as dead",
+                    false, false});
+      request_close(conn, kResumableCloseCode);
+      break;
+    }
+    ++stats_.heartbeats_sent;
+    conn->ack_pending = true;
+    send(conn, heartbeat_payload(seq_));
+    deadline += interval;
+  }
+  --conn->helpers;
+  conn->finished.wake_all();
+}
+
+}  // namespace errand::discord

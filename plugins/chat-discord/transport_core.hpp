@@ -1,0 +1,137 @@
+#pragma once
+
+// Everything the Discord transport does, on one strand. DiscordTransport (the plugin class)
+// hands each call to this object with co_spawn, so whatever executor the core calls from, the
+// work runs here in order with the gateway's events; coroutines hold a shared_ptr to it, so it
+// outlives the plugin object until the last one has finished.
+
+#include <spdlog/logger.h>
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/awaitable.hpp>
+#include <boost/asio/strand.hpp>
+#include <boost/json/value.hpp>
+#include <deque>
+#include <errand/sdk/chat_transport.hpp>
+#include <errand/sdk/host_services.hpp>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "channel_directory.hpp"
+#include "delivered_ids.hpp"
+#include "gateway_client.hpp"
+#include "rest_client.hpp"
+#include "settings.hpp"
+#include "wake_list.hpp"
+
+namespace errand::discord {
+
+struct TransportTuning {
+  GatewayTuning gateway;
+  RestTuning rest;
+  RateLimitTuning limits;
+  std::size_t delivered_capacity = 10000;
+  // Text needing more messages than this goes as a file when long_text_as_file is set.
+  std::size_t max_messages_before_file = 3;
+  sdk::TransportLimits limits_reported;
+};
+
+class TransportCore : public std::enable_shared_from_this<TransportCore> {
+ public:
+  TransportCore(const sdk::HostServices& services, DiscordSettings settings,
+                TransportTuning tuning = {});
+  ~TransportCore();
+
+  boost::asio::any_io_executor strand() const { return strand_; }
+  const TransportTuning& tuning() const noexcept { return tuning_; }
+
+  // Thread-safe; both hop onto the strand.
+  sdk::Result<void> start(sdk::ChatEvents& events);
+  void stop();
+  std::string self_id() const;
+
+  // Strand-only from here on. Parameters are references: DiscordTransport keeps the values
+  // alive until the coroutine ends (GCC 12 can destroy a by-value aggregate parameter of a
+  // coroutine twice).
+  boost::asio::awaitable<sdk::Result<sdk::ThreadRef>> open_thread(const sdk::MessageRef& from,
+                                                                  const std::string& name);
+  boost::asio::awaitable<sdk::Result<std::vector<sdk::MessageRef>>> post(
+      const std::string& channel_id, const sdk::OutMessage& message);
+  boost::asio::awaitable<sdk::Result<void>> edit(const sdk::MessageRef& ref,
+                                                 const std::string& text);
+  boost::asio::awaitable<sdk::Result<void>> remove(const sdk::MessageRef& ref);
+  boost::asio::awaitable<sdk::Result<void>> react(const sdk::MessageRef& ref,
+                                                  sdk::Reaction reaction, bool add);
+  boost::asio::awaitable<sdk::Result<void>> archive_thread(const std::string& thread_id);
+  boost::asio::awaitable<sdk::Result<void>> register_commands(
+      const std::vector<sdk::CommandSpec>& specs);
+  boost::asio::awaitable<sdk::Result<void>> acknowledge(const sdk::CommandCall& call,
+                                                        sdk::Visibility visibility);
+  boost::asio::awaitable<sdk::Result<void>> answer(const sdk::CommandCall& call,
+                                                   const sdk::OutMessage& message);
+  boost::asio::awaitable<sdk::Result<std::string>> fetch_attachment(
+      const sdk::Attachment& attachment, std::size_t max_bytes);
+
+  // For tests and the benchmark.
+  const RateLimitStats& rate_stats() const noexcept { return rest_->rate_stats(); }
+  const GatewayStats& gateway_stats() const noexcept { return gateway_->stats(); }
+
+ private:
+  struct Dispatch {
+    std::string type;
+    boost::json::object data;
+    bool replayed = false;
+  };
+  struct InteractionInfo {
+    std::string application_id;
+    sdk::Visibility visibility = sdk::Visibility::everyone;
+  };
+  // A message prepared for Discord: content, files, mentions.
+  struct Piece {
+    std::string content;
+    std::vector<sdk::OutFile> files;
+  };
+
+  void begin_on_strand(sdk::ChatEvents* events);
+  void on_gateway_state(sdk::ConnectionState state, const std::string& detail);
+  void on_rest_halt(const std::string& reason);
+  boost::asio::awaitable<void> pump();
+  boost::asio::awaitable<void> handle(Dispatch dispatch);
+  boost::asio::awaitable<ChannelDirectory::Place> place_of(const std::string& channel_id);
+  void learn_thread(const boost::json::object& channel);
+  boost::asio::awaitable<void> refuse_command_elsewhere(const sdk::CommandCall& call);
+
+  sdk::Result<std::vector<Piece>> prepare(const sdk::OutMessage& message) const;
+  boost::json::object allowed_mentions(const std::vector<std::string>& users) const;
+  boost::asio::awaitable<sdk::Result<boost::json::value>> send_piece(
+      boost::beast::http::verb method, std::string path, boost::json::object payload,
+      const std::vector<sdk::OutFile>& files, RestClient::Auth auth);
+  boost::asio::awaitable<sdk::Result<std::string>> application_id();
+  boost::asio::awaitable<sdk::Result<std::string>> guild_id();
+  std::string scrub(std::string_view text) const;
+
+  sdk::HostServices services_;
+  std::shared_ptr<spdlog::logger> log_;
+  DiscordSettings settings_;
+  TransportTuning tuning_;
+  boost::asio::any_io_executor strand_;
+  std::shared_ptr<RestClient> rest_;
+  std::shared_ptr<GatewayClient> gateway_;
+  ChannelDirectory directory_;
+  DeliveredIds delivered_;
+  WakeList pump_wake_;
+  std::deque<Dispatch> queue_;
+  std::map<std::string, InteractionInfo> interactions_;
+  std::string application_id_;
+  std::string guild_id_;
+  sdk::ChatEvents* events_ = nullptr;
+  bool started_ = false;
+  bool stopped_ = false;
+
+  mutable std::mutex self_mutex_;
+  std::string self_id_copy_;
+};
+
+}  // namespace errand::discord

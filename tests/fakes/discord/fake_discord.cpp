@@ -1,0 +1,274 @@
+#include "fake_discord.hpp"
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/redirect_error.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/http/read.hpp>
+#include <boost/beast/http/write.hpp>
+#include <boost/beast/websocket/rfc6455.hpp>
+#include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
+
+#include "fake_impl.hpp"
+
+namespace errand::fake_discord {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace json = boost::json;
+using asio::use_awaitable;
+
+FakeDiscord::Impl::Impl(FakeOptions options)
+    : options_(std::move(options)), acceptor_(io_), commands_(json::array{}) {
+  channels_[options_.channel_id] = {options_.channel_id, 0, "", "errand", false};
+}
+
+void FakeDiscord::Impl::start() {
+  const asio::ip::tcp::endpoint where(asio::ip::make_address("127.0.0.1"), options_.port);
+  acceptor_.open(where.protocol());
+  acceptor_.set_option(asio::socket_base::reuse_address(true));
+  acceptor_.bind(where);
+  acceptor_.listen();
+  port_ = acceptor_.local_endpoint().port();
+  asio::co_spawn(io_, accept_loop(), asio::detached);
+  io_thread_ = std::thread([self = shared_from_this()] { self->io_.run(); });
+}
+
+void FakeDiscord::Impl::stop() {
+  asio::post(io_, [this] {
+    boost::system::error_code ec;
+    acceptor_.close(ec);
+    for (auto& peer : peers_) {
+      peer->dead = true;
+      beast::get_lowest_layer(peer->ws).socket().close(ec);
+    }
+    io_.stop();
+  });
+  if (io_thread_.joinable()) io_thread_.join();
+}
+
+asio::awaitable<void> FakeDiscord::Impl::accept_loop() {
+  while (acceptor_.is_open()) {
+    boost::system::error_code ec;
+    auto socket = co_await acceptor_.async_accept(asio::redirect_error(use_awaitable, ec));
+    if (ec) {
+      if (!acceptor_.is_open()) co_return;
+      continue;
+    }
+    asio::co_spawn(io_, http_session(std::move(socket)), asio::detached);
+  }
+}
+
+asio::awaitable<void> FakeDiscord::Impl::http_session(asio::ip::tcp::socket socket) {
+  beast::tcp_stream stream(std::move(socket));
+  beast::flat_buffer buffer;
+  try {
+    while (true) {
+      http::request_parser<http::string_body> parser;
+      parser.body_limit(64u << 20);
+      co_await http::async_read(stream, buffer, parser, use_awaitable);
+      auto request = parser.release();
+      if (beast::websocket::is_upgrade(request)) {
+        auto peer = std::make_shared<GatewayPeer>(stream.release_socket());
+        co_await run_peer(peer, std::move(request));
+        co_return;
+      }
+      const std::string target(request.target());
+      ResponseParts parts;
+      if (target.rfind("/_control/", 0) == 0) {
+        parts = handle_control(request);
+      } else {
+        RecordedRequest record;
+        parts = handle_rest(request, record);
+        record.status = parts.status;
+        requests_.push_back(std::move(record));
+      }
+      Response response{static_cast<http::status>(parts.status), request.version()};
+      response.set(http::field::server, "fake-discord");
+      for (const auto& [name, value] : parts.headers) response.set(name, value);
+      if (!parts.body.is_null()) {
+        if (parts.body.is_string() && response.find(http::field::content_type) != response.end()) {
+          response.body() = std::string(parts.body.as_string());
+        } else {
+          response.set(http::field::content_type, "application/json");
+          response.body() = json::serialize(parts.body);
+        }
+      }
+      response.keep_alive(request.keep_alive());
+      response.prepare_payload();
+      co_await http::async_write(stream, response, use_awaitable);
+      if (!request.keep_alive()) break;
+    }
+  } catch (const boost::system::system_error&) {
+  }
+  boost::system::error_code ec;
+  stream.socket().shutdown(asio::ip::tcp::socket::shutdown_both, ec);
+}
+
+FakeDiscord::FakeDiscord(FakeOptions options) : impl_(std::make_shared<Impl>(std::move(options))) {
+  impl_->start();
+}
+
+FakeDiscord::~FakeDiscord() {
+  impl_->stop();
+}
+
+const FakeOptions& FakeDiscord::options() const noexcept {
+  return impl_->options_;
+}
+std::uint16_t FakeDiscord::port() const noexcept {
+  return impl_->port_;
+}
+std::string FakeDiscord::api_base() const {
+  return "http://127.0.0.1:" + std::to_string(port()) + "/api/v10";
+}
+std::string FakeDiscord::gateway_url() const {
+  return "ws://127.0.0.1:" + std::to_string(port()) + "/gateway";
+}
+std::string FakeDiscord::resume_url() const {
+  return "ws://127.0.0.1:" + std::to_string(port()) + "/resume";
+}
+
+std::string FakeDiscord::post_user_message(UserPost post) {
+  return impl_->run_on_io([&] { return impl_->do_post_user_message(post); });
+}
+void FakeDiscord::delete_message(const std::string& channel_id, const std::string& message_id) {
+  impl_->run_on_io([&] { impl_->do_delete_message(channel_id, message_id); });
+}
+std::string FakeDiscord::create_thread(const std::string& name, const std::string& parent_id) {
+  return impl_->run_on_io([&] { return impl_->do_create_thread(name, parent_id, ""); });
+}
+void FakeDiscord::archive_thread(const std::string& thread_id) {
+  impl_->run_on_io([&] { impl_->do_archive_thread(thread_id); });
+}
+void FakeDiscord::delete_thread(const std::string& thread_id) {
+  impl_->run_on_io([&] { impl_->do_delete_thread(thread_id); });
+}
+void FakeDiscord::add_user_reaction(const std::string& channel_id, const std::string& message_id,
+                                    const std::string& user_id, const std::string& emoji) {
+  impl_->run_on_io([&] {
+    impl_->dispatch("MESSAGE_REACTION_ADD", {{"user_id", user_id},
+                                             {"channel_id", channel_id},
+                                             {"message_id", message_id},
+                                             {"guild_id", impl_->options_.guild_id},
+                                             {"emoji", {{"id", nullptr}, {"name", emoji}}}});
+  });
+}
+InteractionRecord FakeDiscord::send_interaction(const std::string& name,
+                                                const std::map<std::string, std::string>& options,
+                                                const std::string& channel_id,
+                                                const std::string& user_id) {
+  return impl_->run_on_io(
+      [&] { return impl_->do_send_interaction(name, options, channel_id, user_id); });
+}
+
+void FakeDiscord::send_gateway_op(int op, json::value d) {
+  impl_->run_on_io([&] {
+    for (auto& peer : impl_->peers_)
+      if (!peer->dead) impl_->push(peer, {{"op", op}, {"d", d}});
+  });
+}
+void FakeDiscord::request_heartbeat() {
+  send_gateway_op(1, nullptr);
+}
+void FakeDiscord::request_reconnect() {
+  send_gateway_op(7, nullptr);
+}
+void FakeDiscord::invalidate_session(bool resumable) {
+  impl_->run_on_io([&] {
+    if (!resumable)
+      for (auto& [id, log] : impl_->sessions_) log.valid = false;
+  });
+  send_gateway_op(9, resumable);
+}
+void FakeDiscord::close_gateway(std::uint16_t code) {
+  impl_->run_on_io([&] {
+    for (auto& peer : impl_->peers_)
+      if (!peer->dead) impl_->close_peer(peer, code);
+  });
+}
+void FakeDiscord::drop_gateway() {
+  impl_->run_on_io([&] {
+    for (auto& peer : impl_->peers_) {
+      if (peer->dead) continue;
+      peer->dead = true;
+      boost::system::error_code ec;
+      beast::get_lowest_layer(peer->ws).socket().shutdown(asio::ip::tcp::socket::shutdown_both, ec);
+      beast::get_lowest_layer(peer->ws).socket().close(ec);
+    }
+  });
+}
+void FakeDiscord::set_drop_acks(bool drop) {
+  impl_->run_on_io([&] { impl_->drop_acks_ = drop; });
+}
+void FakeDiscord::set_replay_overlap(int events) {
+  impl_->run_on_io([&] { impl_->replay_overlap_ = events; });
+}
+void FakeDiscord::set_message_content_allowed(bool allowed) {
+  impl_->run_on_io([&] { impl_->options_.message_content_allowed = allowed; });
+}
+void FakeDiscord::inject_rate_limit(InjectedLimit limit) {
+  impl_->run_on_io([&] { impl_->injected_.push_back(limit); });
+}
+void FakeDiscord::revoke_token() {
+  impl_->run_on_io([&] { impl_->token_revoked_ = true; });
+}
+
+std::vector<RecordedRequest> FakeDiscord::requests() const {
+  return impl_->run_on_io([&] { return impl_->requests_; });
+}
+std::vector<GatewayFrame> FakeDiscord::gateway_frames() const {
+  return impl_->run_on_io([&] { return impl_->frames_; });
+}
+std::vector<GatewayConnection> FakeDiscord::gateway_connections() const {
+  return impl_->run_on_io([&] { return impl_->connections_; });
+}
+std::vector<StoredMessage> FakeDiscord::messages(const std::string& channel_id) const {
+  return impl_->run_on_io([&] {
+    std::vector<StoredMessage> out;
+    for (const auto& id : impl_->message_order_) {
+      const auto& m = impl_->messages_.at(id);
+      if (m.channel_id == channel_id) out.push_back(m);
+    }
+    return out;
+  });
+}
+std::optional<StoredMessage> FakeDiscord::message(const std::string& message_id) const {
+  return impl_->run_on_io([&]() -> std::optional<StoredMessage> {
+    const auto it = impl_->messages_.find(message_id);
+    if (it == impl_->messages_.end()) return std::nullopt;
+    return it->second;
+  });
+}
+std::vector<InteractionRecord> FakeDiscord::interactions() const {
+  return impl_->run_on_io([&] {
+    std::vector<InteractionRecord> out;
+    for (const auto& [id, record] : impl_->interactions_) out.push_back(record);
+    return out;
+  });
+}
+json::value FakeDiscord::registered_commands() const {
+  return impl_->run_on_io([&] { return impl_->commands_; });
+}
+std::size_t FakeDiscord::rate_limited_responses() const {
+  return impl_->run_on_io([&] { return impl_->rate_limited_; });
+}
+void FakeDiscord::clear_records() {
+  impl_->run_on_io([&] {
+    impl_->requests_.clear();
+    impl_->frames_.clear();
+  });
+}
+
+bool FakeDiscord::wait_until(const std::function<bool()>& pred, std::chrono::milliseconds timeout) {
+  const auto deadline = steady::now() + timeout;
+  while (true) {
+    if (pred()) return true;
+    if (steady::now() >= deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+}
+
+}  // namespace errand::fake_discord
