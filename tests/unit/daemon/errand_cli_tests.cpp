@@ -1,5 +1,6 @@
 #include "tests/unit/daemon/daemon_harness.hpp"
 
+#include <boost/json/parse.hpp>
 #include <catch2/catch_test_macros.hpp>
 
 using namespace errand::test;
@@ -45,4 +46,43 @@ TEST_CASE("errand config check accepts a valid file and refuses a broken one") {
   const auto r = h.run({"config", "check"});
   CHECK(r.exit_code == 2);
   CHECK(!r.err.empty());
+}
+
+TEST_CASE(
+    "errand plugins list --json shows the in-tree plugins loaded and refuses the bad fixtures") {
+  DaemonHarness h;
+  auto env = h.environment();
+  for (auto& entry : env) {
+    if (entry.rfind("ERRAND_PLUGIN_PATH=", 0) == 0) {
+      entry = "ERRAND_PLUGIN_PATH=" + (build_dir() / "plugins").string() + ":" +
+              (build_dir() / "tests" / "fixture-plugins").string();
+    }
+  }
+  const auto r = run_to_end(h.argv({"plugins", "list", "--json"}), env, h.dir().path());
+  REQUIRE(r.exit_code == 0);
+  const auto listed = boost::json::parse(r.out).as_array();
+  auto status_of = [&](const std::string& field, const std::string& value) -> std::string {
+    for (const auto& row : listed) {
+      const auto& o = row.as_object();
+      if (o.at(field).as_string() == value) {
+        return std::string(o.at("status").as_string()) + ": " +
+               std::string(o.at("reason").as_string());
+      }
+    }
+    return "absent";
+  };
+  auto path_status = [&](const std::string& file) {
+    return status_of("path", (build_dir() / "tests" / "fixture-plugins" / file).string());
+  };
+  CHECK(status_of("name", "chat-discord").rfind("loaded", 0) == 0);
+  CHECK(status_of("name", "sandbox-bailey").rfind("loaded", 0) == 0);
+  CHECK(status_of("name", "broker").rfind("loaded", 0) == 0);
+  CHECK(path_status("fixture-wrong-major.so").find("abi_major") != std::string::npos);
+  CHECK(path_status("fixture-bogus-toolchain.so").find("toolchain") != std::string::npos);
+  CHECK(path_status("fixture-no-entry.so").find("errand_plugin_entry_v1") != std::string::npos);
+  for (const auto& row : listed) {
+    if (row.as_object().at("status").as_string() == "loaded") {
+      CHECK(row.as_object().at("abi").as_string() == "1.0");
+    }
+  }
 }

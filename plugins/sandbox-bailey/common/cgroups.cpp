@@ -1,0 +1,329 @@
+#include "plugins/sandbox-bailey/common/cgroups.hpp"
+
+#include <dirent.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#ifndef CGROUP2_SUPER_MAGIC
+#define CGROUP2_SUPER_MAGIC 0x63677270
+#endif
+
+namespace errand::bailey::cgroups {
+
+namespace {
+
+bool exists(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0;
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+bool write_file(const std::string& path, const std::string& text, std::string& error) {
+  std::ofstream out(path);
+  if (out) out << text;
+  if (out) out.flush();
+  if (!out) {
+    error = "could not write \"" + text + "\" to " + path + ": " + std::strerror(errno);
+    return false;
+  }
+  return true;
+}
+
+std::vector<std::string> split_words(const std::string& text, char sep) {
+  std::vector<std::string> out;
+  std::string word;
+  std::string flat = text;
+  for (auto& c : flat)
+    if (c == '\n') c = sep;
+  std::istringstream in(flat);
+  while (std::getline(in, word, sep))
+    if (!word.empty()) out.push_back(word);
+  return out;
+}
+
+// Proves a parent can host session cgroups: creates a child, checks the control file the
+// limits need appeared, removes it.
+bool can_host(const std::string& parent, const std::string& control_file, std::string& why) {
+  const auto probe = parent + "/errand-probe-" + std::to_string(::getpid());
+  ::rmdir(probe.c_str());
+  if (::mkdir(probe.c_str(), 0755) != 0) {
+    why = "cannot create a child cgroup in " + parent + ": " + std::strerror(errno);
+    return false;
+  }
+  const bool ok = exists(probe + "/" + control_file);
+  ::rmdir(probe.c_str());
+  if (!ok) why = parent + " does not offer " + control_file + " to its children";
+  return ok;
+}
+
+Layout detect_v2(const std::string& root) {
+  Layout layout;
+  struct statfs fs {};
+  if (::statfs(root.c_str(), &fs) != 0) {
+    layout.problems.push_back("BAILEY_CGROUP_ROOT=" + root +
+                              " cannot be read: " + std::strerror(errno));
+    return layout;
+  }
+  if (fs.f_type != CGROUP2_SUPER_MAGIC) {
+    layout.problems.push_back("BAILEY_CGROUP_ROOT=" + root + " is not on a cgroup v2 filesystem");
+    return layout;
+  }
+  const auto available = split_words(read_file(root + "/cgroup.controllers"), ' ');
+  const std::set<std::string> offered(available.begin(), available.end());
+  std::string enable;
+  for (const std::string name : {"memory", "pids", "cpu"}) {
+    if (offered.count(name) == 0) {
+      layout.problems.push_back("the " + name + " controller is not delegated to " + root);
+      continue;
+    }
+    enable += (enable.empty() ? "+" : " +") + name;
+  }
+  std::string error;
+  if (!enable.empty() && !write_file(root + "/cgroup.subtree_control", enable, error))
+    layout.problems.push_back(error + " (a delegated root must hold no processes itself)");
+  std::string why;
+  if (offered.count("memory") && can_host(root, "memory.max", why))
+    layout.memory = root;
+  else if (offered.count("memory"))
+    layout.problems.push_back(why);
+  if (offered.count("pids") && can_host(root, "pids.max", why))
+    layout.pids = root;
+  else if (offered.count("pids"))
+    layout.problems.push_back(why);
+  if (offered.count("cpu") && can_host(root, "cpu.max", why))
+    layout.cpu = root;
+  else if (offered.count("cpu"))
+    layout.problems.push_back(why);
+  layout.kind =
+      (layout.memory.empty() && layout.pids.empty() && layout.cpu.empty()) ? Kind::none : Kind::v2;
+  return layout;
+}
+
+// Where this process sits in the v1 hierarchy carrying one controller.
+std::string v1_parent(const std::string& controller) {
+  std::string mountpoint, mount_root;
+  std::ifstream mounts("/proc/self/mountinfo");
+  for (std::string line; std::getline(mounts, line);) {
+    const auto dash = line.find(" - ");
+    if (dash == std::string::npos) continue;
+    const auto after = split_words(line.substr(dash + 3), ' ');
+    if (after.size() < 3 || after[0] != "cgroup") continue;
+    const auto options = split_words(after[2], ',');
+    bool has = false;
+    for (const auto& o : options) has = has || o == controller;
+    if (!has) continue;
+    const auto fields = split_words(line.substr(0, dash), ' ');
+    if (fields.size() < 5) continue;
+    mount_root = fields[3];
+    mountpoint = fields[4];
+    break;
+  }
+  if (mountpoint.empty()) return {};
+  std::ifstream self("/proc/self/cgroup");
+  for (std::string line; std::getline(self, line);) {
+    const auto first = line.find(':');
+    const auto second = line.find(':', first + 1);
+    if (first == std::string::npos || second == std::string::npos) continue;
+    const auto names = split_words(line.substr(first + 1, second - first - 1), ',');
+    bool has = false;
+    for (const auto& n : names) has = has || n == controller;
+    if (!has) continue;
+    auto path = line.substr(second + 1);
+    if (mount_root != "/" && path.compare(0, mount_root.size(), mount_root) == 0)
+      path = path.substr(mount_root.size());
+    if (path == "/") path.clear();
+    return mountpoint + path;
+  }
+  return {};
+}
+
+Layout detect_v1() {
+  Layout layout;
+  const struct {
+    const char* name;
+    const char* control;
+    std::string Layout::*slot;
+  } wanted[] = {{"memory", "memory.limit_in_bytes", &Layout::memory},
+                {"pids", "pids.max", &Layout::pids},
+                {"cpu", "cpu.cfs_quota_us", &Layout::cpu}};
+  for (const auto& w : wanted) {
+    const auto parent = v1_parent(w.name);
+    if (parent.empty()) {
+      layout.problems.push_back(std::string("no cgroup v1 hierarchy carries the ") + w.name +
+                                " controller and BAILEY_CGROUP_ROOT names no delegated v2 root");
+      continue;
+    }
+    std::string why;
+    if (can_host(parent, w.control, why))
+      layout.*w.slot = parent;
+    else
+      layout.problems.push_back(why);
+  }
+  layout.kind =
+      (layout.memory.empty() && layout.pids.empty() && layout.cpu.empty()) ? Kind::none : Kind::v1;
+  return layout;
+}
+
+std::uint64_t counter(const std::string& file, const std::string& key) {
+  std::ifstream in(file);
+  for (std::string name; in >> name;) {
+    std::uint64_t value = 0;
+    if (!(in >> value)) return 0;
+    if (name == key) return value;
+  }
+  return 0;
+}
+
+}  // namespace
+
+Layout detect(const std::string& root_override) {
+  return root_override.empty() ? detect_v1() : detect_v2(root_override);
+}
+
+std::string daemon_prefix(const std::string& state_dir) {
+  std::uint32_t hash = 2166136261u;
+  for (const unsigned char c : state_dir) hash = (hash ^ c) * 16777619u;
+  char hex[9];
+  std::snprintf(hex, sizeof hex, "%08x", hash);
+  return std::string("errand-") + hex + "-";
+}
+
+bool create(const Layout& layout, const std::string& name, const Limits& limits, Session& out,
+            std::string& error) {
+  out = Session{};
+  out.kind = layout.kind;
+  auto make = [&](const std::string& parent, std::string& slot) {
+    if (parent.empty()) return true;
+    slot = parent + "/" + name;
+    for (const auto& d : out.dirs)
+      if (d == slot) return true;
+    if (::mkdir(slot.c_str(), 0755) != 0 && errno != EEXIST) {
+      error = "could not create the cgroup " + slot + ": " + std::strerror(errno);
+      return false;
+    }
+    out.dirs.push_back(slot);
+    // A single-threaded process moving itself through v1's tasks file skips the global
+    // threadgroup lock, whose RCU grace period costs milliseconds on every launch.
+    out.join_files.push_back(slot + (layout.kind == Kind::v1 ? "/tasks" : "/cgroup.procs"));
+    return true;
+  };
+  bool ok = make(layout.memory, out.memory_dir) && make(layout.pids, out.pids_dir) &&
+            make(layout.cpu, out.cpu_dir);
+  const bool v2 = layout.kind == Kind::v2;
+  if (ok && !out.memory_dir.empty() && limits.memory_bytes > 0) {
+    const auto bytes = std::to_string(limits.memory_bytes);
+    if (v2) {
+      ok = write_file(out.memory_dir + "/memory.max", bytes, error);
+      // Swap would let a session hold more than its limit; zero it where the kernel offers it.
+      if (ok && exists(out.memory_dir + "/memory.swap.max"))
+        ok = write_file(out.memory_dir + "/memory.swap.max", "0", error);
+    } else {
+      ok = write_file(out.memory_dir + "/memory.limit_in_bytes", bytes, error);
+      if (ok && exists(out.memory_dir + "/memory.memsw.limit_in_bytes"))
+        ok = write_file(out.memory_dir + "/memory.memsw.limit_in_bytes", bytes, error);
+    }
+  }
+  if (ok && !out.pids_dir.empty() && limits.pids > 0)
+    ok = write_file(out.pids_dir + "/pids.max", std::to_string(limits.pids), error);
+  if (ok && !out.cpu_dir.empty() && limits.cpu_millis > 0) {
+    const std::uint64_t period = 100000;
+    const auto quota = std::to_string(limits.cpu_millis * period / 1000);
+    if (v2) {
+      ok = write_file(out.cpu_dir + "/cpu.max", quota + " " + std::to_string(period), error);
+    } else {
+      ok = write_file(out.cpu_dir + "/cpu.cfs_period_us", std::to_string(period), error) &&
+           write_file(out.cpu_dir + "/cpu.cfs_quota_us", quota, error);
+    }
+  }
+  if (!ok) {
+    std::string ignored;
+    remove(out, ignored);
+    out = Session{};
+  }
+  return ok;
+}
+
+std::uint64_t oom_kills(const Session& s) {
+  if (s.memory_dir.empty()) return 0;
+  return s.kind == Kind::v2 ? counter(s.memory_dir + "/memory.events", "oom_kill")
+                            : counter(s.memory_dir + "/memory.oom_control", "oom_kill");
+}
+
+std::uint64_t refused_forks(const Session& s) {
+  if (s.pids_dir.empty()) return 0;
+  return counter(s.pids_dir + "/pids.events", "max");
+}
+
+std::size_t kill_all_in(const std::string& dir) {
+  std::size_t signalled = 0;
+  std::ifstream procs(dir + "/cgroup.procs");
+  for (pid_t pid = 0; procs >> pid;)
+    if (pid > 0 && ::kill(pid, SIGKILL) == 0) ++signalled;
+  return signalled;
+}
+
+std::size_t kill_all(const Session& s) {
+  std::size_t signalled = 0;
+  for (const auto& d : s.dirs) signalled += kill_all_in(d);
+  return signalled;
+}
+
+bool remove_dir(const std::string& dir, std::string& detail) {
+  // A cgroup goes once its last process is reaped; a killed process can take a moment.
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    if (::rmdir(dir.c_str()) == 0 || errno == ENOENT) return true;
+    if (errno != EBUSY) break;
+    kill_all_in(dir);
+    std::this_thread::sleep_for(std::chrono::milliseconds(attempt < 10 ? 2 : 20));
+  }
+  detail = "the cgroup " + dir + " could not be removed: " + std::strerror(errno);
+  return false;
+}
+
+bool remove(const Session& s, std::string& detail) {
+  bool ok = true;
+  for (const auto& d : s.dirs) {
+    std::string one;
+    if (!remove_dir(d, one)) {
+      ok = false;
+      detail += (detail.empty() ? "" : "; ") + one;
+    }
+  }
+  return ok;
+}
+
+std::vector<std::string> leftovers(const Layout& layout, const std::string& prefix) {
+  std::set<std::string> parents;
+  for (const auto* p : {&layout.memory, &layout.pids, &layout.cpu})
+    if (!p->empty()) parents.insert(*p);
+  std::vector<std::string> out;
+  for (const auto& parent : parents) {
+    DIR* dir = ::opendir(parent.c_str());
+    if (dir == nullptr) continue;
+    while (const dirent* e = ::readdir(dir)) {
+      const std::string name = e->d_name;
+      if (e->d_type == DT_DIR && name.rfind(prefix, 0) == 0) out.push_back(parent + "/" + name);
+    }
+    ::closedir(dir);
+  }
+  return out;
+}
+
+}  // namespace errand::bailey::cgroups

@@ -1,0 +1,71 @@
+#pragma once
+
+// Per-session memory, cpu and process limits. Two layouts are used, whichever this host lets
+// the daemon write: a delegated cgroup v2 subtree named by BAILEY_CGROUP_ROOT, or, without that
+// variable, the daemon's own cgroups in the v1 memory, pids and cpu hierarchies.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace errand::bailey::cgroups {
+
+enum class Kind { none, v2, v1 };
+
+struct Layout {
+  Kind kind = Kind::none;
+  // Where session cgroups are created, per controller; empty when that controller is unusable.
+  // Under v2 all three are the delegated root.
+  std::string memory;
+  std::string pids;
+  std::string cpu;
+  // Why a controller is missing, one sentence each.
+  std::vector<std::string> problems;
+};
+
+// root_override is BAILEY_CGROUP_ROOT (empty when unset). Creates and removes a probe child to
+// prove each parent is writable.
+Layout detect(const std::string& root_override);
+
+struct Limits {
+  std::uint64_t memory_bytes = 0;  // 0: none
+  std::uint64_t pids = 0;
+  std::uint64_t cpu_millis = 0;
+};
+
+struct Session {
+  Kind kind = Kind::none;
+  std::string memory_dir;
+  std::string pids_dir;
+  std::string cpu_dir;
+  // Distinct directories, and the file of each a process writes "0" to in order to join it.
+  std::vector<std::string> dirs;
+  std::vector<std::string> join_files;
+};
+
+// Creates <parent>/errand-<session> under every usable controller and writes the limits.
+// On failure nothing is left behind and error says what failed.
+bool create(const Layout& layout, const std::string& session_id, const Limits& limits, Session& out,
+            std::string& error);
+
+// Counters the kernel keeps: OOM kills and refused forks since creation.
+std::uint64_t oom_kills(const Session& session);
+std::uint64_t refused_forks(const Session& session);
+
+// SIGKILL to every process still inside; returns how many were signalled.
+std::size_t kill_all(const Session& session);
+std::size_t kill_all_in(const std::string& dir);
+
+// Removes the directories, killing stragglers first and retrying while the kernel lets go of
+// them. Returns false with detail naming what stayed.
+bool remove(const Session& session, std::string& detail);
+bool remove_dir(const std::string& dir, std::string& detail);
+
+// Children whose names start with prefix, left under the layout's parents (after a restart).
+std::vector<std::string> leftovers(const Layout& layout, const std::string& prefix);
+
+// "errand-<8 hex digits>-": the cgroup names of one daemon, told apart by its state directory,
+// so one daemon's sweep never touches another's sessions in a shared hierarchy.
+std::string daemon_prefix(const std::string& state_dir);
+
+}  // namespace errand::bailey::cgroups

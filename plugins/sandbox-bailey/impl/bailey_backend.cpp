@@ -1,0 +1,335 @@
+#include "plugins/sandbox-bailey/impl/bailey_backend.hpp"
+
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <cctype>
+#include <cstdlib>
+#include <errand/sdk/config_values.hpp>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+#include "plugins/sandbox-bailey/common/host_features.hpp"
+#include "plugins/sandbox-bailey/common/landlock_abi.hpp"
+#include "plugins/sandbox-bailey/common/policy_toml.hpp"
+#include "plugins/sandbox-bailey/impl/enforcement_report.hpp"
+#include "plugins/sandbox-bailey/impl/environment.hpp"
+#include "plugins/sandbox-bailey/impl/launcher_spawn.hpp"
+#include "plugins/sandbox-bailey/impl/policy_builder.hpp"
+#include "plugins/sandbox-bailey/impl/pool_work.hpp"
+
+namespace errand::bailey {
+
+namespace fs = std::filesystem;
+using sdk::make_error;
+
+namespace {
+
+constexpr std::chrono::milliseconds kStartTimeout{30000};
+
+std::string env_or_empty(const char* name) {
+  const char* v = std::getenv(name);
+  return v == nullptr ? std::string() : std::string(v);
+}
+
+bool valid_session_id(const std::string& id) {
+  if (id.empty() || id.size() > 128 || id == "." || id == "..") return false;
+  for (const char c : id)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.'))
+      return false;
+  return true;
+}
+
+bool write_private_file(const fs::path& path, const std::string& text, std::string& error) {
+  const auto partial = path.string() + ".partial";
+  {
+    std::ofstream out(partial, std::ios::trunc);
+    out << text;
+    if (!out.flush()) {
+      error = "could not write " + partial;
+      return false;
+    }
+  }
+  ::chmod(partial.c_str(), 0600);
+  std::error_code ec;
+  fs::rename(partial, path, ec);
+  if (ec) error = "could not write " + path.string() + ": " + ec.message();
+  return !ec;
+}
+
+// The sandbox resolves names only where it has a network of its own to resolve them on.
+std::string resolv_conf_for(NetworkPlan plan) {
+  switch (plan) {
+    case NetworkPlan::none:
+    case NetworkPlan::broker:
+      return "# errand: this session has no resolver; under the broker, names are resolved by\n"
+             "# the broker for each proxied request. Lookups fail at once rather than hang.\n"
+             "nameserver 127.0.0.1\noptions timeout:1 attempts:1\n";
+    case NetworkPlan::pasta:
+      return "# errand: pasta forwards this address to the host's resolver\nnameserver 10.0.2.3\n";
+    case NetworkPlan::host: break;
+  }
+  std::ifstream host("/etc/resolv.conf");
+  std::string out = "# errand: the host's resolvers, for a session sharing its network\n";
+  for (std::string line; std::getline(host, line);)
+    if (line.rfind("nameserver", 0) == 0 || line.rfind("search", 0) == 0 ||
+        line.rfind("options", 0) == 0)
+      out += line + "\n";
+  return out;
+}
+
+}  // namespace
+
+BaileyBackend::BaileyBackend(const sdk::HostServices& host)
+    : executor_(host.executor),
+      log_(host.log),
+      state_dir_(host.state_dir),
+      cgroup_root_(env_or_empty("BAILEY_CGROUP_ROOT")),
+      pool_(std::make_shared<boost::asio::thread_pool>(2)) {
+  auto settings = read_settings(host.config);
+  if (!settings) throw std::runtime_error("sandbox-bailey: " + settings.error().message);
+  settings_ = std::move(*settings);
+  if (settings_.state_dir.empty()) settings_.state_dir = state_dir_.string();
+  launcher_ = (host.plugin_path.parent_path() / kLauncherName).string();
+  if (::access(launcher_.c_str(), X_OK) != 0)
+    throw std::runtime_error("sandbox-bailey: its launcher " + launcher_ +
+                             " is missing or not executable; reinstall errand so errand-bailey "
+                             "sits beside sandbox-bailey.so");
+  cgroups_ = cgroups::detect(cgroup_root_);
+}
+
+BaileyBackend::~BaileyBackend() {
+  std::lock_guard lock(active_mutex_);
+  for (auto& [id, weak] : active_)
+    if (auto state = weak.lock()) state->kill_soon();
+}
+
+std::string BaileyBackend::cgroup_name(const std::string& session_id) const {
+  return cgroups::daemon_prefix(state_dir_.string()) + session_id;
+}
+
+fs::path BaileyBackend::run_dir(const std::string& session_id) const {
+  return state_dir_ / "bailey" / "run" / session_id;
+}
+
+sdk::EnforcementReport BaileyBackend::probe() noexcept {
+  try {
+    HostFeatures features;
+    std::vector<std::pair<std::string, std::string>> env;
+    if (!cgroup_root_.empty()) env.emplace_back("BAILEY_CGROUP_ROOT", cgroup_root_);
+    auto doctor = run_doctor(launcher_, env);
+    std::string error;
+    if (!doctor || !parse_features(*doctor, features, error)) {
+      sdk::EnforcementReport r;
+      r.backend = "bailey";
+      r.summary = "sessions run as confined host processes using the host's own tools";
+      r.gaps.push_back({"every bailey guarantee",
+                        "the host could not be probed (" +
+                            (doctor ? error : doctor.error().message) +
+                            "); no session can be confined until errand-bailey doctor works"});
+      return r;
+    }
+    hide_features(features, env_or_empty(kHideVariable));
+    return build_report(features, settings_);
+  } catch (const std::exception& e) {
+    sdk::EnforcementReport r;
+    r.backend = "bailey";
+    r.gaps.push_back({"every bailey guarantee", std::string("the probe failed: ") + e.what()});
+    return r;
+  }
+}
+
+sdk::Result<ProcessSetup> BaileyBackend::prepare(const sdk::LaunchSpec& spec) {
+  if (!valid_session_id(spec.session_id))
+    return make_error("the session id \"" + spec.session_id +
+                          "\" is refused: use 1 to 128 letters, digits, '-', '_' or '.'",
+                      sdk::Error::Kind::refused);
+  if (spec.record_dir.empty() || !spec.record_dir.is_absolute())
+    return make_error("the session has no absolute record directory for its policy",
+                      sdk::Error::Kind::refused);
+  std::error_code ec;
+  for (const auto* dir : {&spec.project_dir, &spec.state_dir})
+    if (!fs::is_directory(*dir, ec))
+      return make_error("the session directory " + dir->string() + " does not exist",
+                        sdk::Error::Kind::not_found);
+
+  ProcessSetup setup;
+  setup.session_id = spec.session_id;
+  setup.run_dir = run_dir(spec.session_id);
+  fs::create_directories(setup.run_dir, ec);
+  if (ec) return make_error("could not create " + setup.run_dir.string() + ": " + ec.message());
+  ::chmod(setup.run_dir.c_str(), 0700);
+  auto undo = [&](sdk::Error error) -> sdk::Result<ProcessSetup> {
+    std::string ignored;
+    cgroups::remove(setup.cgroup, ignored);
+    std::error_code e;
+    fs::remove_all(setup.run_dir, e);
+    return error;
+  };
+  fs::create_directories(spec.state_dir / "home", ec);
+  if (ec) return undo(make_error("could not create the session's home: " + ec.message()));
+
+  const cgroups::Limits limits{spec.limits.memory_bytes, spec.limits.pids,
+                               static_cast<std::uint64_t>(spec.limits.cpus * 1000.0 + 0.5)};
+  if (cgroups_.kind != cgroups::Kind::none) {
+    std::string error;
+    if (!cgroups::create(cgroups_, cgroup_name(spec.session_id), limits, setup.cgroup, error))
+      return undo(make_error("could not set the session's limits: " + error));
+  }
+
+  PolicyContext ctx;
+  ctx.landlock_abi = std::min(landlock::query_abi().abi, landlock::kNewestKnownAbi);
+  ctx.resolv_conf = (setup.run_dir / "resolv.conf").string();
+  ctx.cgroup_join = setup.cgroup.join_files;
+  ctx.pasta_path = find_pasta();
+  ctx.credential_names = settings_.credential_names;
+  ctx.daemon_state_dir = state_dir_.string();
+  ctx.project_root = settings_.project_root;
+  auto built = build_policy(spec, ctx);
+  if (!built) return undo(built.error());
+  for (const auto& w : built->warnings)
+    if (log_) log_->warn("session {}: {}", spec.session_id, w);
+
+  std::string error;
+  if (!write_private_file(ctx.resolv_conf, resolv_conf_for(built->policy.network), error))
+    return undo(make_error(error));
+  fs::create_directories(spec.record_dir, ec);
+  ::chmod(spec.record_dir.c_str(), 0700);
+  const auto policy_path = spec.record_dir / "policy.toml";
+  if (!write_private_file(policy_path, render_policy(built->policy), error))
+    return undo(make_error(error));
+
+  setup.disk_roots = {spec.project_dir, spec.state_dir};
+  setup.disk_budget = spec.limits.disk_bytes;
+  setup.disk_check_max = spec.limits.disk_check_max;
+  setup.grace = spec.limits.grace;
+  setup.memory_limit = spec.limits.memory_bytes;
+  setup.pids_limit = spec.limits.pids;
+  if (setup.disk_budget > 0) setup.disk_baseline = measure_disk_usage(setup.disk_roots);
+
+  auto handles = spawn_launcher(launcher_, {"run", policy_path.string()}, built->passed_env);
+  if (!handles) return undo(handles.error());
+  setup.handles = *handles;
+  std::ofstream(setup.run_dir / "launcher")
+      << setup.handles.pid << ' ' << process_start_time(setup.handles.pid) << '\n';
+  return setup;
+}
+
+boost::asio::awaitable<sdk::Result<std::unique_ptr<sdk::SandboxProcess>>> BaileyBackend::launch(
+    sdk::LaunchSpec spec) {
+  if (is_active(spec.session_id))
+    co_return make_error("a sandbox for session " + spec.session_id +
+                             " is already running; stop it before launching another",
+                         sdk::Error::Kind::refused);
+  auto work = [this, &spec] { return prepare(spec); };
+  auto setup = co_await run_on_pool(*pool_, std::move(work));
+  if (!setup) co_return setup.error();
+  auto state = std::make_shared<ProcessState>(executor_, pool_, log_, std::move(*setup));
+  {
+    std::lock_guard lock(active_mutex_);
+    std::erase_if(active_, [](const auto& entry) {
+      const auto state = entry.second.lock();
+      return !state || state->ended();
+    });
+    active_[spec.session_id] = state;
+  }
+  state->start();
+  if (auto failure = co_await state->started(kStartTimeout)) {
+    co_await state->finished();
+    co_return make_error(
+        "the sandbox for session " + spec.session_id + " did not start: " + *failure,
+        sdk::Error::Kind::failed);
+  }
+  if (log_)
+    log_->info("session {}: sandbox started (launcher pid {})", spec.session_id,
+               state->setup().handles.pid);
+  co_return std::unique_ptr<sdk::SandboxProcess>(std::make_unique<BaileyProcess>(state));
+}
+
+bool BaileyBackend::is_active(const std::string& session_id) {
+  std::lock_guard lock(active_mutex_);
+  const auto it = active_.find(session_id);
+  if (it == active_.end()) return false;
+  const auto state = it->second.lock();
+  return state && !state->ended();
+}
+
+sdk::SweepReport BaileyBackend::sweep_orphans() noexcept {
+  sdk::SweepReport report;
+  try {
+    const auto prefix = cgroups::daemon_prefix(state_dir_.string());
+    for (const auto& dir : cgroups::leftovers(cgroups_, prefix)) {
+      const auto session = fs::path(dir).filename().string().substr(prefix.size());
+      if (is_active(session)) continue;
+      const auto killed = cgroups::kill_all_in(dir);
+      std::string detail;
+      if (cgroups::remove_dir(dir, detail)) {
+        ++report.removed;
+        report.details.push_back(
+            "removed the cgroup " + dir +
+            (killed ? " and killed " + std::to_string(killed) + " process(es)" : std::string()));
+      } else {
+        report.complete = false;
+        report.details.push_back(detail);
+      }
+    }
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator(state_dir_ / "bailey" / "run", ec)) {
+      const auto session = entry.path().filename().string();
+      if (is_active(session)) continue;
+      pid_t pid = 0;
+      unsigned long long start = 0;
+      std::ifstream(entry.path() / "launcher") >> pid >> start;
+      // Only the launcher we started: a pid reused since belongs to someone else.
+      if (pid > 0 && start != 0 && process_start_time(pid) == start && ::kill(pid, SIGKILL) == 0)
+        report.details.push_back("killed the leftover launcher of session " + session);
+      std::error_code remove_ec;
+      fs::remove_all(entry.path(), remove_ec);
+      if (remove_ec) {
+        report.complete = false;
+        report.details.push_back("could not remove " + entry.path().string() + ": " +
+                                 remove_ec.message());
+      } else {
+        ++report.removed;
+        report.details.push_back("removed the run directory of session " + session);
+      }
+    }
+  } catch (const std::exception& e) {
+    report.complete = false;
+    report.details.push_back(std::string("the sweep failed: ") + e.what());
+  }
+  return report;
+}
+
+void BaileyBackend::validate_config(const boost::json::object& config,
+                                    sdk::ConfigProblems& problems) {
+  auto settings = read_settings(config);
+  if (!settings) {
+    problems.add("sandbox", settings.error().message);
+    return;
+  }
+  const auto* backend = sdk::find_setting(config, "sandbox.backend");
+  if (backend != nullptr && (!backend->is_string() || backend->as_string() != "bailey")) return;
+  const auto& s = *settings;
+  const struct {
+    const char* key;
+    const std::vector<std::string>* paths;
+  } lists[] = {{"sandbox.policyExtra.read", &s.extra_read},
+               {"sandbox.policyExtra.write", &s.extra_write},
+               {"sandbox.policyExtra.execute", &s.extra_execute},
+               {"sandbox.pathExtra", &s.path_extra}};
+  for (const auto& l : lists)
+    for (const auto& path : *l.paths)
+      if (auto ok = check_grant(path, l.key, s.state_dir, s.project_root); !ok)
+        problems.add(l.key, ok.error().message);
+  sdk::LaunchSpec probe_spec;
+  probe_spec.env_extra = s.env;
+  if (auto env = build_environment(probe_spec, s.credential_names); !env)
+    problems.add("sandbox.env", env.error().message);
+}
+
+}  // namespace errand::bailey

@@ -1,0 +1,60 @@
+#pragma once
+
+// The bailey sandbox backend: confines each session as a host process with namespaces,
+// Landlock, seccomp, rlimits and cgroups, through the errand-bailey launcher that ships beside
+// the plugin. There is no unconfined mode.
+
+#include <boost/asio/thread_pool.hpp>
+#include <errand/sdk/config_problems.hpp>
+#include <errand/sdk/host_services.hpp>
+#include <errand/sdk/sandbox_backend.hpp>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "plugins/sandbox-bailey/common/cgroups.hpp"
+#include "plugins/sandbox-bailey/impl/bailey_process.hpp"
+#include "plugins/sandbox-bailey/impl/settings.hpp"
+
+namespace errand::bailey {
+
+inline constexpr const char* kLauncherName = "errand-bailey";
+
+class BaileyBackend final : public sdk::SandboxBackend {
+ public:
+  // Throws (a refusal the host reports) when the configuration cannot be read or the launcher
+  // is not installed beside the plugin.
+  explicit BaileyBackend(const sdk::HostServices& host);
+  ~BaileyBackend() override;
+
+  sdk::EnforcementReport probe() noexcept override;
+  boost::asio::awaitable<sdk::Result<std::unique_ptr<sdk::SandboxProcess>>> launch(
+      sdk::LaunchSpec spec) override;
+  sdk::SweepReport sweep_orphans() noexcept override;
+
+  static void validate_config(const boost::json::object& config, sdk::ConfigProblems& problems);
+
+  const std::string& launcher_path() const noexcept { return launcher_; }
+  // The name of a session's cgroup under each controller.
+  std::string cgroup_name(const std::string& session_id) const;
+  // Where a session's scratch files (its resolv.conf, the launcher's pid) live while it runs.
+  std::filesystem::path run_dir(const std::string& session_id) const;
+
+ private:
+  sdk::Result<ProcessSetup> prepare(const sdk::LaunchSpec& spec);
+  bool is_active(const std::string& session_id);
+
+  boost::asio::any_io_executor executor_;
+  std::shared_ptr<spdlog::logger> log_;
+  std::filesystem::path state_dir_;
+  BaileySettings settings_;
+  std::string launcher_;
+  std::string cgroup_root_;  // BAILEY_CGROUP_ROOT, read once
+  cgroups::Layout cgroups_;
+  std::shared_ptr<boost::asio::thread_pool> pool_;
+  std::mutex active_mutex_;
+  std::map<std::string, std::weak_ptr<ProcessState>> active_;
+};
+
+}  // namespace errand::bailey

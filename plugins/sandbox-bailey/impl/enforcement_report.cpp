@@ -1,0 +1,206 @@
+#include "plugins/sandbox-bailey/impl/enforcement_report.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+#include "plugins/sandbox-bailey/common/landlock_abi.hpp"
+#include "plugins/sandbox-bailey/common/seccomp_filter.hpp"
+#include "plugins/sandbox-bailey/impl/disk_budget.hpp"
+
+namespace errand::bailey {
+
+namespace {
+
+std::string ports_text(const std::vector<std::uint16_t>& ports) {
+  std::string out;
+  for (const auto p : ports) out += (out.empty() ? "" : ", ") + std::to_string(p);
+  return out;
+}
+
+std::string cpus_text(double cpus) {
+  std::ostringstream out;
+  out << cpus;
+  return out.str();
+}
+
+bool direct_network(const BaileySettings& s) {
+  return s.network != sdk::NetworkMode::none &&
+         (s.network == sdk::NetworkMode::open || s.egress == sdk::EgressMode::open);
+}
+
+void add_network(sdk::EnforcementReport& r, const HostFeatures& host, const BaileySettings& s) {
+  const bool net_rules = host.landlock_abi >= 4;
+  if (s.network == sdk::NetworkMode::none) {
+    r.enforced.push_back("network: an empty network namespace; nothing can be reached");
+    return;
+  }
+  if (!direct_network(s)) {
+    r.enforced.push_back(
+        "network: a private namespace whose one way out is a relay on 127.0.0.1:3128 to the "
+        "session's broker socket; the host's loopback, its addresses, UDP and DNS are "
+        "unreachable");
+    if (s.hide_host_address)
+      r.notes.push_back(
+          "sandbox.hideHostAddress does nothing under the broker: the session's "
+          "namespace already hides the host's address");
+    return;
+  }
+  const bool hidden = s.hide_host_address && !host.pasta_path.empty();
+  if (net_rules) {
+    r.enforced.push_back(std::string("network: ") +
+                         (hidden ? "a private namespace wired out by pasta (synthetic address "
+                                   "and MAC); "
+                                 : "the host's network; ") +
+                         "TCP connections only to ports " + ports_text(s.egress_ports) +
+                         " (Landlock)");
+  } else {
+    r.gaps.push_back({"outbound TCP held to ports " + ports_text(s.egress_ports),
+                      "this kernel's Landlock ABI (" + std::to_string(host.landlock_abi) +
+                          ") has no network rules (ABI 4, Linux 6.7), so a session with "
+                          "egress.mode open reaches any port"});
+  }
+  r.notes.push_back(
+      "egress.mode open: no broker; sandbox.egress.allow does nothing, and UDP, "
+      "QUIC and DNS are not restricted by port");
+  if (s.hide_host_address && host.pasta_path.empty())
+    r.gaps.push_back({"the host's address hidden from sessions (sandbox.hideHostAddress)",
+                      "pasta is not installed, so sessions share the host's network namespace "
+                      "and can read its address, MAC and neighbours; install the passt package"});
+  if (!hidden && host.landlock_abi < 6)
+    r.gaps.push_back({"abstract unix sockets of the host kept out of reach",
+                      "the session shares the host's network namespace and this kernel's "
+                      "Landlock ABI (" +
+                          std::to_string(host.landlock_abi) +
+                          ") cannot scope abstract sockets (ABI 6, Linux 6.12)"});
+}
+
+void add_limits(sdk::EnforcementReport& r, const HostFeatures& host, const BaileySettings& s) {
+  const auto& cg = host.cgroup;
+  const char* kind = cg.kind == cgroups::Kind::v2 ? "cgroup v2" : "cgroup v1";
+  std::vector<std::string> missing;
+  auto one = [&](bool wanted, const std::string& dir, const std::string& what) {
+    if (!wanted) return;
+    if (!dir.empty())
+      r.enforced.push_back("limit: " + what + " per session (" + kind + ")");
+    else
+      missing.push_back(what);
+  };
+  one(s.limits.memory_bytes > 0, cg.memory, "memory " + human_size(s.limits.memory_bytes));
+  one(s.limits.cpus > 0, cg.cpu, cpus_text(s.limits.cpus) + " cpus");
+  one(s.limits.pids > 0, cg.pids, std::to_string(s.limits.pids) + " processes");
+  if (!missing.empty()) {
+    std::string what = "per-session ";
+    for (std::size_t i = 0; i < missing.size(); ++i)
+      what += (i == 0 ? "" : i + 1 == missing.size() ? " and " : ", ") + missing[i];
+    std::string why = cg.kind == cgroups::Kind::none
+                          ? "this host reports no cgroup delegation"
+                          : "this host's cgroup delegation does not cover them";
+    for (const auto& p : cg.problems) why += "; " + p;
+    why +=
+        ". The service's own limits still hold, but over the daemon and every session "
+        "together; set BAILEY_CGROUP_ROOT to a delegated cgroup v2 directory (systemd "
+        "Delegate=yes)";
+    r.gaps.push_back({what + " limits are not applied", why});
+  }
+}
+
+}  // namespace
+
+sdk::EnforcementReport build_report(const HostFeatures& host, const BaileySettings& s) {
+  sdk::EnforcementReport r;
+  r.backend = "bailey";
+  r.summary = "sessions run as confined host processes using the host's own tools";
+
+  if (host.userns) {
+    r.enforced.push_back(
+        "namespaces: user (root inside is the daemon's uid, no capabilities), "
+        "mount, PID, UTS, IPC" +
+        std::string(direct_network(s) && !(s.hide_host_address && !host.pasta_path.empty())
+                        ? ""
+                        : " and network"));
+    r.enforced.push_back(
+        "filesystem: a new root holding only the system directories, the "
+        "project at /workspace and the state at /state; the daemon's files, "
+        "its home and other sessions are not in it");
+  } else {
+    r.gaps.push_back({"sessions isolated in their own namespaces",
+                      "user namespaces cannot be used here (" + host.userns_detail +
+                          "); bailey cannot start a session at all on this host"});
+  }
+
+  if (host.landlock_abi > 0) {
+    r.enforced.push_back("filesystem: Landlock ABI " + std::to_string(host.landlock_abi) +
+                         " grants read, write and execute by path after the pivot");
+    if (host.landlock_abi >= 6)
+      r.enforced.push_back(
+          "scoping: abstract unix sockets and signals stay inside the session "
+          "(Landlock)");
+    if (host.landlock_abi > landlock::kNewestKnownAbi)
+      r.notes.push_back("the kernel's Landlock ABI " + std::to_string(host.landlock_abi) +
+                        " is newer than this build knows (" +
+                        std::to_string(landlock::kNewestKnownAbi) +
+                        "); rights added after it are not handled");
+    for (const auto& line : landlock::unenforced_by(host.landlock_abi))
+      r.notes.push_back("Landlock: " + line);
+  } else {
+    r.gaps.push_back({"filesystem access held to the policy by Landlock",
+                      host.landlock_detail +
+                          "; the session is bounded only by what its mount namespace holds, and "
+                          "TCP ports are not restricted"});
+  }
+
+  if (host.seccomp) {
+    r.enforced.push_back("syscalls: seccomp refuses " +
+                         std::to_string(denied_syscall_names().size()) +
+                         " calls (tracing, keyrings, kernel modules, bpf, mounts, namespaces, "
+                         "io_uring, ...), namespace clones, TIOCSTI and unsafe personalities; "
+                         "foreign architectures are killed");
+  } else {
+    r.gaps.push_back(
+        {"the syscall filter", "seccomp cannot be used here (" + host.seccomp_detail +
+                                   "); bailey cannot start a session at all on this host"});
+  }
+
+  add_network(r, host, s);
+  add_limits(r, host, s);
+  r.enforced.push_back("no new privileges; the sandbox dies with the daemon");
+
+  if (s.limits.file_max_bytes > 0)
+    r.notes.push_back("no single file may exceed " + human_size(s.limits.file_max_bytes) +
+                      ", enforced as an rlimit");
+  if (s.limits.disk_bytes > 0)
+    r.notes.push_back(
+        "disk use over /workspace and /state is measured, not enforced: a session "
+        "past " +
+        human_size(s.limits.disk_bytes) + " is stopped, checked at most every " +
+        std::to_string(s.limits.disk_check_max.count()) + " ms");
+  if (s.image_set) r.notes.push_back("sandbox.image is podman's and does nothing under bailey");
+  for (const auto& h : host.unknown_hidden)
+    r.notes.push_back(std::string(kHideVariable) + " names an unknown feature \"" + h +
+                      "\"; it hid nothing");
+  if (!host.hidden.empty()) {
+    std::string names;
+    for (const auto& h : host.hidden) names += (names.empty() ? "" : ", ") + h;
+    r.notes.push_back(std::string("the test hook ") + kHideVariable + " removed " + names +
+                      " from this report");
+  }
+
+  auto grant = [&](const std::string& path) -> sdk::GrantedPath& {
+    for (auto& g : r.granted)
+      if (g.path == path) return g;
+    r.granted.push_back({path, false, false, false});
+    return r.granted.back();
+  };
+  for (const auto& p : s.extra_read) grant(p).read = true;
+  for (const auto& p : s.extra_write) grant(p).write = true;
+  for (const auto& p : s.extra_execute) grant(p).execute = true;
+  for (const auto& g : r.granted)
+    if (g.write)
+      r.notes.push_back("writable grant: sessions can change " + g.path.string() +
+                        ", outside their own project (sandbox.policyExtra.write)");
+  for (const auto& [name, value] : s.env) r.env_names.push_back(name);
+  return r;
+}
+
+}  // namespace errand::bailey

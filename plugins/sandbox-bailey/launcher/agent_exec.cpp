@@ -1,0 +1,187 @@
+#include "plugins/sandbox-bailey/launcher/agent_exec.hpp"
+
+#include <fcntl.h>
+#include <linux/capability.h>
+#include <linux/securebits.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "plugins/sandbox-bailey/common/landlock_abi.hpp"
+#include "plugins/sandbox-bailey/common/seccomp_filter.hpp"
+
+#ifndef SYS_close_range
+#define SYS_close_range 436
+#endif
+
+namespace errand::bailey::launcher {
+
+namespace {
+
+constexpr int kErrorFd = 3;
+
+[[noreturn]] void die(const std::string& what, int error) {
+  const auto text = what + (error != 0 ? std::string(": ") + std::strerror(error) : std::string());
+  [[maybe_unused]] auto n = ::write(kErrorFd, text.data(), text.size());
+  ::_exit(127);
+}
+
+void reset_signals() {
+  struct sigaction dfl {};
+  dfl.sa_handler = SIG_DFL;
+  for (int sig = 1; sig < NSIG; ++sig) ::sigaction(sig, &dfl, nullptr);
+  sigset_t none;
+  sigemptyset(&none);
+  ::sigprocmask(SIG_SETMASK, &none, nullptr);
+}
+
+// Root inside the user namespace is the daemon's uid outside; without capabilities it is only
+// that uid, and SECBIT_NOROOT keeps execve from handing them back.
+void drop_capabilities() {
+  if (::prctl(PR_SET_SECUREBITS, SECBIT_NOROOT | SECBIT_NOROOT_LOCKED | SECBIT_NO_SETUID_FIXUP |
+                                     SECBIT_NO_SETUID_FIXUP_LOCKED | SECBIT_KEEP_CAPS_LOCKED) != 0)
+    die("setting securebits", errno);
+  for (int cap = 0; cap <= 63; ++cap)
+    if (::prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0 && errno != EINVAL)
+      die("dropping capability " + std::to_string(cap) + " from the bounding set", errno);
+  ::prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
+  __user_cap_header_struct header{_LINUX_CAPABILITY_VERSION_3, 0};
+  __user_cap_data_struct data[2] = {};
+  if (::syscall(SYS_capset, &header, data) != 0) die("clearing capabilities", errno);
+}
+
+std::uint64_t rights_for(const Policy& p, const std::string& path, std::uint64_t handled) {
+  std::uint64_t rights = 0;
+  for (const auto& l : p.list)
+    if (l == path) rights |= LANDLOCK_ACCESS_FS_READ_DIR;
+  for (const auto& r : p.read)
+    if (r == path) rights |= landlock::read_rights();
+  for (const auto& w : p.write)
+    if (w == path) rights |= landlock::write_rights();
+  for (const auto& x : p.execute)
+    if (x == path) rights |= landlock::execute_rights();
+  return rights & handled;
+}
+
+void apply_landlock(const Policy& p) {
+  const auto kernel = landlock::query_abi();
+  if (p.landlock_abi > 0 && kernel.abi < p.landlock_abi)
+    die("the kernel's Landlock ABI (" + std::to_string(kernel.abi) +
+            ") is below the one the daemon probed (" + std::to_string(p.landlock_abi) + ")",
+        0);
+  // The probe reported Landlock missing and the operator accepted that gap.
+  if (kernel.abi == 0) return;
+  const int abi = std::min(kernel.abi, landlock::kNewestKnownAbi);
+  landlock::RulesetAttr attr;
+  attr.handled_access_fs = landlock::fs_rights(abi);
+  attr.handled_access_net = landlock::net_rights(abi);
+  attr.scoped = landlock::scopes(abi);
+  const int ruleset = static_cast<int>(
+      ::syscall(SYS_landlock_create_ruleset, &attr, landlock::ruleset_attr_size(abi), 0));
+  if (ruleset < 0) die("creating the Landlock ruleset", errno);
+
+  std::vector<std::string> paths;
+  for (const auto* list : {&p.list, &p.read, &p.write, &p.execute})
+    for (const auto& path : *list)
+      if (std::find(paths.begin(), paths.end(), path) == paths.end()) paths.push_back(path);
+  if (p.network == NetworkPlan::broker && abi >= 9) paths.push_back("/run/errand");
+
+  for (const auto& path : paths) {
+    const int fd = ::open(path.c_str(), O_PATH | O_CLOEXEC);
+    if (fd < 0) {
+      if (errno == ENOENT) continue;
+      die("opening " + path + " for its Landlock rule", errno);
+    }
+    struct stat st {};
+    ::fstat(fd, &st);
+    auto rights = rights_for(p, path, attr.handled_access_fs);
+    if (path == "/run/errand") rights |= LANDLOCK_ACCESS_FS_RESOLVE_UNIX & attr.handled_access_fs;
+    if (!S_ISDIR(st.st_mode)) rights &= landlock::file_rights();
+    landlock::PathBeneathAttr rule{rights, fd};
+    if (rights != 0 &&
+        ::syscall(SYS_landlock_add_rule, ruleset, landlock::kRulePathBeneath, &rule, 0) != 0)
+      die("adding the Landlock rule for " + path, errno);
+    ::close(fd);
+  }
+  if (attr.handled_access_net & LANDLOCK_ACCESS_NET_CONNECT_TCP) {
+    for (const auto port : p.connect_ports) {
+      landlock::NetPortAttr rule{LANDLOCK_ACCESS_NET_CONNECT_TCP, port};
+      if (::syscall(SYS_landlock_add_rule, ruleset, landlock::kRuleNetPort, &rule, 0) != 0)
+        die("adding the Landlock rule for TCP port " + std::to_string(port), errno);
+    }
+  }
+  if (::syscall(SYS_landlock_restrict_self, ruleset, 0) != 0)
+    die("restricting the agent with Landlock", errno);
+  ::close(ruleset);
+}
+
+std::vector<char*> pointers(const std::vector<std::string>& items) {
+  std::vector<char*> out;
+  for (const auto& s : items) out.push_back(const_cast<char*>(s.c_str()));
+  out.push_back(nullptr);
+  return out;
+}
+
+}  // namespace
+
+void exec_agent(const Prepared& prepared, int exec_error_fd) {
+  const Policy& p = prepared.policy;
+  if (::dup3(exec_error_fd, kErrorFd, O_CLOEXEC) < 0) ::_exit(127);
+  // Everything but stdio and the error pipe: the report pipe, the relay's sockets, anything a
+  // careless host process leaked.
+  if (::syscall(SYS_close_range, kErrorFd + 1, ~0U, 0) != 0) die("closing inherited fds", errno);
+  reset_signals();
+  if (::setsid() < 0) die("starting a new session", errno);
+  if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0) die("PR_SET_PDEATHSIG", errno);
+  if (::getppid() != 1) die("the sandbox's first process went away", 0);
+
+  if (p.file_max > 0) {
+    const rlimit limit{p.file_max, p.file_max};
+    if (::setrlimit(RLIMIT_FSIZE, &limit) != 0) die("setting RLIMIT_FSIZE", errno);
+  }
+  if (::chdir(p.cwd.c_str()) != 0) die("chdir to " + p.cwd, errno);
+  if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) die("PR_SET_NO_NEW_PRIVS", errno);
+  drop_capabilities();
+  apply_landlock(p);
+
+  // Everything execve needs is prepared before the filter goes on, so the filter is last.
+  auto filter = build_seccomp_filter();
+  if (filter.ctx == nullptr) die(filter.error, 0);
+  auto argv = pointers(p.argv);
+  auto envp = pointers(prepared.envp);
+  std::vector<std::string> candidates;
+  if (p.argv[0].find('/') != std::string::npos) {
+    candidates.push_back(p.argv[0]);
+  } else {
+    std::size_t start = 0;
+    const auto& path = prepared.path_variable;
+    while (start <= path.size()) {
+      const auto colon = std::min(path.find(':', start), path.size());
+      auto dir = path.substr(start, colon - start);
+      if (!dir.empty()) candidates.push_back(dir + "/" + p.argv[0]);
+      start = colon + 1;
+    }
+  }
+  const int rc = seccomp_load(filter.ctx);
+  if (rc != 0) die("loading the syscall filter", -rc);
+
+  int last_error = ENOENT;
+  for (const auto& file : candidates) {
+    ::execve(file.c_str(), argv.data(), envp.data());
+    // Keep looking past a directory that lacks it; remember a real refusal.
+    if (errno != ENOENT && errno != ENOTDIR) last_error = errno;
+  }
+  die("starting " + p.argv[0] + " inside the sandbox (PATH=" + prepared.path_variable + ")",
+      last_error);
+}
+
+}  // namespace errand::bailey::launcher

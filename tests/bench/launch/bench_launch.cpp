@@ -1,0 +1,190 @@
+// Measures how long a fully confined bailey sandbox takes to start, run `true` and be cleaned
+// up, through BaileyBackend::launch() exactly as the daemon calls it, against bubblewrap doing
+// the same with comparable namespaces, alternating the two so both see the same machine.
+//
+//   bench_launch [runs]     (default 30; needs root or unprivileged user namespaces, and bwrap)
+
+#include <spawn.h>
+#include <stdlib.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <spdlog/sinks/null_sink.h>
+#include <spdlog/spdlog.h>
+#include <algorithm>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/io_context.hpp>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "plugins/sandbox-bailey/impl/bailey_backend.hpp"
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const auto n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+double ms_since(Clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+// A listening unix socket standing in for the broker; nothing connects during the bench.
+int listen_unix(const fs::path& path) {
+  const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_un a{};
+  a.sun_family = AF_UNIX;
+  std::snprintf(a.sun_path, sizeof a.sun_path, "%s", path.c_str());
+  if (::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 || ::listen(fd, 4) != 0) return -1;
+  return fd;
+}
+
+// One bwrap run of `true` with every namespace unshared, the system read-only, the session's
+// directories writable, a fresh /proc, a minimal /dev and a private /tmp.
+bool run_bwrap(const fs::path& project, const fs::path& state) {
+  std::vector<std::string> args = {"bwrap",
+                                   "--unshare-all",
+                                   "--die-with-parent",
+                                   "--new-session",
+                                   "--clearenv",
+                                   "--ro-bind",
+                                   "/usr",
+                                   "/usr",
+                                   "--symlink",
+                                   "usr/lib",
+                                   "/lib",
+                                   "--symlink",
+                                   "usr/lib64",
+                                   "/lib64",
+                                   "--symlink",
+                                   "usr/bin",
+                                   "/bin",
+                                   "--symlink",
+                                   "usr/sbin",
+                                   "/sbin",
+                                   "--ro-bind",
+                                   "/etc/ld.so.cache",
+                                   "/etc/ld.so.cache",
+                                   "--ro-bind",
+                                   "/etc/passwd",
+                                   "/etc/passwd",
+                                   "--ro-bind",
+                                   "/etc/ssl",
+                                   "/etc/ssl",
+                                   "--bind",
+                                   project.string(),
+                                   "/workspace",
+                                   "--bind",
+                                   state.string(),
+                                   "/state",
+                                   "--proc",
+                                   "/proc",
+                                   "--dev",
+                                   "/dev",
+                                   "--tmpfs",
+                                   "/tmp",
+                                   "--chdir",
+                                   "/workspace",
+                                   "--setenv",
+                                   "PATH",
+                                   "/usr/bin:/bin",
+                                   "/bin/true"};
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  char* envp[] = {nullptr};
+  pid_t pid = -1;
+  if (::posix_spawnp(&pid, "bwrap", nullptr, nullptr, argv.data(), envp) != 0) return false;
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const int runs = argc > 1 ? std::max(1, std::atoi(argv[1])) : 30;
+  char root_name[] = "/tmp/bench-launch-XXXXXX";
+  if (::mkdtemp(root_name) == nullptr) return 1;
+  const fs::path root = root_name;
+  const auto state_dir = root / "state";
+  const auto projects = root / "projects";
+  fs::create_directories(state_dir / "brokers");
+  fs::create_directories(projects);
+  const auto broker_path = state_dir / "brokers" / "bench.sock";
+  const int broker = listen_unix(broker_path);
+  if (broker < 0) {
+    std::fprintf(stderr, "bench_launch: could not listen on %s\n", broker_path.c_str());
+    return 1;
+  }
+
+  boost::asio::io_context io;
+  errand::sdk::HostServices host;
+  host.executor = io.get_executor();
+  host.log =
+      std::make_shared<spdlog::logger>("bench", std::make_shared<spdlog::sinks::null_sink_mt>());
+  host.config =
+      boost::json::object{{"projectRoot", projects.string()}, {"stateDir", state_dir.string()}};
+  host.plugin_path = ERRAND_BAILEY_PLUGIN;
+  host.state_dir = state_dir;
+  errand::bailey::BaileyBackend backend(host);
+  const auto settings = errand::bailey::read_settings(host.config);
+
+  std::vector<double> bailey_ms, bwrap_ms;
+  int failures = 0;
+  for (int i = 0; i < runs; ++i) {
+    errand::sdk::LaunchSpec spec;
+    spec.session_id = "bench-" + std::to_string(i);
+    spec.project_dir = projects / spec.session_id;
+    spec.state_dir = state_dir / "sessions" / spec.session_id;
+    spec.record_dir = state_dir / "records" / spec.session_id;
+    fs::create_directories(spec.project_dir);
+    fs::create_directories(spec.state_dir / "home");
+    spec.broker_socket = broker_path;
+    spec.argv = {"true"};
+    spec.limits = settings->limits;
+
+    const auto start = Clock::now();
+    bool ok = false;
+    boost::asio::co_spawn(
+        io,
+        [&]() -> boost::asio::awaitable<void> {
+          auto launched = co_await backend.launch(spec);
+          if (!launched) {
+            std::fprintf(stderr, "bailey: %s\n", launched.error().message.c_str());
+            co_return;
+          }
+          const auto exit = co_await (*launched)->wait();
+          ok = exit.exit_code == 0 && exit.cleanup_complete;
+        },
+        boost::asio::detached);
+    io.restart();
+    io.run();
+    bailey_ms.push_back(ms_since(start));
+
+    const auto bw_start = Clock::now();
+    const bool bw_ok = run_bwrap(spec.project_dir, spec.state_dir);
+    bwrap_ms.push_back(ms_since(bw_start));
+    if (!ok || !bw_ok) ++failures;
+  }
+  ::close(broker);
+  fs::remove_all(root);
+
+  const double b = median(bailey_ms), w = median(bwrap_ms);
+  std::printf("runs: %d (failed: %d)\n", runs, failures);
+  std::printf("bailey (launch -> true -> cleaned up), median: %.2f ms\n", b);
+  std::printf("bwrap  (--unshare-all ... true),       median: %.2f ms\n", w);
+  std::printf("ratio bailey/bwrap: %.2f\n", b / w);
+  return failures == 0 ? 0 : 1;
+}

@@ -1,0 +1,471 @@
+/* Runs inside a bailey sandbox and tries one thing, then says what the kernel answered.
+ *
+ *   escape_probe <check> [args...]
+ *
+ * Prints one line: "ok ..." when the attempt succeeded, or "errno=<NAME> <n>" when the kernel
+ * refused it, and exits 0 on success, 1 on refusal (2 on misuse). The live tests assert on the
+ * errno, never on what the probe was asked. */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ifaddrs.h>
+#include <linux/kcmp.h>
+#include <net/if.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/personality.h>
+#include <sys/ptrace.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <termios.h>
+#include <unistd.h>
+
+static int refused(int err) {
+  printf("errno=%s %d\n", strerrorname_np(err) ? strerrorname_np(err) : "?", err);
+  return 1;
+}
+
+static int result(long rc) {
+  if (rc < 0) return refused(errno);
+  printf("ok %ld\n", rc);
+  return 0;
+}
+
+static int do_read(const char* path) {
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return refused(errno);
+  char buf[256];
+  ssize_t n = read(fd, buf, sizeof buf);
+  int err = errno;
+  close(fd);
+  if (n < 0) return refused(err);
+  printf("ok %zd\n", n);
+  return 0;
+}
+
+static int do_list(const char* path) {
+  DIR* d = opendir(path);
+  if (d == NULL) return refused(errno);
+  int count = 0;
+  while (readdir(d) != NULL) ++count;
+  closedir(d);
+  printf("ok %d\n", count);
+  return 0;
+}
+
+static int do_write(const char* path) {
+  int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return refused(errno);
+  ssize_t n = write(fd, "x", 1);
+  int err = errno;
+  close(fd);
+  if (n != 1) return refused(err);
+  printf("ok 1\n");
+  return 0;
+}
+
+/* Exit 0 and "clean" when no environ readable here holds the needle. */
+static int environ_scan(const char* needle) {
+  DIR* proc = opendir("/proc");
+  if (proc == NULL) return refused(errno);
+  struct dirent* e;
+  int readable = 0;
+  while ((e = readdir(proc)) != NULL) {
+    char path[300];
+    if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
+    snprintf(path, sizeof path, "/proc/%s/environ", e->d_name);
+    int fd = open(path, O_RDONLY);
+    if (fd < 0) continue;
+    char buf[65536];
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n < 0) continue;
+    ++readable;
+    for (ssize_t i = 0; i < n; ++i)
+      if (buf[i] == '\0') buf[i] = '\n';
+    buf[n] = '\0';
+    if (strstr(buf, needle) != NULL) {
+      printf("found in %s\n", path);
+      return 1;
+    }
+  }
+  closedir(proc);
+  printf("clean %d\n", readable);
+  return 0;
+}
+
+static int connect_tcp(const char* ip, int port, int* out) {
+  struct sockaddr_storage ss;
+  memset(&ss, 0, sizeof ss);
+  socklen_t len;
+  int family = strchr(ip, ':') ? AF_INET6 : AF_INET;
+  if (family == AF_INET) {
+    struct sockaddr_in* a = (struct sockaddr_in*)&ss;
+    a->sin_family = AF_INET;
+    a->sin_port = htons((uint16_t)port);
+    inet_pton(AF_INET, ip, &a->sin_addr);
+    len = sizeof *a;
+  } else {
+    struct sockaddr_in6* a = (struct sockaddr_in6*)&ss;
+    a->sin6_family = AF_INET6;
+    a->sin6_port = htons((uint16_t)port);
+    inet_pton(AF_INET6, ip, &a->sin6_addr);
+    len = sizeof *a;
+  }
+  int fd = socket(family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+  if (fd < 0) return errno;
+  if (connect(fd, (struct sockaddr*)&ss, len) != 0) {
+    if (errno != EINPROGRESS) {
+      int err = errno;
+      close(fd);
+      return err;
+    }
+    struct pollfd p = {fd, POLLOUT, 0};
+    if (poll(&p, 1, 3000) <= 0) {
+      close(fd);
+      return ETIMEDOUT;
+    }
+    int err = 0;
+    socklen_t el = sizeof err;
+    getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &el);
+    if (err != 0) {
+      close(fd);
+      return err;
+    }
+  }
+  fcntl(fd, F_SETFL, 0);
+  *out = fd;
+  return 0;
+}
+
+static int do_tcp(const char* ip, int port) {
+  int fd;
+  int err = connect_tcp(ip, port, &fd);
+  if (err) return refused(err);
+  /* Print whatever the other side says first, so a test can tell who answered. */
+  struct pollfd p = {fd, POLLIN, 0};
+  char buf[128] = {0};
+  ssize_t n = 0;
+  if (poll(&p, 1, 500) > 0) n = read(fd, buf, sizeof buf - 1);
+  close(fd);
+  printf("ok banner=%s\n", n > 0 ? buf : "");
+  return 0;
+}
+
+static int do_tcp_echo(const char* ip, int port, const char* message) {
+  int fd;
+  int err = connect_tcp(ip, port, &fd);
+  if (err) return refused(err);
+  size_t len = strlen(message);
+  if (write(fd, message, len) != (ssize_t)len) return refused(errno);
+  shutdown(fd, SHUT_WR);
+  char buf[4096];
+  size_t got = 0;
+  struct pollfd p = {fd, POLLIN, 0};
+  while (got < sizeof buf - 1 && poll(&p, 1, 3000) > 0) {
+    ssize_t n = read(fd, buf + got, sizeof buf - 1 - got);
+    if (n <= 0) break;
+    got += (size_t)n;
+  }
+  buf[got] = '\0';
+  close(fd);
+  printf("ok echo=%s\n", buf);
+  return strcmp(buf, message) == 0 ? 0 : 1;
+}
+
+/* Sends n bytes through and checks the same n bytes come back, reading while writing so no
+ * buffer along the way can fill and stall both ends. */
+static int do_tcp_bulk(const char* ip, int port, long n) {
+  int fd;
+  int err = connect_tcp(ip, port, &fd);
+  if (err) return refused(err);
+  fcntl(fd, F_SETFL, O_NONBLOCK);
+  long sent = 0, got = 0;
+  char out[8192], in[8192];
+  while (got < n) {
+    struct pollfd p = {fd, (short)(POLLIN | (sent < n ? POLLOUT : 0)), 0};
+    if (poll(&p, 1, 5000) <= 0) return refused(ETIMEDOUT);
+    if ((p.revents & POLLOUT) && sent < n) {
+      long chunk = n - sent < (long)sizeof out ? n - sent : (long)sizeof out;
+      for (long i = 0; i < chunk; ++i) out[i] = (char)((sent + i) % 251);
+      ssize_t w = write(fd, out, (size_t)chunk);
+      if (w > 0) sent += w;
+      if (sent == n) shutdown(fd, SHUT_WR);
+    }
+    if (p.revents & (POLLIN | POLLHUP)) {
+      ssize_t r = read(fd, in, sizeof in);
+      if (r <= 0) break;
+      for (ssize_t i = 0; i < r; ++i)
+        if (in[i] != (char)((got + i) % 251)) {
+          printf("corrupt at %ld\n", got + i);
+          return 1;
+        }
+      got += r;
+    }
+  }
+  close(fd);
+  printf("ok bulk=%ld\n", got);
+  return got == n ? 0 : 1;
+}
+
+static int do_udp(const char* ip, int port) {
+  struct sockaddr_in a;
+  memset(&a, 0, sizeof a);
+  a.sin_family = AF_INET;
+  a.sin_port = htons((uint16_t)port);
+  inet_pton(AF_INET, ip, &a.sin_addr);
+  int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return refused(errno);
+  if (connect(fd, (struct sockaddr*)&a, sizeof a) != 0) return refused(errno);
+  if (send(fd, "ping", 4, 0) < 0) return refused(errno);
+  struct pollfd p = {fd, POLLIN, 0};
+  int ready = poll(&p, 1, 1000);
+  if (ready <= 0) return refused(ETIMEDOUT);
+  char buf[64];
+  ssize_t n = recv(fd, buf, sizeof buf, 0);
+  if (n < 0) return refused(errno);
+  printf("ok reply=%zd\n", n);
+  return 0;
+}
+
+static int do_dns(const char* name) {
+  struct addrinfo* res = NULL;
+  int rc = getaddrinfo(name, "443", NULL, &res);
+  if (rc != 0) {
+    printf("errno=EAI %d %s\n", rc, gai_strerror(rc));
+    return 1;
+  }
+  freeaddrinfo(res);
+  printf("ok resolved\n");
+  return 0;
+}
+
+static int do_abstract(const char* name) {
+  struct sockaddr_un a;
+  memset(&a, 0, sizeof a);
+  a.sun_family = AF_UNIX;
+  size_t len = strlen(name);
+  memcpy(a.sun_path + 1, name, len);
+  int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return refused(errno);
+  return result(connect(fd, (struct sockaddr*)&a, (socklen_t)(sizeof(sa_family_t) + 1 + len)));
+}
+
+static int do_syscall(const char* name) {
+  errno = 0;
+  if (!strcmp(name, "ptrace")) return result(ptrace(PTRACE_TRACEME, 0, NULL, NULL));
+  if (!strcmp(name, "mount")) return result(mount("none", "/tmp", "tmpfs", 0, NULL));
+  if (!strcmp(name, "unshare-user")) return result(unshare(CLONE_NEWUSER));
+  if (!strcmp(name, "unshare-net")) return result(unshare(CLONE_NEWNET));
+  if (!strcmp(name, "keyctl")) return result(syscall(SYS_keyctl, 0, -3, 0));
+  if (!strcmp(name, "add_key")) return result(syscall(SYS_add_key, "user", "errand", "x", 1, -3));
+  if (!strcmp(name, "bpf")) return result(syscall(SYS_bpf, 0, NULL, 0));
+  if (!strcmp(name, "perf_event_open"))
+    return result(syscall(SYS_perf_event_open, NULL, 0, -1, -1, 0));
+  if (!strcmp(name, "userfaultfd")) return result(syscall(SYS_userfaultfd, 0));
+  if (!strcmp(name, "io_uring_setup")) return result(syscall(425, 1, NULL));
+  if (!strcmp(name, "kexec_load")) return result(syscall(SYS_kexec_load, 0, 0, NULL, 0));
+  if (!strcmp(name, "init_module")) return result(syscall(SYS_init_module, NULL, 0, ""));
+  if (!strcmp(name, "setns")) return result(setns(-1, 0));
+  if (!strcmp(name, "pivot_root")) return result(syscall(SYS_pivot_root, "/tmp", "/tmp"));
+  if (!strcmp(name, "process_vm_readv"))
+    return result(syscall(SYS_process_vm_readv, 1, NULL, 0, NULL, 0, 0));
+  if (!strcmp(name, "kcmp")) return result(syscall(SYS_kcmp, getpid(), getpid(), KCMP_FILE, 0, 0));
+  if (!strcmp(name, "pidfd_getfd")) return result(syscall(438, -1, 0, 0));
+  if (!strcmp(name, "tiocsti")) {
+    char c = 'x';
+    return result(ioctl(0, TIOCSTI, &c));
+  }
+  if (!strcmp(name, "clone3")) return result(syscall(435, NULL, 0));
+  if (!strcmp(name, "clone-newns")) {
+    long pid = syscall(SYS_clone, CLONE_NEWNS | SIGCHLD, NULL, NULL, NULL, NULL);
+    if (pid == 0) _exit(0);
+    if (pid > 0) waitpid((pid_t)pid, NULL, 0);
+    return result(pid);
+  }
+  if (!strcmp(name, "personality")) return result(personality(0x0400000));
+  if (!strcmp(name, "personality-query")) return result(personality(0xffffffff));
+  if (!strcmp(name, "chroot")) return result(chroot("/tmp"));
+  fprintf(stderr, "unknown syscall check %s\n", name);
+  return 2;
+}
+
+static int do_fsize(long bytes, const char* path, int ignore_signal) {
+  if (ignore_signal) signal(SIGXFSZ, SIG_IGN);
+  int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return refused(errno);
+  static char chunk[65536];
+  long written = 0;
+  while (written < bytes) {
+    ssize_t n = write(fd, chunk, sizeof chunk);
+    if (n < 0) {
+      int err = errno;
+      close(fd);
+      unlink(path);
+      return refused(err);
+    }
+    written += n;
+  }
+  close(fd);
+  printf("ok %ld\n", written);
+  return 0;
+}
+
+static int do_fork_until(int limit) {
+  pid_t kids[4096];
+  int count = 0;
+  int err = 0;
+  while (count < limit && count < 4096) {
+    pid_t pid = fork();
+    if (pid < 0) {
+      err = errno;
+      break;
+    }
+    if (pid == 0) {
+      pause();
+      _exit(0);
+    }
+    kids[count++] = pid;
+  }
+  for (int i = 0; i < count; ++i) kill(kids[i], SIGKILL);
+  for (int i = 0; i < count; ++i) waitpid(kids[i], NULL, 0);
+  if (err) {
+    printf("errno=%s %d after %d\n", strerrorname_np(err), err, count);
+    return 1;
+  }
+  printf("ok %d\n", count);
+  return 0;
+}
+
+static int do_memory(long mib) {
+  for (long i = 0; i < mib; ++i) {
+    char* block = malloc(1 << 20);
+    if (block == NULL) return refused(ENOMEM);
+    memset(block, 0x5a, 1 << 20);
+  }
+  printf("ok %ld\n", mib);
+  return 0;
+}
+
+static int do_addrs(void) {
+  struct ifaddrs* list;
+  if (getifaddrs(&list) != 0) return refused(errno);
+  for (struct ifaddrs* a = list; a != NULL; a = a->ifa_next) {
+    if (a->ifa_addr == NULL) continue;
+    char text[INET6_ADDRSTRLEN] = "";
+    if (a->ifa_addr->sa_family == AF_INET)
+      inet_ntop(AF_INET, &((struct sockaddr_in*)a->ifa_addr)->sin_addr, text, sizeof text);
+    else if (a->ifa_addr->sa_family == AF_INET6)
+      inet_ntop(AF_INET6, &((struct sockaddr_in6*)a->ifa_addr)->sin6_addr, text, sizeof text);
+    else
+      continue;
+    printf("%s %s\n", a->ifa_name, text);
+  }
+  freeifaddrs(list);
+  return 0;
+}
+
+/* The lines of /proc/self/status that say how this process is confined. */
+static int do_status(void) {
+  FILE* f = fopen("/proc/self/status", "r");
+  if (f == NULL) return refused(errno);
+  char line[512];
+  while (fgets(line, sizeof line, f) != NULL)
+    if (!strncmp(line, "Cap", 3) || !strncmp(line, "NoNewPrivs", 10) ||
+        !strncmp(line, "Seccomp:", 8))
+      fputs(line, stdout);
+  fclose(f);
+  return 0;
+}
+
+static int do_fds(void) {
+  DIR* d = opendir("/proc/self/fd");
+  if (d == NULL) return refused(errno);
+  struct dirent* e;
+  while ((e = readdir(d)) != NULL)
+    if (e->d_name[0] != '.' && atoi(e->d_name) != dirfd(d)) printf("fd %s\n", e->d_name);
+  closedir(d);
+  return 0;
+}
+
+static void ignore_term(int sig) {
+  (void)sig;
+}
+
+int main(int argc, char** argv) {
+  setvbuf(stdout, NULL, _IONBF, 0);
+  if (argc < 2) return 2;
+  const char* check = argv[1];
+  if (!strcmp(check, "whoami")) {
+    char cwd[512];
+    printf("uid=%d home=%s path=%s cwd=%s\n", (int)getuid(), getenv("HOME"), getenv("PATH"),
+           getcwd(cwd, sizeof cwd) ? cwd : "?");
+    return 0;
+  }
+  if (!strcmp(check, "env") && argc == 3) {
+    const char* v = getenv(argv[2]);
+    printf("%s=%s\n", argv[2], v ? v : "(unset)");
+    return v ? 0 : 1;
+  }
+  if (!strcmp(check, "read") && argc == 3) return do_read(argv[2]);
+  if (!strcmp(check, "list") && argc == 3) return do_list(argv[2]);
+  if (!strcmp(check, "write") && argc == 3) return do_write(argv[2]);
+  if (!strcmp(check, "exec") && argc >= 3) {
+    execv(argv[2], argv + 2);
+    return refused(errno);
+  }
+  if (!strcmp(check, "environ-scan") && argc == 3) return environ_scan(argv[2]);
+  if (!strcmp(check, "tcp") && argc == 4) return do_tcp(argv[2], atoi(argv[3]));
+  if (!strcmp(check, "tcp-echo") && argc == 5) return do_tcp_echo(argv[2], atoi(argv[3]), argv[4]);
+  if (!strcmp(check, "tcp-bulk") && argc == 5)
+    return do_tcp_bulk(argv[2], atoi(argv[3]), atol(argv[4]));
+  if (!strcmp(check, "udp") && argc == 4) return do_udp(argv[2], atoi(argv[3]));
+  if (!strcmp(check, "dns") && argc == 3) return do_dns(argv[2]);
+  if (!strcmp(check, "abstract") && argc == 3) return do_abstract(argv[2]);
+  if (!strcmp(check, "syscall") && argc == 3) return do_syscall(argv[2]);
+  if (!strcmp(check, "kill") && argc == 4) return result(kill(atoi(argv[2]), atoi(argv[3])));
+  if (!strcmp(check, "fsize") && argc == 4) return do_fsize(atol(argv[2]), argv[3], 1);
+  if (!strcmp(check, "fsize-signal") && argc == 4) return do_fsize(atol(argv[2]), argv[3], 0);
+  if (!strcmp(check, "fork-until") && argc == 3) return do_fork_until(atoi(argv[2]));
+  if (!strcmp(check, "memory") && argc == 3) return do_memory(atol(argv[2]));
+  if (!strcmp(check, "addrs")) return do_addrs();
+  if (!strcmp(check, "status")) return do_status();
+  if (!strcmp(check, "fds")) return do_fds();
+  if (!strcmp(check, "sleep") && argc >= 3) {
+    if (argc == 4 && !strcmp(argv[3], "--ignore-term")) signal(SIGTERM, ignore_term);
+    printf("sleeping\n");
+    int seconds = atoi(argv[2]);
+    for (int i = 0; i < seconds * 10; ++i) usleep(100000);
+    return 0;
+  }
+  if (!strcmp(check, "grow") && argc == 4) {
+    /* Writes the given number of MiB, then sleeps, so only the disk budget can end it. */
+    int fd = open(argv[2], O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) return refused(errno);
+    static char chunk[1 << 20];
+    memset(chunk, 1, sizeof chunk);
+    for (long i = 0; i < atol(argv[3]); ++i)
+      if (write(fd, chunk, sizeof chunk) < 0) return refused(errno);
+    fsync(fd);
+    close(fd);
+    printf("grown\n");
+    sleep(60);
+    return 0;
+  }
+  fprintf(stderr, "unknown check %s\n", check);
+  return 2;
+}

@@ -1,0 +1,167 @@
+#include <catch2/catch_test_macros.hpp>
+
+#include "plugins/sandbox-bailey/impl/enforcement_report.hpp"
+
+using namespace errand::bailey;
+
+namespace {
+
+HostFeatures full_host() {
+  HostFeatures f;
+  f.landlock_abi = 7;
+  f.userns = true;
+  f.seccomp = true;
+  f.cgroup.kind = cgroups::Kind::v1;
+  f.cgroup.memory = "/sys/fs/cgroup/memory";
+  f.cgroup.pids = "/sys/fs/cgroup/pids";
+  f.cgroup.cpu = "/sys/fs/cgroup/cpu";
+  f.pasta_path = "/usr/bin/pasta";
+  return f;
+}
+
+BaileySettings defaults() {
+  auto s = read_settings(boost::json::object{});
+  REQUIRE(s.has_value());
+  return *s;
+}
+
+std::string gaps_of(const errand::sdk::EnforcementReport& r) {
+  std::string out;
+  for (const auto& g : r.gaps) out += g.guarantee + " -- " + g.reason + "\n";
+  return out;
+}
+
+std::string joined(const std::vector<std::string>& lines) {
+  std::string out;
+  for (const auto& l : lines) out += l + "\n";
+  return out;
+}
+
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+}  // namespace
+
+TEST_CASE("a full host under the defaults has no gaps and says how each guarantee is kept") {
+  const auto r = build_report(full_host(), defaults());
+  INFO(gaps_of(r));
+  CHECK(r.gaps.empty());
+  CHECK(r.backend == "bailey");
+  CHECK(r.summary == "sessions run as confined host processes using the host's own tools");
+  const auto enforced = joined(r.enforced);
+  CHECK(contains(enforced, "Landlock ABI 7"));
+  CHECK(contains(enforced, "relay on 127.0.0.1:3128"));
+  CHECK(contains(enforced, "limit: memory 4g per session (cgroup v1)"));
+  CHECK(contains(enforced, "limit: 2 cpus per session (cgroup v1)"));
+  CHECK(contains(enforced, "limit: 512 processes per session (cgroup v1)"));
+  const auto notes = joined(r.notes);
+  CHECK(contains(notes, "no single file may exceed 1g, enforced as an rlimit"));
+  CHECK(contains(notes, "past 5g is stopped"));
+}
+
+TEST_CASE("hidden cgroups become the limits gap, worded as the seed's startup report does") {
+  auto host = full_host();
+  hide_features(host, "cgroup");
+  const auto r = build_report(host, defaults());
+  REQUIRE(r.gaps.size() == 1);
+  CHECK(r.gaps[0].guarantee ==
+        "per-session memory 4g, 2 cpus and 512 processes limits are not applied");
+  CHECK(contains(r.gaps[0].reason, "this host reports no cgroup delegation"));
+  CHECK(contains(r.gaps[0].reason, "hidden by the test hook ERRAND_BAILEY_HIDE"));
+  CHECK(contains(r.gaps[0].reason, "BAILEY_CGROUP_ROOT"));
+  CHECK(contains(joined(r.notes), "removed cgroup from this report"));
+}
+
+TEST_CASE("hiding one controller names only that limit") {
+  auto host = full_host();
+  hide_features(host, "cgroup-pids");
+  const auto r = build_report(host, defaults());
+  REQUIRE(r.gaps.size() == 1);
+  CHECK(r.gaps[0].guarantee == "per-session 512 processes limits are not applied");
+  CHECK(contains(r.gaps[0].reason, "does not cover them"));
+}
+
+TEST_CASE("hidden Landlock, user namespaces and seccomp each say what is lost") {
+  auto host = full_host();
+  hide_features(host, "landlock, userns ,seccomp");
+  const auto r = build_report(host, defaults());
+  const auto gaps = gaps_of(r);
+  INFO(gaps);
+  CHECK(r.gaps.size() == 3);
+  CHECK(contains(gaps,
+                 "filesystem access held to the policy by Landlock -- Landlock is "
+                 "unavailable (hidden by the test hook ERRAND_BAILEY_HIDE); the session is "
+                 "bounded only by what its mount namespace holds"));
+  CHECK(contains(gaps,
+                 "sessions isolated in their own namespaces -- user namespaces cannot be "
+                 "used here"));
+  CHECK(contains(gaps, "the syscall filter -- seccomp cannot be used here"));
+}
+
+TEST_CASE("the hook only removes: unknown names hide nothing and are reported") {
+  auto host = full_host();
+  hide_features(host, "landlock-bogus,everything");
+  CHECK(host.landlock_abi == 7);
+  CHECK(host.unknown_hidden == std::vector<std::string>{"landlock-bogus", "everything"});
+  const auto r = build_report(host, defaults());
+  CHECK(r.gaps.empty());
+  CHECK(contains(joined(r.notes), "names an unknown feature \"everything\"; it hid nothing"));
+}
+
+TEST_CASE("open egress: port rules need ABI 4, hideHostAddress needs pasta") {
+  auto settings = defaults();
+  settings.egress = errand::sdk::EgressMode::open;
+  settings.egress_ports = {443, 80};
+  settings.hide_host_address = true;
+  auto host = full_host();
+  auto r = build_report(host, settings);
+  CHECK(r.gaps.empty());
+  CHECK(contains(joined(r.enforced), "wired out by pasta"));
+  CHECK(contains(joined(r.enforced), "TCP connections only to ports 443, 80 (Landlock)"));
+  CHECK(contains(joined(r.notes), "UDP, QUIC and DNS are not restricted"));
+
+  hide_features(host, "pasta,landlock-net");
+  r = build_report(host, settings);
+  const auto gaps = gaps_of(r);
+  INFO(gaps);
+  CHECK(contains(gaps,
+                 "outbound TCP held to ports 443, 80 -- this kernel's Landlock ABI (3) "
+                 "has no network rules"));
+  CHECK(contains(gaps,
+                 "the host's address hidden from sessions (sandbox.hideHostAddress) -- "
+                 "pasta is not installed"));
+  CHECK(contains(gaps, "abstract unix sockets of the host kept out of reach"));
+}
+
+TEST_CASE("under the broker, hideHostAddress is inert and port rules are not a gap") {
+  auto settings = defaults();
+  settings.hide_host_address = true;
+  auto host = full_host();
+  hide_features(host, "landlock-net,pasta");
+  const auto r = build_report(host, settings);
+  CHECK(r.gaps.empty());
+  CHECK(contains(joined(r.notes), "hideHostAddress does nothing under the broker"));
+}
+
+TEST_CASE("policyExtra grants and sandbox.env names are listed; writable grants called out") {
+  auto settings = defaults();
+  settings.extra_read = {"/opt/toolchains", "/var/cache/errand/cargo"};
+  settings.extra_write = {"/var/cache/errand/cargo"};
+  settings.extra_execute = {"/opt/toolchains/bin"};
+  settings.env = {{"CARGO_HOME", "/var/cache/errand/cargo"}, {"SECRETISH", "do-not-show"}};
+  const auto r = build_report(full_host(), settings);
+  REQUIRE(r.granted.size() == 3);
+  CHECK(r.granted[0].path == "/opt/toolchains");
+  CHECK(r.granted[0].read);
+  CHECK_FALSE(r.granted[0].write);
+  CHECK(r.granted[1].path == "/var/cache/errand/cargo");
+  CHECK(r.granted[1].read);
+  CHECK(r.granted[1].write);
+  CHECK(r.granted[2].execute);
+  CHECK(r.env_names == std::vector<std::string>{"CARGO_HOME", "SECRETISH"});
+  const auto notes = joined(r.notes);
+  CHECK(contains(notes, "writable grant: sessions can change /var/cache/errand/cargo"));
+  CHECK_FALSE(contains(notes, "do-not-show"));
+  for (const auto& e : r.enforced) CHECK_FALSE(contains(e, "do-not-show"));
+}
