@@ -1,0 +1,20 @@
+#pragma once
+
+// Decides whether an address is one a session may be connected to: a public unicast address,
+// never the host's own network, a private or reserved range, or a cloud fabric endpoint.
+
+#include <boost/asio/ip/address.hpp>
+#include <string>
+
+namespace errand::broker {
+
+struct AddressVerdict {
+  bool is_public = false;
+  // What the address is when it is not public ("loopback", "private network", ...); empty
+  // when public. For mapped and NAT64 forms it names the IPv4 address judged.
+  std::string category;
+};
+
+AddressVerdict judge_address(const boost::asio::ip::address& address);
+
+}  // namespace errand::broker

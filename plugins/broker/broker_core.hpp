@@ -1,0 +1,111 @@
+#pragma once
+
+// What every session of one broker instance shares: settings, the resolver, the TLS client
+// context, provider pacing, and the registry of live credentials that every request is checked
+// against.
+
+#include <spdlog/logger.h>
+
+#include <atomic>
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/ssl/context.hpp>
+#include <boost/asio/strand.hpp>
+#include <chrono>
+#include <errand/sdk/egress_broker.hpp>
+#include <errand/sdk/host_services.hpp>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <unordered_map>
+
+#include "plugins/broker/provider_pacer.hpp"
+#include "plugins/broker/resolver.hpp"
+#include "plugins/broker/settings.hpp"
+
+namespace errand::broker {
+
+class BrokerSession;
+
+// Test and embedding hooks; the plugin itself uses the defaults.
+struct BrokerOptions {
+  std::shared_ptr<Resolver> resolver;            // null: getaddrinfo on this host
+  std::optional<std::filesystem::path> ca_file;  // overrides broker.caFile
+  std::optional<std::chrono::milliseconds> lookup_deadline;
+  std::optional<std::chrono::milliseconds> dial_deadline;
+};
+
+// Which session minted a value that is honoured now. A value leaves it when its session closes,
+// so a closed session's credential fails on every connection, however old.
+class CredentialRegistry {
+ public:
+  struct Owner {
+    std::string session_id;
+    std::string provider;  // empty for the proxy credential
+  };
+  void add(const std::string& value, Owner owner);
+  void remove(const std::string& value);
+  std::optional<Owner> find(std::string_view value) const;
+
+ private:
+  mutable std::mutex mutex_;
+  std::unordered_map<std::string, Owner> owners_;
+};
+
+class BrokerCore : public std::enable_shared_from_this<BrokerCore> {
+ public:
+  static std::shared_ptr<BrokerCore> create(const sdk::HostServices& services,
+                                            BrokerSettings settings, BrokerOptions options);
+  ~BrokerCore();
+
+  const sdk::HostServices& services() const noexcept { return services_; }
+  spdlog::logger& log() const noexcept { return *log_; }
+  const std::shared_ptr<const BrokerSettings>& settings() const noexcept { return settings_; }
+  Resolver& resolver() noexcept { return *resolver_; }
+  boost::asio::ssl::context& tls() noexcept { return tls_; }
+  // Why the TLS context cannot verify providers, when it cannot (an unreadable caFile).
+  const std::string& tls_problem() const noexcept { return tls_problem_; }
+  ProviderPacer& pacer() noexcept { return *pacer_; }
+  CredentialRegistry& credentials() noexcept { return credentials_; }
+  const boost::asio::strand<boost::asio::any_io_executor>& strand() const noexcept {
+    return strand_;
+  }
+
+  std::chrono::system_clock::time_point wall_now() const;
+  std::chrono::steady_clock::time_point steady_now() const;
+
+  void set_events(sdk::BrokerEvents* events) noexcept { events_.store(events); }
+  // Posted to the broker's strand; the core is told only while the instance is running.
+  void tell_host_refused(std::string session_id, std::string host, std::uint16_t port,
+                         bool suggestable);
+  // Never fails the call it describes.
+  void record(const sdk::ProviderReceipt& receipt) noexcept;
+  void add_secret(const std::string& value) noexcept;
+  void remove_secret(const std::string& value) noexcept;
+  std::string scrub_secrets(std::string_view text) const;
+
+  bool stopped() const noexcept { return stopped_.load(); }
+  void mark_stopped() noexcept { stopped_.store(true); }
+
+  std::mutex sessions_mutex;
+  std::map<std::string, std::shared_ptr<BrokerSession>> sessions;
+
+ private:
+  BrokerCore(const sdk::HostServices& services, BrokerSettings settings, BrokerOptions options);
+
+  const sdk::HostServices& services_;
+  std::shared_ptr<spdlog::logger> log_;
+  std::shared_ptr<const BrokerSettings> settings_;
+  std::shared_ptr<Resolver> resolver_;
+  boost::asio::ssl::context tls_;
+  std::string tls_problem_;
+  boost::asio::strand<boost::asio::any_io_executor> strand_;
+  std::shared_ptr<ProviderPacer> pacer_;
+  CredentialRegistry credentials_;
+  std::atomic<sdk::BrokerEvents*> events_{nullptr};
+  std::atomic<bool> stopped_{false};
+};
+
+}  // namespace errand::broker

@@ -1,0 +1,108 @@
+#include "plugins/broker/credentials.hpp"
+
+#include <openssl/crypto.h>
+#include <openssl/rand.h>
+
+#include <array>
+#include <cctype>
+#include <stdexcept>
+
+namespace errand::broker {
+namespace {
+
+bool iequals_prefix(std::string_view value, std::string_view prefix) {
+  if (value.size() < prefix.size()) return false;
+  for (std::size_t i = 0; i < prefix.size(); ++i) {
+    if (std::tolower(static_cast<unsigned char>(value[i])) !=
+        std::tolower(static_cast<unsigned char>(prefix[i])))
+      return false;
+  }
+  return true;
+}
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  return s;
+}
+
+int base64_value(char c) {
+  if (c >= 'A' && c <= 'Z') return c - 'A';
+  if (c >= 'a' && c <= 'z') return c - 'a' + 26;
+  if (c >= '0' && c <= '9') return c - '0' + 52;
+  if (c == '+') return 62;
+  if (c == '/') return 63;
+  return -1;
+}
+
+std::optional<std::string> base64_decode(std::string_view in) {
+  while (!in.empty() && in.back() == '=') in.remove_suffix(1);
+  if (in.size() % 4 == 1) return std::nullopt;
+  std::string out;
+  out.reserve(in.size() * 3 / 4);
+  std::uint32_t acc = 0;
+  int bits = 0;
+  for (const char c : in) {
+    const int v = base64_value(c);
+    if (v < 0) return std::nullopt;
+    acc = (acc << 6) | static_cast<std::uint32_t>(v);
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      out.push_back(static_cast<char>((acc >> bits) & 0xFF));
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string mint_credential() {
+  std::array<unsigned char, kCredentialHexDigits / 2> random{};
+  if (RAND_bytes(random.data(), static_cast<int>(random.size())) != 1) {
+    throw std::runtime_error(
+        "the system's random generator could not provide bytes for a session credential");
+  }
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out(kCredentialPrefix);
+  for (const unsigned char byte : random) {
+    out.push_back(kHex[byte >> 4]);
+    out.push_back(kHex[byte & 0x0F]);
+  }
+  OPENSSL_cleanse(random.data(), random.size());
+  return out;
+}
+
+bool looks_like_credential(std::string_view value) {
+  if (!value.starts_with(kCredentialPrefix)) return false;
+  value.remove_prefix(kCredentialPrefix.size());
+  if (value.size() != kCredentialHexDigits) return false;
+  for (const char c : value) {
+    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
+  }
+  return true;
+}
+
+bool constant_time_equal(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  if (a.empty()) return true;
+  return CRYPTO_memcmp(a.data(), b.data(), a.size()) == 0;
+}
+
+std::optional<std::string> basic_auth_password(std::string_view header_value) {
+  header_value = trim(header_value);
+  if (!iequals_prefix(header_value, "basic ")) return std::nullopt;
+  const auto decoded = base64_decode(trim(header_value.substr(6)));
+  if (!decoded) return std::nullopt;
+  const auto colon = decoded->find(':');
+  if (colon == std::string::npos) return std::nullopt;
+  return decoded->substr(colon + 1);
+}
+
+std::optional<std::string_view> bearer_token(std::string_view header_value) {
+  header_value = trim(header_value);
+  if (!iequals_prefix(header_value, "bearer ")) return std::nullopt;
+  return trim(header_value.substr(7));
+}
+
+}  // namespace errand::broker

@@ -1,0 +1,249 @@
+#include "plugins/broker/settings.hpp"
+
+#include <fmt/format.h>
+#include <boost/asio/ip/address.hpp>
+#include <boost/url/parse.hpp>
+#include <cctype>
+#include <errand/sdk/config_values.hpp>
+
+namespace errand::broker {
+namespace {
+
+namespace json = boost::json;
+
+std::string upper_name(std::string_view name) {
+  std::string out;
+  for (const char c : name) {
+    const auto u = static_cast<unsigned char>(c);
+    out.push_back(std::isalnum(u) ? static_cast<char>(std::toupper(u)) : '_');
+  }
+  return out;
+}
+
+std::string string_or(const json::object& o, std::string_view key, std::string fallback) {
+  const auto* v = o.if_contains(key);
+  if (v && v->is_string()) return std::string(v->as_string());
+  return fallback;
+}
+
+// A provider's base URL: https:// anywhere, plain http:// only to a loopback address written
+// as a literal and only with allowInternal, because the real key travels on every call.
+void read_upstream(ProviderSettings& p, bool allow_internal) {
+  const auto url = boost::urls::parse_absolute_uri(p.base_url);
+  if (!url) {
+    p.refusal = fmt::format("its baseUrl \"{}\" is not a well-formed URL", p.base_url);
+    return;
+  }
+  ProviderUpstream up;
+  const auto scheme = url->scheme_id();
+  if (scheme != boost::urls::scheme::https && scheme != boost::urls::scheme::http) {
+    p.refusal = fmt::format("its baseUrl \"{}\" is neither https:// nor http://", p.base_url);
+    return;
+  }
+  up.tls = scheme == boost::urls::scheme::https;
+  if (url->has_userinfo() || url->has_query() || url->has_fragment()) {
+    p.refusal =
+        "its baseUrl carries user information, a query or a fragment; give only scheme, "
+        "host, port and path";
+    return;
+  }
+  const std::string_view url_path = url->encoded_path();
+  if (!url_path.empty() && url_path.front() != '/') {
+    p.refusal = fmt::format("its baseUrl \"{}\" has a malformed host or port", p.base_url);
+    return;
+  }
+  const std::string_view host_text = url->encoded_host_address();
+  const auto host = normalise_host(host_text);
+  if (!host) {
+    p.refusal = fmt::format("its baseUrl host \"{}\" is not a host name or address", host_text);
+    return;
+  }
+  up.host = *host;
+  up.host_is_literal = is_ip_literal(host_text);
+  up.port = up.tls ? 443 : 80;
+  if (url->has_port()) {
+    const auto number = url->port_number();
+    if (number == 0) {
+      p.refusal = "its baseUrl port is not a number from 1 to 65535";
+      return;
+    }
+    up.port = number;
+  }
+  if (!up.tls) {
+    bool loopback_literal = false;
+    if (up.host_is_literal) {
+      boost::system::error_code ec;
+      const auto address = boost::asio::ip::make_address(up.host, ec);
+      loopback_literal = !ec && address.is_loopback();
+    }
+    if (!loopback_literal || !allow_internal) {
+      p.refusal = fmt::format(
+          "its baseUrl \"{}\" is plain http://, which would send the key unencrypted; use "
+          "https://, or for a local server a loopback address written as a literal (such as "
+          "http://127.0.0.1:8080) together with sandbox.egress.allowInternal",
+          p.base_url);
+      return;
+    }
+  }
+  std::string path(url->encoded_path());
+  while (!path.empty() && path.back() == '/') path.pop_back();
+  up.base_path = std::move(path);
+  p.upstream = std::move(up);
+}
+
+sdk::Result<ProviderSettings> read_provider(const std::string& name, const json::object& o,
+                                            bool allow_internal) {
+  ProviderSettings p;
+  p.name = name;
+  p.credential = string_or(o, "credential", "");
+  const std::string kind = string_or(o, "kind", "");
+  p.credential_name = string_or(o, "credentialName", "");
+  if (p.credential_name.empty()) {
+    if (kind == "anthropic")
+      p.credential_name = "ANTHROPIC_API_KEY";
+    else if (kind == "openai")
+      p.credential_name = "OPENAI_API_KEY";
+    else
+      p.credential_name = upper_name(name) + "_API_KEY";
+  }
+  const std::string placement = string_or(o, "placement", "");
+  if (placement == "bearer")
+    p.placement = Placement::bearer;
+  else if (placement == "x-api-key")
+    p.placement = Placement::x_api_key;
+  else if (!placement.empty())
+    return sdk::make_error(
+        fmt::format("agent.providers.{}.placement is \"{}\"; write \"bearer\" or \"x-api-key\"",
+                    name, placement));
+  else if (kind == "anthropic")
+    p.placement = Placement::x_api_key;
+  else if (kind == "openai")
+    p.placement = Placement::bearer;
+  else
+    p.placement = Placement::either;
+  if (const auto* caps = o.if_contains("capabilities")) {
+    auto parsed = CapabilityList::parse(*caps);
+    if (!parsed)
+      return sdk::make_error(
+          fmt::format("agent.providers.{}.capabilities: {}", name, parsed.error().message));
+    p.capabilities = std::move(*parsed);
+  }
+  if (const auto* strict = o.if_contains("strictCapabilities"); strict && strict->is_bool())
+    p.strict = strict->as_bool();
+  if (p.strict && !p.capabilities)
+    return sdk::make_error(fmt::format(
+        "agent.providers.{}.strictCapabilities is true without a capabilities list", name));
+  if (const auto* max = o.if_contains("maxConcurrentRequests")) {
+    if (max->is_int64() && max->as_int64() > 0)
+      p.max_concurrent = static_cast<std::size_t>(max->as_int64());
+    else if (max->is_uint64() && max->as_uint64() > 0)
+      p.max_concurrent = static_cast<std::size_t>(max->as_uint64());
+    else
+      return sdk::make_error(fmt::format(
+          "agent.providers.{}.maxConcurrentRequests must be a whole number of at least 1", name));
+  }
+  p.base_url = string_or(o, "baseUrl", "");
+  if (p.base_url.empty()) {
+    if (kind == "anthropic")
+      p.base_url = "https://api.anthropic.com";
+    else if (kind == "openai")
+      p.base_url = "https://api.openai.com/v1";
+  }
+  if (p.base_url.empty()) {
+    p.refusal =
+        "it has no baseUrl and no kind to take one from; set agent.providers." + name + ".baseUrl";
+  } else {
+    read_upstream(p, allow_internal);
+  }
+  return p;
+}
+
+}  // namespace
+
+const char* placement_header(Placement placement) {
+  switch (placement) {
+    case Placement::bearer: return "Authorization: Bearer";
+    case Placement::x_api_key: return "x-api-key";
+    case Placement::either: return "Authorization: Bearer or x-api-key";
+  }
+  return "";
+}
+
+std::vector<std::string> BrokerSettings::provider_hosts() const {
+  std::vector<std::string> out;
+  for (const auto& [name, p] : providers) {
+    if (p.upstream) out.push_back(p.upstream->host);
+  }
+  return out;
+}
+
+bool BrokerSettings::port_allowed(std::uint16_t port) const {
+  for (const auto p : egress_ports) {
+    if (p == port) return true;
+  }
+  return false;
+}
+
+std::string BrokerSettings::ports_text() const {
+  std::string out;
+  for (const auto p : egress_ports) {
+    if (!out.empty()) out += ", ";
+    out += std::to_string(p);
+  }
+  return out;
+}
+
+sdk::Result<BrokerSettings> read_settings(const json::object& config) {
+  BrokerSettings s;
+  if (const auto* ports = sdk::find_setting(config, "sandbox.egressPorts")) {
+    if (!ports->is_array()) return sdk::make_error("sandbox.egressPorts must be a list of ports");
+    s.egress_ports.clear();
+    for (const auto& port : ports->as_array()) {
+      const auto n = port.is_int64()    ? port.as_int64()
+                     : port.is_uint64() ? static_cast<std::int64_t>(port.as_uint64())
+                                        : -1;
+      if (n < 1 || n > 65535)
+        return sdk::make_error(
+            "sandbox.egressPorts holds something that is not a port from 1 to 65535");
+      s.egress_ports.push_back(static_cast<std::uint16_t>(n));
+    }
+  }
+  // Only an egress block left out altogether means every host.
+  std::vector<std::string> allow;
+  const auto* egress = sdk::find_setting(config, "sandbox.egress");
+  if (egress == nullptr) {
+    allow.push_back("*");
+  } else if (const auto* list = sdk::find_setting(config, "sandbox.egress.allow")) {
+    if (!list->is_array())
+      return sdk::make_error("sandbox.egress.allow must be a list of host names");
+    for (const auto& entry : list->as_array()) {
+      if (!entry.is_string())
+        return sdk::make_error("sandbox.egress.allow holds something that is not a string");
+      allow.emplace_back(entry.as_string());
+    }
+  }
+  s.allow = HostAllowlist(std::move(allow));
+  if (const auto* internal = sdk::find_setting(config, "sandbox.egress.allowInternal");
+      internal && internal->is_bool())
+    s.allow_internal = internal->as_bool();
+  if (const auto* providers = sdk::find_setting(config, "agent.providers");
+      providers && providers->is_object()) {
+    for (const auto& [key, value] : providers->as_object()) {
+      if (!value.is_object()) continue;
+      const auto& o = value.as_object();
+      const auto* credential = o.if_contains("credential");
+      const auto* brokered = o.if_contains("broker");
+      if (!credential || !credential->is_string() || credential->as_string().empty()) continue;
+      if (brokered && brokered->is_bool() && !brokered->as_bool()) continue;
+      auto provider = read_provider(std::string(key), o, s.allow_internal);
+      if (!provider) return provider.error();
+      s.providers.emplace(std::string(key), std::move(*provider));
+    }
+  }
+  if (const auto* ca = sdk::find_setting(config, "broker.caFile");
+      ca && ca->is_string() && !ca->as_string().empty())
+    s.ca_file = std::filesystem::path(std::string(ca->as_string()));
+  return s;
+}
+
+}  // namespace errand::broker

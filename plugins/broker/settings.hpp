@@ -1,0 +1,65 @@
+#pragma once
+
+// What a broker is made from, read once from the effective configuration. A session keeps the
+// settings it was opened with, so a reload reaches only sessions opened after it.
+
+#include <boost/json/object.hpp>
+#include <chrono>
+#include <cstdint>
+#include <errand/sdk/result.hpp>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "plugins/broker/capabilities.hpp"
+#include "plugins/broker/host_names.hpp"
+
+namespace errand::broker {
+
+enum class Placement { bearer, x_api_key, either };
+
+const char* placement_header(Placement placement);
+
+struct ProviderUpstream {
+  bool tls = true;
+  std::string host;  // normalised; an IPv6 literal without brackets
+  bool host_is_literal = false;
+  std::uint16_t port = 443;
+  std::string base_path;  // without a trailing '/'; empty for the root
+};
+
+struct ProviderSettings {
+  std::string name;
+  std::string credential;
+  std::string credential_name;
+  Placement placement = Placement::either;
+  std::optional<CapabilityList> capabilities;  // absent: forward everything, log each call
+  bool strict = false;
+  std::size_t max_concurrent = 4;
+  std::string base_url;
+  // Set when the base URL can be called; otherwise refusal says why every call is refused.
+  std::optional<ProviderUpstream> upstream;
+  std::string refusal;
+};
+
+struct BrokerSettings {
+  std::vector<std::uint16_t> egress_ports{443};
+  HostAllowlist allow;
+  bool allow_internal = false;
+  std::map<std::string, ProviderSettings> providers;  // brokered providers only
+  std::optional<std::filesystem::path> ca_file;       // broker.caFile
+  std::uint64_t max_answer_bytes = 64ull << 20;
+  std::chrono::milliseconds lookup_deadline{5000};
+  std::chrono::milliseconds dial_deadline{10000};
+
+  // The hosts of the brokered providers' base URLs, which tunnels may reach too.
+  std::vector<std::string> provider_hosts() const;
+  bool port_allowed(std::uint16_t port) const;
+  std::string ports_text() const;
+};
+
+sdk::Result<BrokerSettings> read_settings(const boost::json::object& config);
+
+}  // namespace errand::broker

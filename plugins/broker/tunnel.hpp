@@ -1,0 +1,25 @@
+#pragma once
+
+// An open CONNECT tunnel: bytes moved both ways (spliced in the kernel) until both sides have
+// finished. It is opaque, and it is not cut when its session closes; it ends when either
+// side's processes do.
+
+#include <boost/asio/awaitable.hpp>
+#include <boost/asio/buffer.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/local/stream_protocol.hpp>
+#include <cstdint>
+
+namespace errand::broker {
+
+struct TunnelCounts {
+  std::uint64_t up = 0;    // session to upstream
+  std::uint64_t down = 0;  // upstream to session
+};
+
+// already_read: bytes the session sent after the CONNECT head, which go upstream first.
+boost::asio::awaitable<TunnelCounts> run_tunnel(boost::asio::local::stream_protocol::socket& client,
+                                                boost::asio::ip::tcp::socket& upstream,
+                                                boost::asio::const_buffer already_read);
+
+}  // namespace errand::broker

@@ -1,0 +1,98 @@
+#include "tests/fakes/upstream/test_ca.hpp"
+
+#include <openssl/err.h>
+#include <openssl/evp.h>
+#include <openssl/pem.h>
+#include <openssl/x509.h>
+#include <openssl/x509v3.h>
+
+#include <cstdio>
+#include <memory>
+#include <stdexcept>
+
+namespace errand::fakes {
+namespace {
+
+struct Free {
+  void operator()(EVP_PKEY* p) const { EVP_PKEY_free(p); }
+  void operator()(X509* p) const { X509_free(p); }
+  void operator()(X509_EXTENSION* p) const { X509_EXTENSION_free(p); }
+};
+using Key = std::unique_ptr<EVP_PKEY, Free>;
+using Cert = std::unique_ptr<X509, Free>;
+
+[[noreturn]] void fail(const std::string& step) {
+  char buf[256];
+  ERR_error_string_n(ERR_get_error(), buf, sizeof buf);
+  throw std::runtime_error("test CA: " + step + ": " + buf);
+}
+
+Key new_key() {
+  Key key(EVP_PKEY_Q_keygen(nullptr, nullptr, "EC", "P-256"));
+  if (!key) fail("generating a P-256 key");
+  return key;
+}
+
+void add_extension(X509* cert, X509* issuer, int nid, const char* value) {
+  X509V3_CTX ctx;
+  X509V3_set_ctx_nodb(&ctx);
+  X509V3_set_ctx(&ctx, issuer, cert, nullptr, nullptr, 0);
+  std::unique_ptr<X509_EXTENSION, Free> ext(X509V3_EXT_conf_nid(nullptr, &ctx, nid, value));
+  if (!ext || X509_add_ext(cert, ext.get(), -1) != 1)
+    fail(std::string("adding extension ") + value);
+}
+
+Cert new_cert(EVP_PKEY* key, const std::string& common_name, long serial) {
+  Cert cert(X509_new());
+  if (!cert) fail("allocating a certificate");
+  X509_set_version(cert.get(), 2);
+  ASN1_INTEGER_set(X509_get_serialNumber(cert.get()), serial);
+  X509_gmtime_adj(X509_getm_notBefore(cert.get()), -3600);
+  X509_gmtime_adj(X509_getm_notAfter(cert.get()), 7L * 24 * 3600);
+  X509_set_pubkey(cert.get(), key);
+  X509_NAME* name = X509_get_subject_name(cert.get());
+  X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_ASC,
+                             reinterpret_cast<const unsigned char*>(common_name.c_str()), -1, -1,
+                             0);
+  return cert;
+}
+
+void write_pem(const std::filesystem::path& path, X509* cert, EVP_PKEY* key) {
+  FILE* f = std::fopen(path.c_str(), "w");
+  if (!f) throw std::runtime_error("test CA: cannot write " + path.string());
+  const bool ok = cert ? PEM_write_X509(f, cert) == 1
+                       : PEM_write_PrivateKey(f, key, nullptr, nullptr, 0, nullptr, nullptr) == 1;
+  std::fclose(f);
+  if (!ok) fail("writing " + path.string());
+}
+
+}  // namespace
+
+TestCa make_test_ca(const std::filesystem::path& dir, const std::string& ca_name) {
+  std::filesystem::create_directories(dir);
+  const Key ca_key = new_key();
+  const Cert ca = new_cert(ca_key.get(), ca_name, 1);
+  X509_set_issuer_name(ca.get(), X509_get_subject_name(ca.get()));
+  add_extension(ca.get(), ca.get(), NID_basic_constraints, "critical,CA:TRUE");
+  add_extension(ca.get(), ca.get(), NID_key_usage, "critical,keyCertSign,cRLSign");
+  add_extension(ca.get(), ca.get(), NID_subject_key_identifier, "hash");
+  if (X509_sign(ca.get(), ca_key.get(), EVP_sha256()) == 0) fail("signing the CA");
+
+  const Key server_key = new_key();
+  const Cert server = new_cert(server_key.get(), "localhost", 2);
+  X509_set_issuer_name(server.get(), X509_get_subject_name(ca.get()));
+  add_extension(server.get(), ca.get(), NID_basic_constraints, "critical,CA:FALSE");
+  add_extension(server.get(), ca.get(), NID_key_usage, "critical,digitalSignature");
+  add_extension(server.get(), ca.get(), NID_ext_key_usage, "serverAuth");
+  add_extension(server.get(), ca.get(), NID_subject_alt_name, "DNS:localhost,IP:127.0.0.1,IP:::1");
+  if (X509_sign(server.get(), ca_key.get(), EVP_sha256()) == 0)
+    fail("signing the server certificate");
+
+  TestCa out{dir / "ca.pem", dir / "server.pem", dir / "server.key"};
+  write_pem(out.ca_cert, ca.get(), nullptr);
+  write_pem(out.server_cert, server.get(), nullptr);
+  write_pem(out.server_key, nullptr, server_key.get());
+  return out;
+}
+
+}  // namespace errand::fakes

@@ -1,0 +1,83 @@
+#include <catch2/catch_test_macros.hpp>
+
+#include "tests/unit/broker/support/result_printing.hpp"
+
+#include <boost/json/parse.hpp>
+
+#include "plugins/broker/settings.hpp"
+
+using namespace errand::broker;
+
+namespace {
+BrokerSettings read(std::string_view json) {
+  auto s = read_settings(boost::json::parse(json).as_object());
+  if (!s) FAIL(s.error().message);
+  return std::move(*s);
+}
+}  // namespace
+
+TEST_CASE("an egress block left out means every host; one without allow means none", "[settings]") {
+  CHECK(read(R"({})").allow.patterns() == std::vector<std::string>{"*"});
+  CHECK(read(R"({"sandbox": {"egress": {"mode": "proxy"}}})").allow.patterns().empty());
+  CHECK(read(R"({"sandbox": {"egress": {"allow": ["a.com"]}}})").allow.patterns() ==
+        std::vector<std::string>{"a.com"});
+  CHECK(read(R"({})").egress_ports == std::vector<std::uint16_t>{443});
+  CHECK(read(R"({"sandbox": {"egressPorts": [80, 443]}})").port_allowed(80));
+}
+
+TEST_CASE("placement follows the setting, then the kind, then neither", "[settings]") {
+  const auto s = read(R"({"agent": {"providers": {
+    "a": {"credential": "k1234567", "kind": "anthropic"},
+    "o": {"credential": "k1234567", "kind": "openai"},
+    "n": {"credential": "k1234567", "baseUrl": "https://llm.example.com/v1"},
+    "b": {"credential": "k1234567", "kind": "anthropic", "placement": "bearer"},
+    "off": {"credential": "k1234567", "kind": "openai", "broker": false},
+    "nokey": {"kind": "openai"}
+  }}})");
+  CHECK(s.providers.at("a").placement == Placement::x_api_key);
+  CHECK(s.providers.at("o").placement == Placement::bearer);
+  CHECK(s.providers.at("n").placement == Placement::either);
+  CHECK(s.providers.at("b").placement == Placement::bearer);
+  CHECK_FALSE(s.providers.contains("off"));
+  CHECK_FALSE(s.providers.contains("nokey"));
+  CHECK(s.providers.at("a").credential_name == "ANTHROPIC_API_KEY");
+  CHECK(s.providers.at("n").credential_name == "N_API_KEY");
+  CHECK(s.providers.at("a").upstream->host == "api.anthropic.com");
+  CHECK(s.providers.at("o").upstream->base_path == "/v1");
+  CHECK(s.providers.at("n").max_concurrent == 4);
+}
+
+TEST_CASE("a provider base URL must be https, or http to a loopback literal with allowInternal",
+          "[settings]") {
+  const auto plain = read(R"({"agent": {"providers": {
+    "p": {"credential": "k1234567", "baseUrl": "http://llm.example.com"},
+    "l": {"credential": "k1234567", "baseUrl": "http://127.0.0.1:8080/v1/"}
+  }}})");
+  CHECK_FALSE(plain.providers.at("p").upstream);
+  CHECK(plain.providers.at("p").refusal.find("unencrypted") != std::string::npos);
+  CHECK_FALSE(plain.providers.at("l").upstream);
+
+  const auto internal = read(R"({"sandbox": {"egress": {"allowInternal": true}},
+    "agent": {"providers": {
+      "l": {"credential": "k1234567", "baseUrl": "http://127.0.0.1:8080/v1/"},
+      "name": {"credential": "k1234567", "baseUrl": "http://localhost:8080"}
+  }}})");
+  REQUIRE(internal.providers.at("l").upstream);
+  CHECK_FALSE(internal.providers.at("l").upstream->tls);
+  CHECK(internal.providers.at("l").upstream->port == 8080);
+  CHECK(internal.providers.at("l").upstream->base_path == "/v1");
+  CHECK_FALSE(internal.providers.at("name").upstream);
+}
+
+TEST_CASE("broken provider settings are refused with the key named", "[settings]") {
+  const auto bad = read_settings(boost::json::parse(R"({"agent": {"providers": {
+    "p": {"credential": "k1234567", "kind": "openai", "strictCapabilities": true}}}})")
+                                     .as_object());
+  REQUIRE_FALSE(bad);
+  CHECK(bad.error().message.find("agent.providers.p.strictCapabilities") != std::string::npos);
+  const auto empty = read_settings(boost::json::parse(R"({"agent": {"providers": {
+    "p": {"credential": "k1234567", "kind": "openai", "capabilities": []}}}})")
+                                       .as_object());
+  REQUIRE_FALSE(empty);
+  CHECK(empty.error().message.find("capabilities") != std::string::npos);
+}

@@ -1,0 +1,182 @@
+#include "tests/unit/broker/support/broker_harness.hpp"
+
+#include <stdlib.h>
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/use_future.hpp>
+#include <stdexcept>
+
+namespace errand::broker::testing {
+namespace asio = boost::asio;
+
+std::string TestSecrets::scrub(std::string_view text) const {
+  std::lock_guard lock(mutex_);
+  std::string out(text);
+  for (const auto& v : values_) {
+    if (v.size() < 8) continue;
+    std::size_t at = 0;
+    while ((at = out.find(v, at)) != std::string::npos) {
+      out.replace(at, v.size(), "[redacted]");
+      at += 10;
+    }
+  }
+  return out;
+}
+
+bool TestSecrets::contains_secret(std::string_view bytes) const {
+  std::lock_guard lock(mutex_);
+  for (const auto& v : values_) {
+    if (bytes.find(v) != std::string_view::npos) return true;
+  }
+  return false;
+}
+
+void TestSecrets::add(std::string_view value) {
+  std::lock_guard lock(mutex_);
+  values_.emplace(value);
+}
+
+void TestSecrets::remove(std::string_view value) {
+  std::lock_guard lock(mutex_);
+  const auto it = values_.find(value);
+  if (it != values_.end()) values_.erase(it);
+}
+
+bool TestSecrets::holds(std::string_view value) const {
+  std::lock_guard lock(mutex_);
+  return values_.find(value) != values_.end();
+}
+
+void RecordingEvents::on_host_refused(const std::string& session_id, const std::string& host,
+                                      std::uint16_t port, bool suggestable) noexcept {
+  std::lock_guard lock(mutex_);
+  refusals_.push_back({session_id, host, port, suggestable});
+}
+
+void RecordingEvents::on_provider_paused(const std::string& provider,
+                                         std::chrono::system_clock::time_point) noexcept {
+  std::lock_guard lock(mutex_);
+  paused_.push_back(provider);
+}
+
+void RecordingEvents::on_provider_resumed(const std::string& provider) noexcept {
+  std::lock_guard lock(mutex_);
+  resumed_.push_back(provider);
+}
+
+std::vector<RecordingEvents::Refusal> RecordingEvents::refusals() const {
+  std::lock_guard lock(mutex_);
+  return refusals_;
+}
+
+std::vector<std::string> RecordingEvents::paused() const {
+  std::lock_guard lock(mutex_);
+  return paused_;
+}
+
+std::vector<std::string> RecordingEvents::resumed() const {
+  std::lock_guard lock(mutex_);
+  return resumed_;
+}
+
+TempDir::TempDir() {
+  char pattern[] = "/tmp/ebk-XXXXXX";
+  const char* made = ::mkdtemp(pattern);
+  if (made == nullptr) throw std::runtime_error("mkdtemp failed");
+  path_ = made;
+}
+
+TempDir::~TempDir() {
+  std::error_code ec;
+  std::filesystem::remove_all(path_, ec);
+}
+
+BrokerHarness::BrokerHarness(boost::json::object config, BrokerOptions options, int io_threads)
+    : log_sink_(std::make_shared<spdlog::sinks::ringbuffer_sink_mt>(4096)),
+      work_(asio::make_work_guard(io_)) {
+  auto log = std::make_shared<spdlog::logger>("broker", log_sink_);
+  log->set_level(spdlog::level::trace);
+  log->set_pattern("%l %v");
+  config["stateDir"] = dir_.path().string();
+  auto receipts = receipts::ReceiptsDb::open(dir_.path() / "receipts.db", log);
+  if (!receipts) throw std::runtime_error(receipts.error().message);
+  receipts_ = std::move(*receipts);
+  services_.executor = io_.get_executor();
+  services_.log = log;
+  services_.secrets = &secrets_;
+  services_.receipts = receipts_.get();
+  services_.clock = &clock_;
+  services_.config = std::move(config);
+  services_.state_dir = dir_.path();
+  broker_ = std::make_unique<Broker>(services_, std::move(options));
+  broker_->set_events(&events_);
+  for (int i = 0; i < io_threads; ++i) threads_.emplace_back([this] { io_.run(); });
+}
+
+BrokerHarness::~BrokerHarness() {
+  broker_->stop();
+  work_.reset();
+  // Give connections a moment to unwind, then stop whatever is left (open test sockets).
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  io_.stop();
+  for (auto& t : threads_) t.join();
+  broker_.reset();
+}
+
+sdk::Result<sdk::BrokerSession> BrokerHarness::try_open(const std::string& session_id,
+                                                        std::filesystem::path socket_path) {
+  sdk::BrokerSessionSpec spec;
+  spec.session_id = session_id;
+  spec.socket_path = socket_path.empty() ? dir_.path() / "brokers" / (session_id + ".sock")
+                                         : std::move(socket_path);
+  spec.record_dir = record_dir(session_id);
+  auto future = asio::co_spawn(io_, broker_->open(spec), asio::use_future);
+  return future.get();
+}
+
+sdk::BrokerSession BrokerHarness::open(const std::string& session_id) {
+  auto opened = try_open(session_id);
+  if (!opened) throw std::runtime_error("open failed: " + opened.error().message);
+  return *opened;
+}
+
+void BrokerHarness::close(const std::string& session_id) {
+  auto future = asio::co_spawn(io_, broker_->close(session_id), asio::use_future);
+  future.get();
+}
+
+std::filesystem::path BrokerHarness::record_dir(const std::string& session_id) const {
+  return dir_.path() / "records" / session_id;
+}
+
+std::vector<std::string> BrokerHarness::log_lines() const {
+  return log_sink_->last_formatted();
+}
+
+bool BrokerHarness::log_contains(std::string_view text) const {
+  for (const auto& line : log_lines()) {
+    if (line.find(text) != std::string::npos) return true;
+  }
+  return false;
+}
+
+boost::json::object base_config(const std::filesystem::path& state_dir) {
+  boost::json::object config;
+  config["projectRoot"] = "/srv/projects";
+  config["stateDir"] = state_dir.string();
+  boost::json::object sandbox;
+  sandbox["egressPorts"] = boost::json::array{443};
+  boost::json::object egress;
+  egress["mode"] = "proxy";
+  egress["allow"] = boost::json::array{};
+  egress["allowInternal"] = false;
+  sandbox["egress"] = std::move(egress);
+  config["sandbox"] = std::move(sandbox);
+  boost::json::object agent;
+  agent["provider"] = "anthropic";
+  agent["providers"] = boost::json::object{};
+  config["agent"] = std::move(agent);
+  return config;
+}
+
+}  // namespace errand::broker::testing

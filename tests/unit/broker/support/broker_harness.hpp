@@ -1,0 +1,123 @@
+#pragma once
+
+// A running broker for integration tests: a real io_context on two threads, real unix sockets
+// in a temporary state directory, a real receipts.db, and recorders for the events, secrets
+// and log lines the broker produces.
+
+#include <spdlog/logger.h>
+#include <spdlog/sinks/ringbuffer_sink.h>
+
+#include <boost/asio/executor_work_guard.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/json/object.hpp>
+#include <errand/sdk/egress_broker.hpp>
+#include <errand/sdk/host_services.hpp>
+#include <filesystem>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "core/receipts/receipts_db.hpp"
+#include "plugins/broker/broker.hpp"
+
+namespace errand::broker::testing {
+
+class TestSecrets final : public sdk::Secrets {
+ public:
+  std::string scrub(std::string_view text) const override;
+  bool contains_secret(std::string_view bytes) const override;
+  void add(std::string_view value) override;
+  void remove(std::string_view value) override;
+  bool holds(std::string_view value) const;
+
+ private:
+  mutable std::mutex mutex_;
+  std::multiset<std::string, std::less<>> values_;
+};
+
+class RecordingEvents final : public sdk::BrokerEvents {
+ public:
+  struct Refusal {
+    std::string session_id, host;
+    std::uint16_t port;
+    bool suggestable;
+  };
+  void on_host_refused(const std::string& session_id, const std::string& host, std::uint16_t port,
+                       bool suggestable) noexcept override;
+  void on_provider_paused(const std::string& provider,
+                          std::chrono::system_clock::time_point until) noexcept override;
+  void on_provider_resumed(const std::string& provider) noexcept override;
+  std::vector<Refusal> refusals() const;
+  std::vector<std::string> paused() const;
+  std::vector<std::string> resumed() const;
+
+ private:
+  mutable std::mutex mutex_;
+  std::vector<Refusal> refusals_;
+  std::vector<std::string> paused_, resumed_;
+};
+
+class RealClock final : public sdk::Clock {
+ public:
+  std::chrono::system_clock::time_point now() const noexcept override {
+    return std::chrono::system_clock::now();
+  }
+  std::chrono::steady_clock::time_point steady_now() const noexcept override {
+    return std::chrono::steady_clock::now();
+  }
+};
+
+// A temporary directory with a short path (a unix socket path holds 107 bytes), removed after.
+class TempDir {
+ public:
+  TempDir();
+  ~TempDir();
+  const std::filesystem::path& path() const noexcept { return path_; }
+
+ private:
+  std::filesystem::path path_;
+};
+
+class BrokerHarness {
+ public:
+  // io_threads: how many threads run the io_context the broker is given.
+  explicit BrokerHarness(boost::json::object config, BrokerOptions options = {},
+                         int io_threads = 2);
+  ~BrokerHarness();
+
+  sdk::BrokerSession open(const std::string& session_id);
+  sdk::Result<sdk::BrokerSession> try_open(const std::string& session_id,
+                                           std::filesystem::path socket_path = {});
+  void close(const std::string& session_id);
+  Broker& broker() { return *broker_; }
+  receipts::ReceiptsDb& receipts() { return *receipts_; }
+  TestSecrets& secrets() { return secrets_; }
+  RecordingEvents& events() { return events_; }
+  const std::filesystem::path& state_dir() const { return dir_.path(); }
+  std::filesystem::path record_dir(const std::string& session_id) const;
+  std::vector<std::string> log_lines() const;
+  bool log_contains(std::string_view text) const;
+
+ private:
+  // Declared so the io_context (and the coroutine frames it still holds) goes before the
+  // services those frames were given.
+  TempDir dir_;
+  std::shared_ptr<spdlog::sinks::ringbuffer_sink_mt> log_sink_;
+  TestSecrets secrets_;
+  RealClock clock_;
+  RecordingEvents events_;
+  std::unique_ptr<receipts::ReceiptsDb> receipts_;
+  sdk::HostServices services_;
+  boost::asio::io_context io_;
+  boost::asio::executor_work_guard<boost::asio::io_context::executor_type> work_;
+  std::vector<std::thread> threads_;
+  std::unique_ptr<Broker> broker_;
+};
+
+// A configuration with a restricted egress block and providers filled in by the test.
+boost::json::object base_config(const std::filesystem::path& state_dir = "/tmp");
+
+}  // namespace errand::broker::testing

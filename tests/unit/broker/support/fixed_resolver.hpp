@@ -1,0 +1,60 @@
+#pragma once
+
+// A resolver whose answers a test writes: names mapped to addresses (loopback, for the
+// internal-address refusals), names that fail with a reason, and names that never answer.
+
+#include <boost/asio/ip/address.hpp>
+#include <map>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "plugins/broker/resolver.hpp"
+
+namespace errand::broker::testing {
+
+class FixedResolver final : public Resolver {
+ public:
+  void map(const std::string& name, std::vector<std::string> addresses) {
+    std::lock_guard lock(mutex_);
+    std::vector<boost::asio::ip::address> parsed;
+    for (const auto& a : addresses) parsed.push_back(boost::asio::ip::make_address(a));
+    mapped_[name] = std::move(parsed);
+  }
+  void hang(const std::string& name) {
+    std::lock_guard lock(mutex_);
+    hanging_.push_back(name);
+  }
+  std::vector<std::string> asked() const {
+    std::lock_guard lock(mutex_);
+    return asked_;
+  }
+
+  void resolve(const std::string& host, std::function<void(Resolution)> done) override {
+    std::unique_lock lock(mutex_);
+    asked_.push_back(host);
+    for (const auto& h : hanging_) {
+      if (h == host) {
+        held_.push_back(std::move(done));
+        return;
+      }
+    }
+    const auto it = mapped_.find(host);
+    Resolution r;
+    if (it != mapped_.end())
+      r.addresses = it->second;
+    else
+      r.failure = "Name or service not known";
+    lock.unlock();
+    done(std::move(r));
+  }
+
+ private:
+  mutable std::mutex mutex_;
+  std::map<std::string, std::vector<boost::asio::ip::address>> mapped_;
+  std::vector<std::string> hanging_;
+  std::vector<std::function<void(Resolution)>> held_;
+  std::vector<std::string> asked_;
+};
+
+}  // namespace errand::broker::testing
