@@ -158,3 +158,11 @@ TEST_CASE("a size written as a whole number with a fraction part is a byte count
   CHECK(loaded->effective.at("sandbox").at("memory") == 1073741824);
   CHECK(loaded->effective.at("sandbox").at("memory").is_int64());
 }
+
+TEST_CASE("sandbox.diskTmp true is refused until a backend applies it", "[config][sandbox]") {
+  auto config = minimal_config();
+  set(config, "sandbox.diskTmp", true);
+  const auto problem = only_problem(config);
+  CHECK(problem.path == "sandbox.diskTmp");
+  CHECK_THAT(problem.message, ContainsSubstring("not supported yet"));
+}
