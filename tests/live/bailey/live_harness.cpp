@@ -61,11 +61,29 @@ TempRoot::~TempRoot() {
   fs::remove_all(path_, ec);
 }
 
+// The probe runs from a copy outside /tmp: bailey refuses an agent directory under a path the
+// sandbox places itself, and a checkout (so its build tree) may well live under /tmp.
 fs::path probe_dir() {
-  return fs::path(ERRAND_ESCAPE_PROBE).parent_path();
+  // A plain buffer rather than a path object: the exit handler runs after function-local
+  // statics are destroyed.
+  static char made[] = "/var/tmp/errand-live-probe-XXXXXX";
+  static const fs::path dir = [] {
+    if (::mkdtemp(made) == nullptr) return fs::path(ERRAND_ESCAPE_PROBE).parent_path();
+    const auto executable = fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
+                            fs::perms::others_read | fs::perms::others_exec;
+    fs::permissions(made, executable);
+    fs::copy_file(ERRAND_ESCAPE_PROBE, fs::path(made) / "escape_probe");
+    fs::permissions(fs::path(made) / "escape_probe", executable);
+    std::atexit([] {
+      std::error_code ec;
+      fs::remove_all(made, ec);
+    });
+    return fs::path(made);
+  }();
+  return dir;
 }
 std::string probe_path() {
-  return ERRAND_ESCAPE_PROBE;
+  return (probe_dir() / "escape_probe").string();
 }
 
 Harness::Harness(json::object sandbox, fs::path root) : root_(std::move(root)) {
