@@ -196,9 +196,9 @@ int run_daemon(const RunEnvironment& env, std::ostream& out) {
   rt.queue = std::make_unique<sessions::TurnQueue>(rt.io.get_executor(), rt.clock, *limits,
                                                    rt.logging.logger("queue"));
   rt.manager = sessions::SessionManager::create(
-      sessions::SessionServices{rt.io.get_executor(), *host.chat(), *host.backend(),
-                                host.broker(), rt.scrubber, rt.clock, *rt.store, *rt.queue,
-                                rt.logging, settings.sandbox_backend, settings.state_dir},
+      sessions::SessionServices{rt.io.get_executor(), *host.chat(), *host.backend(), host.broker(),
+                                rt.scrubber, rt.clock, *rt.store, *rt.queue, rt.logging,
+                                settings.sandbox_backend, settings.state_dir},
       rt.config.effective);
   if (host.broker() != nullptr) host.broker()->set_events(rt.manager.get());
   if (auto started = host.chat()->start(*rt.manager); !started) {

@@ -210,8 +210,8 @@ asio::awaitable<void> SessionManager::handle_slash(const sdk::CommandCall& call)
   if (!in_channel) thread = co_await find_thread(call.channel_id);
   const sdk::CommandCall acknowledged = call;
   auto ack = co_await services_->chat.acknowledge(acknowledged, sdk::Visibility::everyone);
-  if (!ack) log_->warn("slash command /{} could not be acknowledged: {}", call.name,
-                       ack.error().message);
+  if (!ack)
+    log_->warn("slash command /{} could not be acknowledged: {}", call.name, ack.error().message);
   const auto to = ReplyTo::command(call);
   if (!in_channel && !thread) {
     reply(to, "errand answers its commands in the served channel and in its sessions' threads");

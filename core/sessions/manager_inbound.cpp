@@ -104,8 +104,7 @@ asio::awaitable<void> SessionManager::handle_message(const sdk::InboundMessage& 
   }
   const auto& prompt = std::get<chat::PromptMessage>(classified);
   if (!in_thread && settings_.start_on_mention && !message.mentions_bot) co_return;
-  if (prompt.text.find_first_not_of(" \t\r\n") == std::string::npos &&
-      message.attachments.empty())
+  if (prompt.text.find_first_not_of(" \t\r\n") == std::string::npos && message.attachments.empty())
     co_return;
   chat::AccessRequest request{message.author.id, thread ? thread->owner_id() : std::string_view{},
                               in_thread ? "a prompt" : "starting a session"};
@@ -127,9 +126,9 @@ asio::awaitable<std::shared_ptr<const agent::AgentGlue>> SessionManager::agent_g
     std::string& why) {
   const auto& config = *settings_.config;
   const auto* kind_value = sdk::find_setting(config, "agent.kind");
-  const std::string kind =
-      kind_value != nullptr && kind_value->is_string() ? std::string(kind_value->as_string())
-                                                       : std::string("kage");
+  const std::string kind = kind_value != nullptr && kind_value->is_string()
+                               ? std::string(kind_value->as_string())
+                               : std::string("kage");
   if (glue_ && glue_kind_ == kind) co_return glue_;
   if (kind == "kage" && !kage_catalog_) {
     // The host's kage is asked once which providers it knows, when the first session needs it.

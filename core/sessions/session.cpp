@@ -34,14 +34,15 @@ Session::Session(std::shared_ptr<const SessionServices> services, SessionPlan pl
 Session::~Session() = default;
 
 void Session::spawn(asio::awaitable<void> work) {
-  asio::co_spawn(strand_, std::move(work), [log = log_, id = plan_.session_id](std::exception_ptr e) {
-    if (!e) return;
-    try {
-      std::rethrow_exception(e);
-    } catch (const std::exception& failure) {
-      log->error("session {}: {}", id, failure.what());
-    }
-  });
+  asio::co_spawn(strand_, std::move(work),
+                 [log = log_, id = plan_.session_id](std::exception_ptr e) {
+                   if (!e) return;
+                   try {
+                     std::rethrow_exception(e);
+                   } catch (const std::exception& failure) {
+                     log->error("session {}: {}", id, failure.what());
+                   }
+                 });
 }
 
 void Session::start() {
@@ -82,7 +83,8 @@ void Session::withdraw(std::string message_id) {
     if (pending != self->pending_.end()) {
       self->pending_.erase(pending);
       dropped = true;
-    } else if (self->queued_.count(message_id) != 0 && self->services_->queue.withdraw(message_id)) {
+    } else if (self->queued_.count(message_id) != 0 &&
+               self->services_->queue.withdraw(message_id)) {
       self->queued_.erase(message_id);
       dropped = true;
     }

@@ -171,7 +171,7 @@ class Session : public std::enable_shared_from_this<Session> {
   bool replaying_ = false;
   std::string model_;
 
-  std::deque<InboundPrompt> pending_;             // before the session is ready
+  std::deque<InboundPrompt> pending_;            // before the session is ready
   std::map<std::string, InboundPrompt> queued_;  // waiting in the turn queue, by message id
   std::optional<ActiveTurn> turn_;
   std::uint64_t turn_number_ = 0;

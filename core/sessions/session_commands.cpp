@@ -21,8 +21,8 @@ std::string span_text(const chat::GrantArgument& grant) {
     case sdk::GrantSpan::once: return "for its next connection";
     case sdk::GrantSpan::always: return "for the rest of this session and the ones after it";
     case sdk::GrantSpan::until:
-      return "for " + describe_duration(std::chrono::duration_cast<std::chrono::milliseconds>(
-                          grant.duration));
+      return "for " + describe_duration(
+                          std::chrono::duration_cast<std::chrono::milliseconds>(grant.duration));
   }
   return "";
 }
@@ -54,8 +54,9 @@ void Session::switch_model(std::string model, ReplyTo to) {
       co_return;
     }
     if (self->turn_) {
-      self->reply(to, "!model is refused while a turn runs, since the turn would end on another "
-                      "model than it started on; try again when it has finished");
+      self->reply(to,
+                  "!model is refused while a turn runs, since the turn would end on another "
+                  "model than it started on; try again when it has finished");
       co_return;
     }
     const auto choice = agent::choose_model(*self->plan_.config, model);
@@ -116,8 +117,8 @@ void Session::grant(chat::GrantArgument grant, ReplyTo to) {
 std::string Session::status_text() const {
   std::string text = fmt::format("session `{}` in project `{}` ({})", id(), plan_.project_name,
                                  plan_.project_dir.string());
-  text += fmt::format("\nmodel: {}", model_.empty() ? std::string("the configured default")
-                                                    : "`" + model_ + "`");
+  text += fmt::format("\nmodel: {}",
+                      model_.empty() ? std::string("the configured default") : "`" + model_ + "`");
   switch (phase_) {
     case Phase::starting: text += "\nstarting"; break;
     case Phase::stopping:
@@ -126,7 +127,8 @@ std::string Session::status_text() const {
       text += turn_ ? "\na turn is running" : "\nidle, waiting for a prompt";
       break;
   }
-  if (!queued_.empty()) text += fmt::format("\n{} prompt(s) of this thread waiting", queued_.size());
+  if (!queued_.empty())
+    text += fmt::format("\n{} prompt(s) of this thread waiting", queued_.size());
   const auto queue = services_->queue.snapshot();
   text += fmt::format("\nturn slots: {} of {} in use, {} waiting in the queue",
                       queue.turns_in_flight, queue.limits.max_concurrent_turns, queue.queued);
@@ -204,7 +206,8 @@ void Session::answer_question(InboundPrompt answer) {
     return;
   }
   question.responder.select(*chosen);
-  record(boost::json::object{{"type", "permission"}, {"option", *chosen}, {"by", answer.author_id}});
+  record(
+      boost::json::object{{"type", "permission"}, {"option", *chosen}, {"by", answer.author_id}});
   react(answer.ref, sdk::Reaction::done, true);
   end_turn_record(answer.ref.message_id, TurnOutcome::completed);
   question_.reset();

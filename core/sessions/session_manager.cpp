@@ -122,9 +122,10 @@ asio::awaitable<void> SessionManager::register_commands() {
     auto specs = chat::slash_command_specs();
     auto registered = co_await self->services_->chat.register_commands(specs);
     if (!registered)
-      self->log_->warn("the slash commands could not be registered ({}); the ! commands work "
-                       "as typed messages",
-                       registered.error().message);
+      self->log_->warn(
+          "the slash commands could not be registered ({}); the ! commands work "
+          "as typed messages",
+          registered.error().message);
   };
   co_await asio::co_spawn(strand_, work, asio::use_awaitable);
 }
@@ -184,8 +185,7 @@ void SessionManager::on_command(const sdk::CommandCall& call) noexcept {
 }
 
 void SessionManager::on_reaction(const sdk::ReactionEvent& reaction) noexcept {
-  log_->trace("reaction {} by {} on {}", reaction.glyph, reaction.user.id,
-              reaction.ref.message_id);
+  log_->trace("reaction {} by {} on {}", reaction.glyph, reaction.user.id, reaction.ref.message_id);
 }
 
 void SessionManager::on_connection(sdk::ConnectionState state, const std::string& detail) noexcept {

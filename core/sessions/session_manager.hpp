@@ -58,8 +58,8 @@ class SessionManager final : public sdk::ChatEvents,
   void on_provider_resumed(const std::string& provider) noexcept override;
 
  private:
-  using Event = std::variant<sdk::InboundMessage, sdk::MessageDeleted, sdk::ThreadClosed,
-                             sdk::CommandCall>;
+  using Event =
+      std::variant<sdk::InboundMessage, sdk::MessageDeleted, sdk::ThreadClosed, sdk::CommandCall>;
   // A thread the manager knows: a live session's, or one threads.db has.
   struct KnownThread {
     std::shared_ptr<Session> live;
@@ -115,7 +115,7 @@ class SessionManager final : public sdk::ChatEvents,
   bool stopping_ = false;
 
   std::map<std::string, std::shared_ptr<Session>> sessions_;  // by session id
-  std::map<std::string, std::string> thread_sessions_;       // thread id -> session id
+  std::map<std::string, std::string> thread_sessions_;        // thread id -> session id
   std::shared_ptr<const agent::AgentGlue> glue_;
   std::string glue_kind_;
   std::optional<agent::KageCatalog> kage_catalog_;

@@ -33,7 +33,7 @@ struct SessionServices {
   ThreadsStore& threads;
   TurnQueue& queue;
   log::Logging& logging;
-  std::string backend_name;       // sandbox.backend, recorded with each session
+  std::string backend_name;         // sandbox.backend, recorded with each session
   std::filesystem::path state_dir;  // the daemon's stateDir
 };
 

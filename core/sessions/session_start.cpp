@@ -98,8 +98,8 @@ asio::awaitable<Session::StartResult> Session::start_up(std::string& why) {
 
 void Session::create_renderer() {
   auto settings = chat::render_settings_from_config(*plan_.config);
-  if (!settings) log_->warn("session {}: {}; the default output settings apply", id(),
-                            settings.error().message);
+  if (!settings)
+    log_->warn("session {}: {}; the default output settings apply", id(), settings.error().message);
   chat::RendererDeps deps{services_->chat, secrets_, services_->clock,
                           services_->logging.logger("render"), nullptr};
   renderer_ = chat::ThreadRenderer::create(strand_, std::move(deps), plan_.thread_id,
@@ -269,8 +269,7 @@ asio::awaitable<bool> Session::launch_sandbox(std::string& why) {
 }
 
 asio::awaitable<bool> Session::open_conversation(std::string& why) {
-  const agent::AgentStdio stdio{process_->stdin_fd(), process_->stdout_fd(),
-                                process_->stderr_fd()};
+  const agent::AgentStdio stdio{process_->stdin_fd(), process_->stdout_fd(), process_->stderr_fd()};
   std::weak_ptr<Session> weak = weak_from_this();
   agent::AcpEvents events;
   events.on_update = [weak](const agent::SessionUpdate& update) {
@@ -304,8 +303,8 @@ asio::awaitable<bool> Session::open_conversation(std::string& why) {
   bool loaded = false;
   std::string resume_note;
   if (plan_.previous_session_id) {
-    const auto previous =
-        read_agent_session(SessionPaths::of(services_->state_dir, *plan_.previous_session_id).record);
+    const auto previous = read_agent_session(
+        SessionPaths::of(services_->state_dir, *plan_.previous_session_id).record);
     if (!previous) {
       resume_note = "the earlier conversation was not recorded, so the agent starts afresh";
     } else if (!hello->load_session) {
@@ -352,15 +351,15 @@ asio::awaitable<bool> Session::open_conversation(std::string& why) {
       model_ = chosen;
     }
   }
-  if (plan_.previous_session_id) renderer_->notice("resumed in a new sandbox; " + resume_note + ".");
+  if (plan_.previous_session_id)
+    renderer_->notice("resumed in a new sandbox; " + resume_note + ".");
   co_return true;
 }
 
 asio::awaitable<void> Session::fail_start(const std::string& why) {
   log_->error("session {}: could not start: {}", id(), why);
   if (renderer_) {
-    renderer_->notice("the session could not start: " + why +
-                      ". Writing here again tries again.");
+    renderer_->notice("the session could not start: " + why + ". Writing here again tries again.");
   } else if (plan_.opening) {
     ReplyTo to;
     to.message = *plan_.opening;

@@ -86,7 +86,8 @@ asio::awaitable<void> Session::shut_down() {
     if (!closed) log_->error("threads.db: {}", closed.error().message);
   }
   if (transcript_) {
-    record(boost::json::object{{"type", "session"}, {"event", "ended"}, {"reason", request.reason}});
+    record(
+        boost::json::object{{"type", "session"}, {"event", "ended"}, {"reason", request.reason}});
   }
   if (renderer_) {
     if (!request.notice.empty() && !request.thread_deleted) renderer_->notice(request.notice);

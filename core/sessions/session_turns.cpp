@@ -74,8 +74,8 @@ void Session::submit(InboundPrompt prompt) {
     if (it == self->queued_.end()) return;
     const auto waited = self->services_->queue.snapshot().limits.max_queue_wait;
     self->react(it->second.ref, sdk::Reaction::queued, false);
-    self->renderer_->answer_prompt({it->second.ref, sdk::Reaction::expired,
-                                    expired_sentence(waited), it->second.author_id});
+    self->renderer_->answer_prompt(
+        {it->second.ref, sdk::Reaction::expired, expired_sentence(waited), it->second.author_id});
     self->end_turn_record(message_id, TurnOutcome::expired);
     self->queued_.erase(it);
   };
@@ -210,8 +210,16 @@ asio::awaitable<void> Session::run_turn(std::shared_ptr<Session> self) {
                              {"outcome", std::string(to_string(outcome))},
                              {"detail", ending.detail}});
   renderer_->end_turn(ending);
+  // Recorded before the slot is given back, so threads.db never shows the next turn starting
+  // before this one ended.
+  auto ended = [message_id, outcome](ThreadsDb& db) { return db.turn_ended(message_id, outcome); };
+  try {
+    auto written = co_await services_->threads.run(ended);
+    if (!written) log_->warn("threads.db: {}", written.error().message);
+  } catch (const std::exception& e) {
+    log_->error("session {}: the end of a turn could not be recorded: {}", id(), e.what());
+  }
   turn_->ticket.release();
-  end_turn_record(message_id, outcome);
   turn_.reset();
   finished->fire();
   if (phase_ == Phase::ready) arm_idle_timer();
