@@ -17,7 +17,7 @@ std::string SessionManager::without_mention(std::string_view text) const {
   std::string out(text);
   const auto self_id = services_->chat.self_id();
   if (self_id.empty()) return out;
-  for (const std::string mention : {"<@" + self_id + ">", "<@!" + self_id + ">"}) {
+  for (const std::string& mention : {"<@" + self_id + ">", "<@!" + self_id + ">"}) {
     std::size_t at = 0;
     while ((at = out.find(mention, at)) != std::string::npos) out.erase(at, mention.size());
   }
