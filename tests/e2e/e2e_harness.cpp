@@ -183,21 +183,21 @@ bool E2eHarness::wait_for_text(const std::string& channel, const std::string& ne
 std::unique_ptr<sessions::ThreadsDb> E2eHarness::threads_db() const {
   static daemon::SystemClock clock;
   auto db = sessions::ThreadsDb::open(state_dir() / "threads.db", clock);
-  REQUIRE(db);
+  REQUIRE(db.has_value());
   return std::move(*db);
 }
 
 std::vector<sessions::SessionRecord> E2eHarness::sessions_of(const std::string& thread_id) const {
   auto db = threads_db();
   auto sessions = db->sessions_of(thread_id);
-  REQUIRE(sessions);
+  REQUIRE(sessions.has_value());
   return *sessions;
 }
 
 std::optional<sessions::TurnRecord> E2eHarness::turn(const std::string& message_id) const {
   auto db = threads_db();
   auto found = db->find_turn(message_id);
-  REQUIRE(found);
+  REQUIRE(found.has_value());
   return *found;
 }
 

@@ -82,7 +82,7 @@ TEST_CASE("kill -9 mid-turn, restart: no orphan sandbox, the turn interrupted, t
   CHECK(h.threads_db()->find_thread(thread).value()->state == ThreadState::resumable);
   auto transcript =
       chat::read_transcript(sessions::SessionPaths::of(h.state_dir(), session_id).record);
-  REQUIRE(transcript);
+  REQUIRE(transcript.has_value());
   bool prompt_recorded = false;
   for (const auto& line : transcript->lines)
     if (boost::json::serialize(line.entry).find(running) != npos) prompt_recorded = true;
