@@ -39,7 +39,7 @@ TEST_CASE("a channel message opens a thread; the agent's reply and the command i
   CHECK(text.find("ran `run echo computed-$((40+2)) in $(pwd)`: exit 0") != npos);
   // The shell really ran, in the project as the sandbox shows it.
   CHECK(text.find("computed-42 in /workspace") != npos);
-  CHECK(text.find("changed `notes.txt`") != npos);
+  CHECK(text.find("created `notes.txt` (+1)") != npos);
   CHECK(text.find(mention(kOwner)) != npos);
 
   const auto project = h.project_root() / "demo";
