@@ -111,6 +111,7 @@ TEST_CASE("a host outside the allowlist is suggested for !grant, and !grant lets
   REQUIRE(h.wait_for_text(thread, "is granted for its next connection"));
   h.post("fetch " + server.url(), thread);
   REQUIRE(h.wait_for_text(thread, "done in", 60s, 2));
+  INFO(h.bot_text(thread));
   CHECK(h.bot_text(thread).find("200 OK") != npos);
   CHECK(server.requests() == 1);
 }
