@@ -4,7 +4,6 @@
 #include "tests/support/temp_dir.hpp"
 
 #include <arpa/inet.h>
-#include <netdb.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -12,8 +11,10 @@
 #include <atomic>
 #include <boost/json/serialize.hpp>
 #include <catch2/catch_test_macros.hpp>
+#include <cerrno>
 #include <csignal>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 #include <thread>
@@ -227,38 +228,21 @@ std::vector<int> processes_with(const std::string& needle) {
   return pids;
 }
 
-struct NamedHostServer::State {
+struct LoopbackHostServer::State {
   int fd = -1;
   std::atomic<std::size_t> requests{0};
   std::thread thread;
 };
 
-NamedHostServer::NamedHostServer() : state_(std::make_shared<State>()) {
-  char name[256] = {};
-  if (::gethostname(name, sizeof name - 1) != 0) {
-    problem_ = "gethostname failed";
-    return;
-  }
-  host_ = name;
-  addrinfo hints{};
-  hints.ai_family = AF_INET;
-  hints.ai_socktype = SOCK_STREAM;
-  addrinfo* found = nullptr;
-  if (::getaddrinfo(name, nullptr, &hints, &found) != 0 || found == nullptr) {
-    problem_ = "the host's name " + host_ + " does not resolve";
-    return;
-  }
-  sockaddr_in address = *reinterpret_cast<sockaddr_in*>(found->ai_addr);
-  ::freeaddrinfo(found);
-  if ((ntohl(address.sin_addr.s_addr) >> 24) != 127) {
-    problem_ = "the host's name " + host_ + " does not resolve to a loopback address";
-    return;
-  }
+LoopbackHostServer::LoopbackHostServer() : host_("127.0.0.2"), state_(std::make_shared<State>()) {
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
   address.sin_port = 0;
+  ::inet_pton(AF_INET, host_.c_str(), &address.sin_addr);
   state_->fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (::bind(state_->fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0 ||
       ::listen(state_->fd, 16) != 0) {
-    problem_ = "cannot listen on the host's name " + host_;
+    problem_ = "cannot listen on " + host_ + ": " + std::strerror(errno);
     return;
   }
   socklen_t length = sizeof address;
@@ -277,14 +261,14 @@ NamedHostServer::NamedHostServer() : state_(std::make_shared<State>()) {
       }
       ++state->requests;
       static constexpr std::string_view kAnswer =
-          "HTTP/1.1 200 OK\r\nContent-Length: 13\r\nConnection: close\r\n\r\nnamed-host-ok";
+          "HTTP/1.1 200 OK\r\nContent-Length: 13\r\nConnection: close\r\n\r\nloopback-host";
       [[maybe_unused]] auto written = ::write(client, kAnswer.data(), kAnswer.size());
       ::close(client);
     }
   });
 }
 
-NamedHostServer::~NamedHostServer() {
+LoopbackHostServer::~LoopbackHostServer() {
   if (state_->fd >= 0) {
     ::shutdown(state_->fd, SHUT_RDWR);
     ::close(state_->fd);
@@ -292,11 +276,11 @@ NamedHostServer::~NamedHostServer() {
   if (state_->thread.joinable()) state_->thread.join();
 }
 
-std::string NamedHostServer::url() const {
+std::string LoopbackHostServer::url() const {
   return "http://" + host_ + ":" + std::to_string(port_) + "/";
 }
 
-std::size_t NamedHostServer::requests() const {
+std::size_t LoopbackHostServer::requests() const {
   return state_->requests.load();
 }
 

@@ -87,18 +87,19 @@ bool eventually(const std::function<bool()>& pred,
 // The pids of processes whose command line contains needle.
 std::vector<int> processes_with(const std::string& needle);
 
-// A plain HTTP server answering every request "200 OK" with a short body, on an address of
-// the host's own name (so the broker sees a host name it has to resolve, and the agent's
-// NO_PROXY, which covers localhost and 127.0.0.1, does not send it around the proxy).
-class NamedHostServer {
+// A plain HTTP server answering every request "200 OK" with a short body, on 127.0.0.2: a
+// loopback address, so the test stays on the machine, that the agent's NO_PROXY (127.0.0.1 and
+// localhost) does not cover, so the agent's request goes through the broker's proxy, and a
+// literal, so sandbox.egress.allowInternal lets the broker dial it once it is granted.
+class LoopbackHostServer {
  public:
-  NamedHostServer();
-  ~NamedHostServer();
+  LoopbackHostServer();
+  ~LoopbackHostServer();
   const std::string& host() const { return host_; }
   std::uint16_t port() const { return port_; }
   std::string url() const;
   std::size_t requests() const;
-  // Empty when the host's name resolves to a loopback address this test can listen on.
+  // Empty when the server listens.
   const std::string& problem() const { return problem_; }
 
  private:

@@ -20,6 +20,20 @@ using sessions::TurnOutcome;
 
 constexpr auto npos = std::string::npos;
 
+// The lines of text that mention needle, for a failure message.
+std::string lines_with(const std::string& text, const std::string& needle) {
+  std::string out;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    auto end = text.find('\n', start);
+    if (end == npos) end = text.size();
+    const auto line = text.substr(start, end - start);
+    if (line.find(needle) != npos) out += line + "\n";
+    start = end + 1;
+  }
+  return out;
+}
+
 std::string marker() {
   unsigned int value = 0;
   REQUIRE(::getrandom(&value, sizeof value, 0) == sizeof value);
@@ -96,7 +110,7 @@ TEST_CASE("kill -9 mid-turn, restart: no orphan sandbox, the turn interrupted, t
 
 TEST_CASE("a host outside the allowlist is suggested for !grant, and !grant lets it through",
           "[e2e]") {
-  NamedHostServer server;
+  LoopbackHostServer server;
   if (!server.problem().empty()) FAIL(server.problem());
   E2eHarness h;
   h.set("sandbox.egressPorts", boost::json::array{443, server.port()});
@@ -112,6 +126,7 @@ TEST_CASE("a host outside the allowlist is suggested for !grant, and !grant lets
   h.post("fetch " + server.url(), thread);
   REQUIRE(h.wait_for_text(thread, "done in", 60s, 2));
   INFO(h.bot_text(thread));
+  INFO(lines_with(h.daemon_log(), server.host()));
   CHECK(h.bot_text(thread).find("200 OK") != npos);
   CHECK(server.requests() == 1);
 }
