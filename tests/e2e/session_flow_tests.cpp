@@ -68,6 +68,17 @@ TEST_CASE("a channel message opens a thread; the agent's reply and the command i
   CHECK(h.turn(second)->session_id == sessions[0].session_id);
 
   CHECK(h.stop() == 0);
+  // The daemon's stop ends the session in order: the broker session, then the sandbox, then the
+  // record.
+  const auto log = h.daemon_log();
+  const auto broker_closed = log.find("broker closed");
+  const auto sandbox_stopped = log.find(sessions[0].session_id + ": sandbox stopped");
+  const auto session_ended = log.find(sessions[0].session_id + ": ended");
+  REQUIRE(broker_closed != npos);
+  REQUIRE(sandbox_stopped != npos);
+  REQUIRE(session_ended != npos);
+  CHECK(broker_closed < sandbox_stopped);
+  CHECK(sandbox_stopped < session_ended);
   const auto ended = h.sessions_of(thread);
   REQUIRE(ended.size() == 1);
   CHECK(ended[0].ended_at.has_value());
