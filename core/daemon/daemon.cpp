@@ -14,9 +14,14 @@
 #include "core/log/logging.hpp"
 #include "core/receipts/receipts_db.hpp"
 #include "core/secrets/secret_scrubber.hpp"
+#include "core/sessions/queue.hpp"
+#include "core/sessions/session_manager.hpp"
 #include "core/sessions/threads_db.hpp"
+#include "core/sessions/threads_store.hpp"
 
 #include <sys/stat.h>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/signal_set.hpp>
 #include <boost/json/serialize.hpp>
@@ -54,6 +59,11 @@ struct Runtime {
   std::unique_ptr<sessions::ThreadsDb> threads;
   std::optional<PluginHost> host;
   std::unique_ptr<config::ConfigWatcher> watcher;
+  // Declared after the plugin host so they go first: sessions hold plugin objects (sandbox
+  // processes, broker sessions) that must not outlive the instances that made them.
+  std::unique_ptr<sessions::ThreadsStore> store;
+  std::unique_ptr<sessions::TurnQueue> queue;
+  std::shared_ptr<sessions::SessionManager> manager;
 
   void reload() {
     auto loaded = source.load();
@@ -72,6 +82,13 @@ struct Runtime {
     config = std::move(*loaded);
     scrubber.set_configured(config::collect_secrets(config.effective));
     logging.set_level(config::settings_from(config.effective).log_level);
+    if (queue) {
+      if (auto limits = sessions::queue_limits_from_config(config.effective); limits)
+        queue->update_limits(*limits);
+      else
+        log->warn("the queue keeps its limits: {}", limits.error().message);
+    }
+    if (manager) manager->update_config(config.effective);
     log->info("configuration reloaded from {}; new sessions and the daemon's answers use it",
               config.source.string());
   }
@@ -170,6 +187,26 @@ int run_daemon(const RunEnvironment& env, std::ostream& out) {
     return kExitRefused;
   }
 
+  auto limits = sessions::queue_limits_from_config(rt.config.effective);
+  if (!limits) {
+    rt.log->error("{}", limits.error().message);
+    return kExitRefused;
+  }
+  rt.store = std::make_unique<sessions::ThreadsStore>(std::move(rt.threads));
+  rt.queue = std::make_unique<sessions::TurnQueue>(rt.io.get_executor(), rt.clock, *limits,
+                                                   rt.logging.logger("queue"));
+  rt.manager = sessions::SessionManager::create(
+      sessions::SessionServices{rt.io.get_executor(), *host.chat(), *host.backend(), host.broker(),
+                                rt.scrubber, rt.clock, *rt.store, *rt.queue, rt.logging,
+                                settings.sandbox_backend, settings.state_dir},
+      rt.config.effective);
+  if (host.broker() != nullptr) host.broker()->set_events(rt.manager.get());
+  if (auto started = host.chat()->start(*rt.manager); !started) {
+    rt.log->error("the chat transport could not start: {}", started.error().message);
+    return kExitRefused;
+  }
+  boost::asio::co_spawn(rt.io, rt.manager->register_commands(), boost::asio::detached);
+
   rt.watcher = std::make_unique<config::ConfigWatcher>(rt.io.get_executor(), rt.config.source,
                                                        kReloadDebounce, [&rt] { rt.reload(); });
   if (auto watching = rt.watcher->start(); !watching) {
@@ -181,10 +218,23 @@ int run_daemon(const RunEnvironment& env, std::ostream& out) {
   int exit_code = kExitStopped;
   signals.async_wait([&](const boost::system::error_code& ec, int signal) {
     if (ec) return;
-    rt.log->info("stopping on signal {}", signal);
+    rt.log->info("stopping on signal {}: sessions first, then the plugins", signal);
     rt.watcher->stop();
-    host.stop_all();
-    rt.io.stop();
+    // Sessions end in order (broker, sandbox, record) while the chat can still say so; the
+    // plugins stop after them.
+    auto stop = [&rt, &host]() -> boost::asio::awaitable<void> {
+      co_await rt.manager->stop_all();
+      if (host.broker() != nullptr) host.broker()->set_events(nullptr);
+      host.stop_all();
+      rt.io.stop();
+    };
+    boost::asio::co_spawn(rt.io, stop, boost::asio::detached);
+    signals.async_wait([&](const boost::system::error_code& again, int) {
+      if (again) return;
+      rt.log->warn("a second signal: stopping without waiting for the sessions");
+      host.stop_all();
+      rt.io.stop();
+    });
   });
 
   rt.log->info("errand {} serving with the {} sandbox backend", ERRAND_VERSION, report.backend);

@@ -1,0 +1,229 @@
+// Commands, typed or slash: who may use them, and the answers the daemon gives itself (in the
+// channel, and in a thread whose session is not running).
+
+#include "core/chat/commands.hpp"
+#include "core/chat/project_files.hpp"
+#include "core/sessions/session_manager.hpp"
+
+#include <fmt/format.h>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <errand/sdk/config_values.hpp>
+
+namespace errand::sessions {
+
+namespace asio = boost::asio;
+namespace json = boost::json;
+
+namespace {
+
+constexpr std::string_view kUsageAnswer =
+    "errand does not track provider usage windows yet, so it cannot say how much is left or "
+    "when it resets; check the provider's own console. `!status` shows this daemon's queue and, "
+    "in a session's thread, the context the agent reports.";
+
+std::string model_name(const json::value& entry) {
+  if (entry.is_string()) return std::string(entry.as_string());
+  if (entry.is_object())
+    for (const auto* key : {"id", "name", "model"})
+      if (const auto* v = entry.as_object().if_contains(key); v && v->is_string())
+        return std::string(v->as_string());
+  return {};
+}
+
+}  // namespace
+
+std::string SessionManager::model_list() const {
+  const auto& config = *settings_.config;
+  const auto* provider_value = sdk::find_setting(config, "agent.provider");
+  const std::string provider = provider_value != nullptr && provider_value->is_string()
+                                   ? std::string(provider_value->as_string())
+                                   : std::string();
+  const auto* current = sdk::find_setting(config, "agent.model");
+  std::string text = fmt::format("provider `{}`; sessions start on {}", provider,
+                                 current != nullptr && current->is_string()
+                                     ? "`" + std::string(current->as_string()) + "`"
+                                     : std::string("the provider's default model"));
+  std::vector<std::string> models;
+  if (const auto* providers = sdk::find_setting(config, "agent.providers");
+      providers != nullptr && providers->is_object())
+    if (const auto* chosen = providers->as_object().if_contains(provider);
+        chosen != nullptr && chosen->is_object())
+      if (const auto* listed = chosen->as_object().if_contains("models");
+          listed != nullptr && listed->is_array())
+        for (const auto& entry : listed->as_array())
+          if (auto name = model_name(entry); !name.empty()) models.push_back(std::move(name));
+  if (kage_catalog_)
+    for (const auto& known : kage_catalog_->providers)
+      if (known.id == provider)
+        for (const auto& model : known.models)
+          if (std::find(models.begin(), models.end(), model.id) == models.end())
+            models.push_back(model.id);
+  if (models.empty()) {
+    text += "\nno models are listed for it (agent.providers." + provider +
+            ".models); `!model <name>` in a thread still asks the agent for that name";
+  } else {
+    text += "\nmodels:";
+    for (const auto& model : models) text += "\n- `" + model + "`";
+  }
+  if (const auto* aliases = sdk::find_setting(config, "agent.aliases");
+      aliases != nullptr && aliases->is_object() && !aliases->as_object().empty()) {
+    text += "\naliases:";
+    for (const auto& [alias, target] : aliases->as_object())
+      if (target.is_string())
+        text += fmt::format("\n- `{}` = `{}`", std::string(alias), std::string(target.as_string()));
+  }
+  text += "\nIn a session's thread, `!model <name>` moves the session to that model.";
+  return text;
+}
+
+std::string SessionManager::channel_status() const {
+  const auto queue = services_->queue.snapshot();
+  std::string text =
+      fmt::format("{} live session(s) of {}; turn slots: {} of {} in use; {} prompt(s) waiting",
+                  queue.live_sessions, queue.limits.max_live_sessions, queue.turns_in_flight,
+                  queue.limits.max_concurrent_turns, queue.queued);
+  if (queue.paused_until) {
+    std::string providers;
+    for (const auto& p : queue.paused_providers) providers += (providers.empty() ? "" : ", ") + p;
+    text += "\nadmission is paused: the provider " + providers + " asked to slow down";
+  }
+  for (const auto& [id, session] : sessions_)
+    text += fmt::format("\n- `{}` (project `{}`)", id, session->project_name());
+  return text;
+}
+
+asio::awaitable<void> SessionManager::project_command(const chat::ParsedCommand& command,
+                                                      const ReplyTo& to,
+                                                      const KnownThread& thread) {
+  const auto project = thread.project_dir();
+  const auto* path_argument = command.argument("path");
+  const std::string requested = path_argument != nullptr ? *path_argument : std::string(".");
+  switch (command.id()) {
+    case chat::CommandId::ls: {
+      auto listing = chat::list_project_directory(project, requested);
+      reply(to, listing ? chat::format_listing(*listing) : listing.error().message);
+      break;
+    }
+    case chat::CommandId::cat: {
+      auto file = chat::read_project_file_inline(project, requested);
+      reply(to, file ? chat::format_inline_file(*file) : file.error().message);
+      break;
+    }
+    case chat::CommandId::file: {
+      auto file = chat::read_project_file_for_upload(project, requested);
+      if (!file) {
+        reply(to, file.error().message);
+        break;
+      }
+      sdk::OutFile out;
+      out.filename = file->name;
+      out.content_type = "application/octet-stream";
+      out.bytes = std::move(file->bytes);
+      co_await send_file_reply(services_->chat, services_->secrets, to, out);
+      break;
+    }
+    default: break;
+  }
+}
+
+asio::awaitable<void> SessionManager::run_command(const chat::ParsedCommand& command,
+                                                  const ReplyTo& to,
+                                                  const std::optional<KnownThread>& thread) {
+  const std::string action = "!" + std::string(command.definition->name);
+  const std::string owner = thread ? thread->owner_id() : std::string();
+  chat::AccessRequest request{to.author_id, owner, action};
+  if (auto allowed = chat::check_access(command.required_access(), request, settings_.access);
+      !allowed) {
+    reply(to, allowed.error().message);
+    co_return;
+  }
+  const auto& live = thread ? thread->live : nullptr;
+  const std::string no_session =
+      "no session is running in this thread; writing a prompt here resumes it";
+  switch (command.id()) {
+    case chat::CommandId::help: reply(to, chat::help_text(thread.has_value())); break;
+    case chat::CommandId::usage: reply(to, std::string(kUsageAnswer)); break;
+    case chat::CommandId::status:
+      if (live)
+        live->status(to);
+      else if (thread)
+        reply(to, no_session + "\n" + channel_status());
+      else
+        reply(to, channel_status());
+      break;
+    case chat::CommandId::stop:
+      if (!live) {
+        reply(to, no_session);
+        break;
+      }
+      {
+        StopRequest stop;
+        stop.reason = "stopped by " + to.author_id;
+        stop.notice = "the session stopped; writing here again resumes it in the same project.";
+        stop.archive_thread = true;
+        live->request_stop(std::move(stop));
+        reply(to, "stopping the session");
+      }
+      break;
+    case chat::CommandId::interrupt:
+      if (live)
+        live->interrupt(to);
+      else
+        reply(to, no_session);
+      break;
+    case chat::CommandId::model: {
+      const auto* name = command.argument("name");
+      if (name == nullptr) {
+        reply(to, model_list());
+      } else if (live) {
+        live->switch_model(*name, to);
+      } else if (thread && thread->record) {
+        const std::string thread_id = thread->record->thread_id;
+        const std::string model = *name;
+        auto save = [thread_id, model](ThreadsDb& db) {
+          return db.set_thread_model(thread_id, model);
+        };
+        auto saved = co_await services_->threads.run(save);
+        reply(to, saved ? "the next session in this thread starts on `" + model + "`"
+                        : "the model could not be recorded: " + saved.error().message);
+      }
+      break;
+    }
+    case chat::CommandId::grant:
+      if (live && command.grant)
+        live->grant(*command.grant, to);
+      else
+        reply(to, no_session + "; a grant belongs to a running session");
+      break;
+    case chat::CommandId::file:
+    case chat::CommandId::ls:
+    case chat::CommandId::cat:
+      if (thread) co_await project_command(command, to, *thread);
+      break;
+  }
+}
+
+asio::awaitable<void> SessionManager::handle_slash(const sdk::CommandCall& call) {
+  const bool in_channel = call.channel_id == settings_.channel_id;
+  std::optional<KnownThread> thread;
+  if (!in_channel) thread = co_await find_thread(call.channel_id);
+  const sdk::CommandCall acknowledged = call;
+  auto ack = co_await services_->chat.acknowledge(acknowledged, sdk::Visibility::everyone);
+  if (!ack)
+    log_->warn("slash command /{} could not be acknowledged: {}", call.name, ack.error().message);
+  const auto to = ReplyTo::command(call);
+  if (!in_channel && !thread) {
+    reply(to, "errand answers its commands in the served channel and in its sessions' threads");
+    co_return;
+  }
+  const auto where = in_channel ? chat::Where::channel : chat::Where::thread;
+  auto parsed = chat::parse_slash_command(call, where);
+  if (const auto* refusal = std::get_if<chat::CommandRefusal>(&parsed)) {
+    reply(to, refusal->sentence);
+    co_return;
+  }
+  co_await run_command(std::get<chat::ParsedCommand>(parsed), to, thread);
+}
+
+}  // namespace errand::sessions

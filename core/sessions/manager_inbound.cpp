@@ -1,0 +1,339 @@
+// Inbound messages: where they were written (the served channel, a thread the daemon knows, or
+// neither), who wrote them, and what they are (an aside, a command, a prompt).
+
+#include "core/sessions/session_manager.hpp"
+#include "core/sessions/session_naming.hpp"
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/post.hpp>
+#include <errand/sdk/config_values.hpp>
+
+namespace errand::sessions {
+
+namespace asio = boost::asio;
+
+std::string SessionManager::without_mention(std::string_view text) const {
+  std::string out(text);
+  const auto self_id = services_->chat.self_id();
+  if (self_id.empty()) return out;
+  for (const std::string& mention : {"<@" + self_id + ">", "<@!" + self_id + ">"}) {
+    std::size_t at = 0;
+    while ((at = out.find(mention, at)) != std::string::npos) out.erase(at, mention.size());
+  }
+  const auto first = out.find_first_not_of(" \t\r\n");
+  return first == std::string::npos ? std::string() : out.substr(first);
+}
+
+void SessionManager::reply(const ReplyTo& to, std::string text) {
+  auto services = services_;
+  auto send = [services, to, text = std::move(text)]() -> asio::awaitable<void> {
+    co_await send_reply(services->chat, services->secrets, to, text);
+  };
+  asio::co_spawn(strand_, send, asio::detached);
+}
+
+asio::awaitable<std::optional<SessionManager::KnownThread>> SessionManager::find_thread(
+    const std::string& thread_id) {
+  KnownThread known;
+  if (const auto it = thread_sessions_.find(thread_id); it != thread_sessions_.end()) {
+    if (const auto session = sessions_.find(it->second); session != sessions_.end())
+      known.live = session->second;
+  }
+  auto lookup = [thread_id](ThreadsDb& db) { return db.find_thread(thread_id); };
+  auto found = co_await services_->threads.run(lookup);
+  if (!found) {
+    log_->error("threads.db: {}", found.error().message);
+  } else if (*found) {
+    known.record = std::move(**found);
+  }
+  if (!known.live && !known.record) co_return std::nullopt;
+  co_return known;
+}
+
+asio::awaitable<bool> SessionManager::admit(const sdk::InboundMessage& message) {
+  NewTurn turn;
+  turn.message_id = message.ref.message_id;
+  turn.thread_id = message.thread_id;
+  turn.asked_by = message.author.id;
+  auto call = [turn](ThreadsDb& db) { return db.admit_message(turn); };
+  auto admitted = co_await services_->threads.run(call);
+  if (!admitted) {
+    log_->error("threads.db could not record message {}: {}", message.ref.message_id,
+                admitted.error().message);
+    co_return false;
+  }
+  if (!*admitted)
+    log_->info("message {} was seen before (a replay); it starts nothing again",
+               message.ref.message_id);
+  co_return *admitted;
+}
+
+asio::awaitable<void> SessionManager::handle_message(const sdk::InboundMessage& message) {
+  if (message.author.is_bot) co_return;
+  const bool in_thread = !message.thread_id.empty();
+  std::optional<KnownThread> thread;
+  if (in_thread) {
+    thread = co_await find_thread(message.thread_id);
+    // A thread no session ever ran in is someone else's business.
+    if (!thread) co_return;
+  } else if (message.ref.channel_id != settings_.channel_id) {
+    co_return;
+  }
+  const auto where = in_thread ? chat::Where::thread : chat::Where::channel;
+  const auto text = without_mention(message.text);
+  const auto classified = chat::classify_message(text, where);
+  const auto to = ReplyTo::typed(message);
+
+  if (std::holds_alternative<chat::IgnoredMessage>(classified)) co_return;
+  if (std::holds_alternative<chat::AsideMessage>(classified)) {
+    // An aside is for the people in the thread; the agent never sees it.
+    if (in_thread) {
+      const sdk::MessageRef ref = message.ref;
+      co_await services_->chat.react(ref, sdk::Reaction::aside, true);
+    }
+    co_return;
+  }
+  if (const auto* refusal = std::get_if<chat::CommandRefusal>(&classified)) {
+    reply(to, refusal->sentence);
+    co_return;
+  }
+  if (const auto* command = std::get_if<chat::ParsedCommand>(&classified)) {
+    co_await run_command(*command, to, thread);
+    co_return;
+  }
+  const auto& prompt = std::get<chat::PromptMessage>(classified);
+  if (!in_thread && settings_.start_on_mention && !message.mentions_bot) co_return;
+  if (prompt.text.find_first_not_of(" \t\r\n") == std::string::npos && message.attachments.empty())
+    co_return;
+  chat::AccessRequest request{message.author.id, thread ? thread->owner_id() : std::string_view{},
+                              in_thread ? "a prompt" : "starting a session"};
+  if (auto allowed = chat::check_access(chat::CommandAccess::allowed, request, settings_.access);
+      !allowed) {
+    const std::string sentence = allowed.error().message;
+    co_await refuse_prompt(services_->chat, services_->secrets, to, sdk::Reaction::refused,
+                           sentence);
+    co_return;
+  }
+  if (!co_await admit(message)) co_return;
+  if (in_thread)
+    co_await thread_prompt(message, prompt.text, *thread);
+  else
+    co_await channel_prompt(message, prompt.text);
+}
+
+asio::awaitable<std::shared_ptr<const agent::AgentGlue>> SessionManager::agent_glue(
+    std::string& why) {
+  const auto& config = *settings_.config;
+  const auto* kind_value = sdk::find_setting(config, "agent.kind");
+  const std::string kind = kind_value != nullptr && kind_value->is_string()
+                               ? std::string(kind_value->as_string())
+                               : std::string("kage");
+  if (glue_ && glue_kind_ == kind) co_return glue_;
+  if (kind == "kage" && !kage_catalog_) {
+    // The host's kage is asked once which providers it knows, when the first session needs it.
+    agent::KageDiscoveryOptions options;
+    if (const auto* command = sdk::find_setting(config, "agent.command");
+        command != nullptr && command->is_array() && !command->as_array().empty()) {
+      options.argv.clear();
+      for (const auto& arg : command->as_array())
+        if (arg.is_string()) options.argv.emplace_back(arg.as_string());
+    }
+    auto discovered = co_await agent::discover_kage_providers(strand_, options, log_);
+    if (!discovered) {
+      why = discovered.error().message;
+      co_return nullptr;
+    }
+    kage_catalog_ = std::move(*discovered);
+  }
+  auto glue = agent::make_agent_glue(config, kage_catalog_ ? &*kage_catalog_ : nullptr);
+  if (!glue) {
+    why = glue.error().message;
+    co_return nullptr;
+  }
+  glue_ = std::shared_ptr<const agent::AgentGlue>(std::move(*glue));
+  glue_kind_ = kind;
+  co_return glue_;
+}
+
+std::shared_ptr<Session> SessionManager::launch(SessionPlan plan, const InboundPrompt& first) {
+  std::weak_ptr<SessionManager> weak = weak_from_this();
+  Session::Hooks hooks;
+  hooks.thread_opened = [weak](const std::string& session_id, const std::string& thread_id) {
+    auto self = weak.lock();
+    if (!self) return;
+    asio::post(self->strand_, [self, session_id, thread_id] {
+      if (self->sessions_.count(session_id) != 0) self->thread_sessions_[thread_id] = session_id;
+    });
+  };
+  hooks.ended = [weak](const std::string& session_id, const std::string& thread_id) {
+    auto self = weak.lock();
+    if (!self) return;
+    asio::post(self->strand_, [self, session_id, thread_id] {
+      self->sessions_.erase(session_id);
+      const auto it = self->thread_sessions_.find(thread_id);
+      if (it != self->thread_sessions_.end() && it->second == session_id)
+        self->thread_sessions_.erase(it);
+    });
+  };
+  const auto thread_id = plan.thread_id;
+  auto session = Session::create(services_, std::move(plan), std::move(hooks));
+  sessions_[session->id()] = session;
+  if (!thread_id.empty()) thread_sessions_[thread_id] = session->id();
+  session->prompt(first);
+  session->start();
+  return session;
+}
+
+asio::awaitable<void> SessionManager::channel_prompt(const sdk::InboundMessage& message,
+                                                     const std::string& text) {
+  const auto to = ReplyTo::typed(message);
+  auto refuse = [&](const std::string& sentence, TurnOutcome outcome) -> asio::awaitable<void> {
+    co_await refuse_prompt(services_->chat, services_->secrets, to, sdk::Reaction::refused,
+                           sentence);
+    const std::string message_id = message.ref.message_id;
+    auto end = [message_id, outcome](ThreadsDb& db) { return db.turn_ended(message_id, outcome); };
+    auto ended = co_await services_->threads.run(end);
+    if (!ended) log_->warn("threads.db: {}", ended.error().message);
+  };
+  SessionPlan plan;
+  std::string prompt_text = text;
+  if (auto named = project_named_in(text)) {
+    plan.project_name = named->name;
+    prompt_text = named->rest;
+  }
+  plan.session_id = new_session_id(plan.project_name);
+  if (plan.project_name.empty()) plan.project_name = plan.session_id;
+  for (const auto& [id, session] : sessions_) {
+    if (session->project_name() == plan.project_name) {
+      const std::string sentence = "the project `" + plan.project_name +
+                                   "` already has a live session; write in its thread, or "
+                                   "`!stop` that session first";
+      co_await refuse(sentence, TurnOutcome::rejected);
+      co_return;
+    }
+  }
+  auto reservation = services_->queue.reserve_session(plan.session_id);
+  if (!reservation) {
+    const std::string sentence = "no session was started: " + reservation.error().message;
+    co_await refuse(sentence, TurnOutcome::rejected);
+    co_return;
+  }
+  std::string why;
+  auto glue = co_await agent_glue(why);
+  if (!glue) {
+    const std::string sentence = "no session was started: " + why;
+    co_await refuse(sentence, TurnOutcome::failed);
+    co_return;
+  }
+  plan.opening = message.ref;
+  plan.thread_name = thread_name_from(text);
+  plan.project_dir = settings_.project_root / plan.project_name;
+  plan.owner_id = message.author.id;
+  plan.config = settings_.config;
+  plan.glue = std::move(glue);
+  plan.reservation = std::move(*reservation);
+  InboundPrompt first{message.ref, message.author.id, prompt_text, message.attachments};
+  auto session = launch(std::move(plan), first);
+  log_->info("session {} started by {} from message {}", session->id(), message.author.id,
+             message.ref.message_id);
+}
+
+asio::awaitable<void> SessionManager::thread_prompt(const sdk::InboundMessage& message,
+                                                    const std::string& text, KnownThread& thread) {
+  InboundPrompt prompt{message.ref, message.author.id, text, message.attachments};
+  if (thread.live) {
+    thread.live->prompt(std::move(prompt));
+    co_return;
+  }
+  const auto to = ReplyTo::typed(message);
+  auto refuse = [&](const std::string& sentence, TurnOutcome outcome) -> asio::awaitable<void> {
+    co_await refuse_prompt(services_->chat, services_->secrets, to, sdk::Reaction::refused,
+                           sentence);
+    const std::string message_id = message.ref.message_id;
+    auto end = [message_id, outcome](ThreadsDb& db) { return db.turn_ended(message_id, outcome); };
+    auto ended = co_await services_->threads.run(end);
+    if (!ended) log_->warn("threads.db: {}", ended.error().message);
+  };
+  const auto& record = *thread.record;
+  if (record.state == ThreadState::closed) {
+    const std::string sentence =
+        "this thread was closed for good, so nothing resumes it; start a new session in the "
+        "channel";
+    co_await refuse(sentence, TurnOutcome::rejected);
+    co_return;
+  }
+  for (const auto& [id, session] : sessions_) {
+    if (session->project_name() == record.project_name) {
+      const std::string sentence = "the project `" + record.project_name +
+                                   "` has a live session in another thread; `!stop` it there "
+                                   "first";
+      co_await refuse(sentence, TurnOutcome::rejected);
+      co_return;
+    }
+  }
+  SessionPlan plan;
+  plan.session_id = new_session_id(is_project_name(record.project_name) ? record.project_name : "");
+  auto reservation = services_->queue.reserve_session(plan.session_id);
+  if (!reservation) {
+    const std::string sentence = "the session was not resumed: " + reservation.error().message;
+    co_await refuse(sentence, TurnOutcome::rejected);
+    co_return;
+  }
+  std::string why;
+  auto glue = co_await agent_glue(why);
+  if (!glue) {
+    const std::string sentence = "the session was not resumed: " + why;
+    co_await refuse(sentence, TurnOutcome::failed);
+    co_return;
+  }
+  plan.thread_id = record.thread_id;
+  plan.project_name = record.project_name;
+  plan.project_dir = record.project_path;
+  plan.owner_id = record.owner_id;
+  plan.guests = record.guests;
+  plan.model = record.model;
+  if (!record.last_session_id.empty()) plan.previous_session_id = record.last_session_id;
+  plan.config = settings_.config;
+  plan.glue = std::move(glue);
+  plan.reservation = std::move(*reservation);
+  auto session = launch(std::move(plan), prompt);
+  log_->info("session {} resumes thread {} for {}", session->id(), record.thread_id,
+             message.author.id);
+}
+
+void SessionManager::handle_thread_closed(const sdk::ThreadClosed& closed) {
+  const auto it = thread_sessions_.find(closed.thread_id);
+  if (it != thread_sessions_.end()) {
+    if (const auto session = sessions_.find(it->second); session != sessions_.end()) {
+      StopRequest stop;
+      stop.reason = closed.deleted ? "the thread was deleted" : "the thread was archived";
+      stop.thread_deleted = closed.deleted;
+      session->second->request_stop(std::move(stop));
+      return;
+    }
+  }
+  if (!closed.deleted) return;
+  auto services = services_;
+  auto log = log_;
+  const std::string thread_id = closed.thread_id;
+  auto mark = [services, log, thread_id]() -> asio::awaitable<void> {
+    auto close = [thread_id](ThreadsDb& db) -> sdk::Result<void> {
+      auto found = db.find_thread(thread_id);
+      if (!found || !*found) return {};
+      return db.set_thread_state(thread_id, ThreadState::closed);
+    };
+    auto closed_now = co_await services->threads.run(close);
+    if (!closed_now) log->warn("threads.db: {}", closed_now.error().message);
+  };
+  asio::co_spawn(strand_, mark, asio::detached);
+}
+
+void SessionManager::handle_deleted(const sdk::MessageDeleted& deleted) {
+  const auto it = thread_sessions_.find(deleted.ref.channel_id);
+  if (it == thread_sessions_.end()) return;
+  if (const auto session = sessions_.find(it->second); session != sessions_.end())
+    session->second->withdraw(deleted.ref.message_id);
+}
+
+}  // namespace errand::sessions

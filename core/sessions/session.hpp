@@ -1,0 +1,189 @@
+#pragma once
+
+// One live session: an actor on its own strand that owns the session's broker session, its
+// sandbox, the ACP conversation with the agent inside it, the thread's renderer and the
+// transcript. Every public member may be called from any thread; each posts onto the strand.
+//
+// Life: start() opens the thread (for a new session), the directories, the broker session, the
+// sandbox and the ACP session; prompts wait in the turn queue and run one at a time; a stop,
+// whatever asked for it, closes the broker session first, then stops the sandbox, then records
+// the session as ended so its thread can be resumed.
+
+#include "core/agent/acp_client.hpp"
+#include "core/chat/command_arguments.hpp"
+#include "core/chat/render/thread_renderer.hpp"
+#include "core/chat/render/transcript.hpp"
+#include "core/sessions/chat_reply.hpp"
+#include "core/sessions/sandbox_settings.hpp"
+#include "core/sessions/session_paths.hpp"
+#include "core/sessions/session_secrets.hpp"
+#include "core/sessions/session_services.hpp"
+#include "core/sessions/strand_signal.hpp"
+#include "core/sessions/threads_db.hpp"
+
+#include <spdlog/logger.h>
+#include <boost/asio/awaitable.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <chrono>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+
+namespace errand::sessions {
+
+struct StopRequest {
+  std::string reason;           // recorded in threads.db as why the session ended
+  std::string notice;           // said in the thread once stopped; empty: nothing
+  bool archive_thread = false;  // !stop archives the thread once the session has ended
+  bool thread_deleted = false;  // nothing can resume a deleted thread
+  TurnOutcome running_turn = TurnOutcome::cancelled;
+};
+
+class Session : public std::enable_shared_from_this<Session> {
+ public:
+  enum class Phase { starting, ready, stopping, ended };
+
+  // Called on the session's strand; the manager hops to its own.
+  struct Hooks {
+    std::function<void(const std::string& session_id, const std::string& thread_id)> thread_opened;
+    std::function<void(const std::string& session_id, const std::string& thread_id)> ended;
+  };
+
+  static std::shared_ptr<Session> create(std::shared_ptr<const SessionServices> services,
+                                         SessionPlan plan, Hooks hooks);
+  ~Session();
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+
+  void start();
+  void prompt(InboundPrompt prompt);
+  void withdraw(std::string message_id);
+  void request_stop(StopRequest request);
+  void interrupt(ReplyTo to);
+  void switch_model(std::string model, ReplyTo to);
+  void grant(chat::GrantArgument grant, ReplyTo to);
+  void status(ReplyTo to);
+  void host_refused(std::string host, std::uint16_t port, bool suggestable);
+  // An owner's answer to the agent's open permission question; false when none is open.
+  void answer_question(InboundPrompt answer);
+
+  // Completes, on the caller's executor, once the session has ended.
+  boost::asio::awaitable<void> wait_ended();
+
+  const std::string& id() const noexcept { return plan_.session_id; }
+  const std::string& owner_id() const noexcept { return plan_.owner_id; }
+  const std::string& project_name() const noexcept { return plan_.project_name; }
+  const std::filesystem::path& project_dir() const noexcept { return plan_.project_dir; }
+
+ private:
+  struct ActiveTurn {
+    InboundPrompt prompt;
+    TurnTicket ticket;
+    bool was_queued = false;
+    std::string text;  // the agent's text so far, for the transcript
+    std::shared_ptr<StrandSignal> finished;
+  };
+  struct ToolState {
+    std::string title;
+    std::string kind;
+    std::vector<agent::ToolContent> content;
+    std::set<std::string> diffs_shown;
+  };
+  struct OpenQuestion {
+    agent::PermissionRequest request;
+    agent::PermissionResponder responder;
+    std::uint64_t generation = 0;
+  };
+  enum class StartResult { started, failed, stopped };
+
+  Session(std::shared_ptr<const SessionServices> services, SessionPlan plan, Hooks hooks);
+
+  // session_start.cpp
+  boost::asio::awaitable<void> main(std::shared_ptr<Session> self);
+  boost::asio::awaitable<StartResult> start_up(std::string& why);
+  boost::asio::awaitable<bool> open_thread(std::string& why);
+  boost::asio::awaitable<bool> record_start(std::string& why);
+  bool prepare_directories(std::string& why);
+  boost::asio::awaitable<bool> open_broker(std::string& why);
+  boost::asio::awaitable<bool> launch_sandbox(std::string& why);
+  boost::asio::awaitable<bool> open_conversation(std::string& why);
+  boost::asio::awaitable<void> fail_start(const std::string& why);
+  void create_renderer();
+
+  // session_stop.cpp
+  boost::asio::awaitable<void> shut_down();
+  boost::asio::awaitable<void> drop_waiting_prompts();
+
+  // session_turns.cpp
+  void submit(InboundPrompt prompt);
+  void begin_turn(InboundPrompt prompt, TurnTicket ticket, bool was_queued);
+  boost::asio::awaitable<void> run_turn(std::shared_ptr<Session> self);
+  boost::asio::awaitable<std::vector<agent::PromptBlock>> prompt_blocks(const InboundPrompt& p);
+  void arm_idle_timer();
+  void arm_abort_timer();
+
+  // session_output.cpp
+  void on_update(const agent::SessionUpdate& update);
+  void on_tool_call(const agent::ToolCall& call);
+  void on_tool_update(const agent::ToolCallUpdate& update);
+  void show_diffs(ToolState& tool, const std::string& id);
+  void finish_tool(const std::string& id, const std::string& status,
+                   const std::optional<boost::json::value>& raw_output);
+  void record(const boost::json::object& entry);
+  void flush_turn_text();
+
+  // session_commands.cpp
+  void on_permission(agent::PermissionRequest request, agent::PermissionResponder responder);
+  std::string status_text() const;
+
+  void spawn(boost::asio::awaitable<void> work);
+  void reply(const ReplyTo& to, std::string text);
+  void react(const sdk::MessageRef& ref, sdk::Reaction reaction, bool add);
+  void end_turn_record(const std::string& message_id, TurnOutcome outcome);
+  std::int64_t setting_ms(std::string_view key, std::int64_t fallback) const;
+
+  std::shared_ptr<const SessionServices> services_;
+  SessionPlan plan_;
+  Hooks hooks_;
+  boost::asio::any_io_executor strand_;
+  std::shared_ptr<spdlog::logger> log_;
+  SessionSecrets secrets_;
+  SessionPaths paths_;
+  std::optional<SandboxSettings> sandbox_;
+  Phase phase_ = Phase::starting;
+  std::optional<StopRequest> stop_request_;
+  StrandSignal wake_;
+  StrandSignal ended_;
+  bool session_recorded_ = false;  // threads.db knows this session
+
+  std::shared_ptr<chat::ThreadRenderer> renderer_;
+  std::optional<chat::TranscriptWriter> transcript_;
+  std::optional<sdk::BrokerSession> broker_session_;
+  std::unique_ptr<sdk::SandboxProcess> process_;
+  std::unique_ptr<agent::AcpClient> client_;
+  std::string acp_session_id_;
+  std::vector<std::pair<std::string, std::string>> config_options_;
+  bool replaying_ = false;
+  std::string model_;
+
+  std::deque<InboundPrompt> pending_;            // before the session is ready
+  std::map<std::string, InboundPrompt> queued_;  // waiting in the turn queue, by message id
+  std::optional<ActiveTurn> turn_;
+  std::uint64_t turn_number_ = 0;
+  std::map<std::string, ToolState> tools_;
+  std::optional<agent::UsageUpdate> usage_;
+  std::optional<OpenQuestion> question_;
+  std::uint64_t question_generation_ = 0;
+
+  boost::asio::steady_timer idle_timer_;
+  std::uint64_t idle_generation_ = 0;
+  boost::asio::steady_timer abort_timer_;
+  std::chrono::system_clock::time_point started_at_{};
+};
+
+}  // namespace errand::sessions

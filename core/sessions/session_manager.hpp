@@ -1,0 +1,124 @@
+#pragma once
+
+// Joins the chat transport, the turn queue, the sandbox backend and the broker: every inbound
+// message, command and thread event is classified here, on the manager's strand, one at a time
+// and in the order the transport reported them, and handed to the session it belongs to (a new
+// one for a prompt in the served channel, a resumed one for a prompt in a resumable thread).
+
+#include "core/agent/agent_glue.hpp"
+#include "core/chat/command_access.hpp"
+#include "core/chat/message_classifier.hpp"
+#include "core/sessions/chat_reply.hpp"
+#include "core/sessions/session.hpp"
+#include "core/sessions/session_services.hpp"
+
+#include <spdlog/logger.h>
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/awaitable.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/json/object.hpp>
+#include <deque>
+#include <errand/sdk/chat_transport.hpp>
+#include <errand/sdk/egress_broker.hpp>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <variant>
+
+namespace errand::sessions {
+
+class SessionManager final : public sdk::ChatEvents,
+                             public sdk::BrokerEvents,
+                             public std::enable_shared_from_this<SessionManager> {
+ public:
+  static std::shared_ptr<SessionManager> create(SessionServices services,
+                                                const boost::json::object& config);
+  ~SessionManager() override;
+
+  // A reload: the next session, and the daemon's own answers, use it.
+  void update_config(const boost::json::object& config);
+  // Registers the command table as slash commands; a failure is logged, never fatal.
+  boost::asio::awaitable<void> register_commands();
+  // Stops taking anything new and stops every session (broker, then sandbox, then the record);
+  // completes once all have ended.
+  boost::asio::awaitable<void> stop_all();
+
+  void on_message(const sdk::InboundMessage& message) noexcept override;
+  void on_message_deleted(const sdk::MessageDeleted& deleted) noexcept override;
+  void on_thread_closed(const sdk::ThreadClosed& closed) noexcept override;
+  void on_command(const sdk::CommandCall& call) noexcept override;
+  void on_reaction(const sdk::ReactionEvent& reaction) noexcept override;
+  void on_connection(sdk::ConnectionState state, const std::string& detail) noexcept override;
+
+  void on_host_refused(const std::string& session_id, const std::string& host, std::uint16_t port,
+                       bool suggestable) noexcept override;
+  void on_provider_paused(const std::string& provider,
+                          std::chrono::system_clock::time_point until) noexcept override;
+  void on_provider_resumed(const std::string& provider) noexcept override;
+
+ private:
+  using Event =
+      std::variant<sdk::InboundMessage, sdk::MessageDeleted, sdk::ThreadClosed, sdk::CommandCall>;
+  // A thread the manager knows: a live session's, or one threads.db has.
+  struct KnownThread {
+    std::shared_ptr<Session> live;
+    std::optional<ThreadRecord> record;
+    const std::string& owner_id() const;
+    std::filesystem::path project_dir() const;
+  };
+  struct Settings {
+    std::shared_ptr<const boost::json::object> config;
+    chat::AccessLists access;
+    std::string channel_id;
+    bool start_on_mention = false;
+    std::filesystem::path project_root;
+  };
+
+  SessionManager(SessionServices services, const boost::json::object& config);
+  static Settings read_settings(const boost::json::object& config);
+
+  void enqueue(Event event);
+  boost::asio::awaitable<void> pump(std::shared_ptr<SessionManager> self);
+  boost::asio::awaitable<void> handle(Event& event);
+
+  // manager_inbound.cpp
+  boost::asio::awaitable<void> handle_message(const sdk::InboundMessage& message);
+  boost::asio::awaitable<void> channel_prompt(const sdk::InboundMessage& message,
+                                              const std::string& text);
+  boost::asio::awaitable<void> thread_prompt(const sdk::InboundMessage& message,
+                                             const std::string& text, KnownThread& thread);
+  boost::asio::awaitable<bool> admit(const sdk::InboundMessage& message);
+  boost::asio::awaitable<std::optional<KnownThread>> find_thread(const std::string& thread_id);
+  boost::asio::awaitable<std::shared_ptr<const agent::AgentGlue>> agent_glue(std::string& why);
+  std::shared_ptr<Session> launch(SessionPlan plan, const InboundPrompt& first);
+  void handle_thread_closed(const sdk::ThreadClosed& closed);
+  void handle_deleted(const sdk::MessageDeleted& deleted);
+  std::string without_mention(std::string_view text) const;
+
+  // manager_commands.cpp
+  boost::asio::awaitable<void> run_command(const chat::ParsedCommand& command, const ReplyTo& to,
+                                           const std::optional<KnownThread>& thread);
+  boost::asio::awaitable<void> handle_slash(const sdk::CommandCall& call);
+  boost::asio::awaitable<void> project_command(const chat::ParsedCommand& command,
+                                               const ReplyTo& to, const KnownThread& thread);
+  std::string channel_status() const;
+  std::string model_list() const;
+  void reply(const ReplyTo& to, std::string text);
+
+  std::shared_ptr<const SessionServices> services_;
+  boost::asio::any_io_executor strand_;
+  std::shared_ptr<spdlog::logger> log_;
+  Settings settings_;
+  std::deque<Event> events_;
+  boost::asio::steady_timer wake_;
+  bool stopping_ = false;
+
+  std::map<std::string, std::shared_ptr<Session>> sessions_;  // by session id
+  std::map<std::string, std::string> thread_sessions_;        // thread id -> session id
+  std::shared_ptr<const agent::AgentGlue> glue_;
+  std::string glue_kind_;
+  std::optional<agent::KageCatalog> kage_catalog_;
+};
+
+}  // namespace errand::sessions

@@ -1,0 +1,67 @@
+#pragma once
+
+// What every session shares with the manager that created it, and what one session is asked
+// to be when it is created.
+
+#include "core/agent/agent_glue.hpp"
+#include "core/log/logging.hpp"
+#include "core/sessions/queue.hpp"
+#include "core/sessions/threads_store.hpp"
+
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/json/object.hpp>
+#include <errand/sdk/chat_transport.hpp>
+#include <errand/sdk/egress_broker.hpp>
+#include <errand/sdk/host_services.hpp>
+#include <errand/sdk/sandbox_backend.hpp>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace errand::sessions {
+
+// Owned by the daemon; outlives the manager and every session.
+struct SessionServices {
+  boost::asio::any_io_executor executor;
+  sdk::ChatTransport& chat;
+  sdk::SandboxBackend& backend;
+  sdk::EgressBroker* broker = nullptr;  // null when no session uses one
+  sdk::Secrets& secrets;
+  const sdk::Clock& clock;
+  ThreadsStore& threads;
+  TurnQueue& queue;
+  log::Logging& logging;
+  std::string backend_name;         // sandbox.backend, recorded with each session
+  std::filesystem::path state_dir;  // the daemon's stateDir
+};
+
+// A chat message that is a prompt for the agent.
+struct InboundPrompt {
+  sdk::MessageRef ref;
+  std::string author_id;
+  std::string text;
+  std::vector<sdk::Attachment> attachments;
+};
+
+struct SessionPlan {
+  std::string session_id;
+  // For a new thread, thread_id is empty until the thread is opened from `opening`.
+  std::string thread_id;
+  std::optional<sdk::MessageRef> opening;
+  std::string thread_name;
+  std::string project_name;
+  std::filesystem::path project_dir;
+  std::string owner_id;
+  std::vector<std::string> guests;
+  std::string model;  // the thread's model; empty: agent.model
+  // A resumed thread: the session that ran in it last, whose state directory and agent
+  // conversation this one continues.
+  std::optional<std::string> previous_session_id;
+  std::shared_ptr<const boost::json::object> config;
+  std::shared_ptr<const agent::AgentGlue> glue;
+  SessionReservation reservation;
+};
+
+}  // namespace errand::sessions

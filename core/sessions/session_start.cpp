@@ -1,0 +1,384 @@
+// Starting a session: its thread, directories, broker session, sandbox and ACP conversation,
+// in that order, each step checking whether a stop was asked for meanwhile.
+
+#include "core/agent/acp_settings.hpp"
+#include "core/agent/provider_routes.hpp"
+#include "core/agent/state_files.hpp"
+#include "core/sessions/session.hpp"
+
+#include <sys/stat.h>
+
+#include <boost/json/serialize.hpp>
+#include <fstream>
+#include <sstream>
+
+// GCC 12 reports asio's coroutine frame allocator as a new/delete mismatch in long coroutines
+// (a known false positive; the plugins turn the warning off for the same reason).
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
+#endif
+
+namespace errand::sessions {
+
+namespace asio = boost::asio;
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr std::string_view kAgentSessionFile = "agent-session";
+
+bool make_private_directory(const fs::path& dir, std::string& why) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec || !fs::is_directory(dir, ec)) {
+    why = "cannot create " + dir.string() + ": " + (ec ? ec.message() : "it is not a directory");
+    return false;
+  }
+  ::chmod(dir.c_str(), 0700);
+  return true;
+}
+
+std::optional<std::string> read_agent_session(const fs::path& record_dir) {
+  std::ifstream in(record_dir / kAgentSessionFile);
+  std::string id;
+  if (!in || !std::getline(in, id) || id.empty()) return std::nullopt;
+  return id;
+}
+
+}  // namespace
+
+asio::awaitable<void> Session::main(std::shared_ptr<Session> self) {
+  started_at_ = services_->clock.now();
+  std::string why;
+  StartResult result = StartResult::failed;
+  try {
+    result = co_await start_up(why);
+  } catch (const std::exception& e) {
+    why = std::string("an unexpected error: ") + e.what();
+    result = StartResult::failed;
+  }
+  if (result == StartResult::started && !stop_request_) {
+    phase_ = Phase::ready;
+    log_->info("session {}: ready in thread {} (project {})", id(), plan_.thread_id,
+               plan_.project_dir.string());
+    while (!pending_.empty()) {
+      auto next = std::move(pending_.front());
+      pending_.pop_front();
+      submit(std::move(next));
+    }
+    arm_idle_timer();
+    co_await wake_.wait();
+  } else if (result == StartResult::failed) {
+    co_await fail_start(why);
+    if (!stop_request_) {
+      StopRequest failed;
+      failed.reason = "could not start: " + why;
+      failed.running_turn = TurnOutcome::failed;
+      stop_request_ = std::move(failed);
+    }
+  }
+  co_await shut_down();
+  (void)self;
+}
+
+asio::awaitable<Session::StartResult> Session::start_up(std::string& why) {
+  if (!co_await open_thread(why)) co_return StartResult::failed;
+  if (stop_request_) co_return StartResult::stopped;
+  if (!prepare_directories(why)) co_return StartResult::failed;
+  if (!co_await record_start(why)) co_return StartResult::failed;
+  auto sandbox = sandbox_settings_from_config(*plan_.config);
+  if (!sandbox) {
+    why = sandbox.error().message;
+    co_return StartResult::failed;
+  }
+  sandbox_ = std::move(*sandbox);
+  if (stop_request_) co_return StartResult::stopped;
+  if (!co_await open_broker(why)) co_return StartResult::failed;
+  if (stop_request_) co_return StartResult::stopped;
+  if (!co_await launch_sandbox(why)) co_return StartResult::failed;
+  if (stop_request_) co_return StartResult::stopped;
+  if (!co_await open_conversation(why)) co_return StartResult::failed;
+  if (stop_request_) co_return StartResult::stopped;
+  co_return StartResult::started;
+}
+
+void Session::create_renderer() {
+  auto settings = chat::render_settings_from_config(*plan_.config);
+  if (!settings)
+    log_->warn("session {}: {}; the default output settings apply", id(), settings.error().message);
+  chat::RendererDeps deps{services_->chat, secrets_, services_->clock,
+                          services_->logging.logger("render"), nullptr};
+  renderer_ = chat::ThreadRenderer::create(strand_, std::move(deps), plan_.thread_id,
+                                           settings ? *settings : chat::RenderSettings{});
+}
+
+asio::awaitable<bool> Session::open_thread(std::string& why) {
+  if (!plan_.thread_id.empty()) {
+    create_renderer();
+    co_return true;
+  }
+  if (!plan_.opening) {
+    why = "the session has neither a thread nor a message to open one from";
+    co_return false;
+  }
+  const sdk::MessageRef from = *plan_.opening;
+  const std::string name = plan_.thread_name;
+  auto opened = co_await services_->chat.open_thread(from, name);
+  if (!opened) {
+    why = "the thread could not be opened: " + opened.error().message;
+    co_return false;
+  }
+  plan_.thread_id = opened->id;
+  if (hooks_.thread_opened) hooks_.thread_opened(id(), plan_.thread_id);
+  create_renderer();
+  co_return true;
+}
+
+bool Session::prepare_directories(std::string& why) {
+  std::error_code ec;
+  fs::create_directories(plan_.project_dir, ec);
+  if (ec || !fs::is_directory(plan_.project_dir, ec)) {
+    why = "the project directory " + plan_.project_dir.string() + " cannot be created" +
+          (ec ? ": " + ec.message() : std::string(": something else has that name"));
+    return false;
+  }
+  // A resumed thread takes its agent's state along: the agent's own history (what session/load
+  // reads) lives there.
+  if (plan_.previous_session_id) {
+    const auto previous = SessionPaths::of(services_->state_dir, *plan_.previous_session_id);
+    if (fs::is_directory(previous.state, ec) && !fs::exists(paths_.state, ec)) {
+      fs::create_directories(paths_.state.parent_path(), ec);
+      fs::rename(previous.state, paths_.state, ec);
+      if (ec)
+        log_->warn("session {}: the state of session {} could not be carried over: {}", id(),
+                   *plan_.previous_session_id, ec.message());
+    }
+  }
+  if (!make_private_directory(paths_.state, why)) return false;
+  if (!make_private_directory(paths_.record, why)) return false;
+  auto transcript = chat::TranscriptWriter::open(paths_.record, secrets_, services_->clock);
+  if (!transcript) {
+    why = "the transcript cannot be written: " + transcript.error().message;
+    return false;
+  }
+  transcript_.emplace(std::move(*transcript));
+  boost::json::object entry{{"type", "session"},
+                            {"event", plan_.previous_session_id ? "resumed" : "started"},
+                            {"session", id()},
+                            {"thread", plan_.thread_id},
+                            {"project", plan_.project_dir.string()},
+                            {"backend", services_->backend_name}};
+  if (plan_.previous_session_id) entry["previous"] = *plan_.previous_session_id;
+  record(entry);
+  return true;
+}
+
+asio::awaitable<bool> Session::record_start(std::string& why) {
+  const auto now = services_->clock.now();
+  if (!plan_.previous_session_id) {
+    ThreadRecord thread;
+    thread.thread_id = plan_.thread_id;
+    thread.project_name = plan_.project_name;
+    thread.project_path = plan_.project_dir.string();
+    thread.owner_id = plan_.owner_id;
+    thread.guests = plan_.guests;
+    thread.model = plan_.model;
+    thread.created_at = now;
+    thread.updated_at = now;
+    thread.state = ThreadState::live;
+    thread.last_session_id = id();
+    auto save = [thread](ThreadsDb& db) { return db.save_thread(thread); };
+    auto saved = co_await services_->threads.run(save);
+    if (!saved) {
+      why = "threads.db refused the thread: " + saved.error().message;
+      co_return false;
+    }
+  }
+  SessionRecord session;
+  session.session_id = id();
+  session.thread_id = plan_.thread_id;
+  session.backend = services_->backend_name;
+  session.started_at = now;
+  auto start = [session](ThreadsDb& db) { return db.session_started(session); };
+  auto started = co_await services_->threads.run(start);
+  if (!started) {
+    why = "threads.db refused the session: " + started.error().message;
+    co_return false;
+  }
+  session_recorded_ = true;
+  co_return true;
+}
+
+asio::awaitable<bool> Session::open_broker(std::string& why) {
+  if (!sandbox_->uses_broker()) co_return true;
+  if (services_->broker == nullptr) {
+    why =
+        "the configuration sends this session's traffic through the egress broker, but the "
+        "daemon started without one (the configuration it started with did not need it); "
+        "restart errand to use the new setting";
+    co_return false;
+  }
+  sdk::BrokerSessionSpec spec;
+  spec.session_id = id();
+  spec.socket_path = paths_.broker_socket;
+  spec.record_dir = paths_.record;
+  auto opened = co_await services_->broker->open(spec);
+  if (!opened) {
+    why = "the egress broker could not open the session: " + opened.error().message;
+    co_return false;
+  }
+  secrets_.add(opened->proxy_credential);
+  for (const auto& [provider, stand_in] : opened->stand_ins) secrets_.add(stand_in.value);
+  broker_session_ = std::move(*opened);
+  co_return true;
+}
+
+asio::awaitable<bool> Session::launch_sandbox(std::string& why) {
+  agent::LaunchInputs inputs;
+  inputs.config = plan_.config.get();
+  inputs.routes =
+      agent::provider_routes(*plan_.config, broker_session_ ? &*broker_session_ : nullptr);
+  inputs.model = model_;
+  inputs.agent_installed_on_host = services_->backend_name == "bailey";
+  auto launch = plan_.glue->prepare(inputs);
+  if (!launch) {
+    why = launch.error().message;
+    co_return false;
+  }
+  if (auto written = agent::write_launch_files(paths_.state, *launch); !written) {
+    why = "the agent's files could not be written: " + written.error().message;
+    co_return false;
+  }
+  sdk::LaunchSpec spec;
+  apply_sandbox_settings(*sandbox_, spec);
+  spec.session_id = id();
+  spec.project_dir = plan_.project_dir;
+  spec.state_dir = paths_.state;
+  spec.record_dir = paths_.record;
+  spec.argv = launch->argv;
+  spec.env = launch->env;
+  if (broker_session_) {
+    spec.broker_socket = broker_session_->socket_path;
+    for (auto& variable : agent::proxy_environment(broker_session_->proxy_credential))
+      spec.env.push_back(std::move(variable));
+  }
+  spec.agent_dirs = launch->agent_dirs;
+  config_options_ = launch->config_options;
+  auto launched = co_await services_->backend.launch(spec);
+  if (!launched) {
+    why = "the sandbox could not start: " + launched.error().message;
+    co_return false;
+  }
+  process_ = std::move(*launched);
+  log_->info("session {}: sandbox {} running the agent", id(), services_->backend_name);
+  co_return true;
+}
+
+asio::awaitable<bool> Session::open_conversation(std::string& why) {
+  const agent::AgentStdio stdio{process_->stdin_fd(), process_->stdout_fd(), process_->stderr_fd()};
+  std::weak_ptr<Session> weak = weak_from_this();
+  agent::AcpEvents events;
+  events.on_update = [weak](const agent::SessionUpdate& update) {
+    if (auto self = weak.lock()) self->on_update(update);
+  };
+  events.on_permission = [weak](agent::PermissionRequest request,
+                                agent::PermissionResponder responder) {
+    if (auto self = weak.lock()) self->on_permission(std::move(request), std::move(responder));
+  };
+  events.on_closed = [weak](const std::string& reason) {
+    auto self = weak.lock();
+    if (!self) return;
+    StopRequest ended;
+    ended.reason = "the agent ended: " + reason;
+    ended.notice = "the agent ended: " + reason + ". Writing here again starts a new session.";
+    ended.running_turn = TurnOutcome::failed;
+    self->request_stop(std::move(ended));
+  };
+  auto client = agent::AcpClient::start(strand_, stdio, std::move(events),
+                                        agent::acp_client_options_from(*plan_.config), log_);
+  if (!client) {
+    why = "the agent's stdio could not be used: " + client.error().message;
+    co_return false;
+  }
+  client_ = std::move(*client);
+  auto hello = co_await client_->initialize();
+  if (!hello) {
+    why = "the agent did not complete the ACP handshake: " + hello.error().message;
+    co_return false;
+  }
+  bool loaded = false;
+  std::string resume_note;
+  if (plan_.previous_session_id) {
+    const auto previous = read_agent_session(
+        SessionPaths::of(services_->state_dir, *plan_.previous_session_id).record);
+    if (!previous) {
+      resume_note = "the earlier conversation was not recorded, so the agent starts afresh";
+    } else if (!hello->load_session) {
+      resume_note = "the agent cannot load an earlier conversation, so it starts afresh";
+    } else {
+      const std::string previous_id = *previous;
+      const std::string cwd = "/workspace";
+      replaying_ = true;
+      auto opened = co_await client_->load_session(previous_id, cwd);
+      replaying_ = false;
+      if (opened) {
+        acp_session_id_ = opened->session_id.empty() ? previous_id : opened->session_id;
+        loaded = true;
+        resume_note = "the agent has its earlier conversation";
+      } else {
+        resume_note = "the agent could not load its earlier conversation (" +
+                      opened.error().message + "), so it starts afresh";
+      }
+    }
+  }
+  if (!loaded) {
+    const std::string cwd = "/workspace";
+    auto opened = co_await client_->new_session(cwd);
+    if (!opened) {
+      why = "the agent did not open a session: " + opened.error().message;
+      co_return false;
+    }
+    acp_session_id_ = opened->session_id;
+  }
+  if (auto written = agent::write_beneath(paths_.record, fs::path(kAgentSessionFile),
+                                          acp_session_id_ + "\n", 0600);
+      !written)
+    log_->warn("session {}: the agent's session id could not be recorded: {}", id(),
+               written.error().message);
+  for (const auto& [config_id, value] : config_options_) {
+    const std::string session_id = acp_session_id_;
+    const std::string option = config_id;
+    const std::string chosen = value;
+    auto set = co_await client_->set_config_option(session_id, option, chosen);
+    if (!set) {
+      renderer_->notice("the agent did not accept " + option + " `" + chosen +
+                        "`: " + set.error().message);
+    } else if (option == "model") {
+      model_ = chosen;
+    }
+  }
+  if (plan_.previous_session_id)
+    renderer_->notice("resumed in a new sandbox; " + resume_note + ".");
+  co_return true;
+}
+
+asio::awaitable<void> Session::fail_start(const std::string& why) {
+  log_->error("session {}: could not start: {}", id(), why);
+  if (renderer_) {
+    renderer_->notice("the session could not start: " + why + ". Writing here again tries again.");
+  } else if (plan_.opening) {
+    ReplyTo to;
+    to.message = *plan_.opening;
+    to.author_id = plan_.owner_id;
+    const std::string sentence = "no session was started: " + why;
+    co_await refuse_prompt(services_->chat, secrets_, to, sdk::Reaction::failed, sentence);
+  }
+  while (!pending_.empty()) {
+    const auto prompt = std::move(pending_.front());
+    pending_.pop_front();
+    if (renderer_) react(prompt.ref, sdk::Reaction::failed, true);
+    end_turn_record(prompt.ref.message_id, TurnOutcome::failed);
+  }
+}
+
+}  // namespace errand::sessions

@@ -1,0 +1,110 @@
+// Stopping a session, whatever asked for it: the broker session is closed first so the
+// session's credentials stop working at once, then the sandbox is stopped, then the session is
+// recorded as ended and its thread becomes resumable.
+
+#include "core/sessions/session.hpp"
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/use_awaitable.hpp>
+
+namespace errand::sessions {
+
+namespace asio = boost::asio;
+
+asio::awaitable<void> Session::drop_waiting_prompts() {
+  const auto dropped = services_->queue.cancel_session(id());
+  std::size_t count = 0;
+  for (const auto& message_id : dropped) {
+    const auto it = queued_.find(message_id);
+    if (it != queued_.end()) {
+      react(it->second.ref, sdk::Reaction::queued, false);
+      react(it->second.ref, sdk::Reaction::stopped, true);
+      queued_.erase(it);
+    }
+    end_turn_record(message_id, TurnOutcome::cancelled);
+    ++count;
+  }
+  while (!pending_.empty()) {
+    const auto prompt = std::move(pending_.front());
+    pending_.pop_front();
+    if (renderer_) react(prompt.ref, sdk::Reaction::stopped, true);
+    end_turn_record(prompt.ref.message_id, TurnOutcome::cancelled);
+    ++count;
+  }
+  if (count > 0 && renderer_)
+    renderer_->notice(std::to_string(count) +
+                      (count == 1 ? " waiting prompt was" : " waiting prompts were") +
+                      " dropped because the session ended; send again to resume it.");
+  co_return;
+}
+
+asio::awaitable<void> Session::shut_down() {
+  phase_ = Phase::stopping;
+  const StopRequest request = stop_request_ ? *stop_request_ : StopRequest{};
+  ++idle_generation_;
+  idle_timer_.cancel();
+  log_->info("session {}: stopping ({})", id(), request.reason);
+  if (question_) {
+    question_->responder.cancel();
+    question_.reset();
+  }
+  co_await drop_waiting_prompts();
+
+  if (broker_session_ && services_->broker != nullptr) {
+    const std::string session_id = id();
+    co_await services_->broker->close(session_id);
+  }
+  if (process_) {
+    const auto grace = sandbox_ ? sandbox_->limits.grace : std::chrono::milliseconds(10000);
+    auto exit = co_await process_->stop(grace);
+    log_->info("session {}: sandbox stopped{}{}", id(),
+               exit.detail.empty() ? "" : ": " + exit.detail,
+               exit.cleanup_complete ? "" : "; left behind: " + exit.cleanup_detail);
+  }
+  if (client_) client_->close("the session ended");
+  // The running turn ends now that the agent is gone; it gives its slot back itself.
+  if (turn_) {
+    auto finished = turn_->finished;
+    co_await finished->wait();
+  }
+  client_.reset();
+  process_.reset();
+
+  if (session_recorded_) {
+    const std::string session_id = id();
+    const std::string reason = request.reason;
+    auto end = [session_id, reason](ThreadsDb& db) { return db.session_ended(session_id, reason); };
+    auto ended = co_await services_->threads.run(end);
+    if (!ended) log_->error("threads.db: {}", ended.error().message);
+  }
+  if (request.thread_deleted && !plan_.thread_id.empty()) {
+    const std::string thread_id = plan_.thread_id;
+    auto close = [thread_id](ThreadsDb& db) {
+      return db.set_thread_state(thread_id, ThreadState::closed);
+    };
+    auto closed = co_await services_->threads.run(close);
+    if (!closed) log_->error("threads.db: {}", closed.error().message);
+  }
+  if (transcript_) {
+    record(
+        boost::json::object{{"type", "session"}, {"event", "ended"}, {"reason", request.reason}});
+  }
+  if (renderer_) {
+    if (!request.notice.empty() && !request.thread_deleted) renderer_->notice(request.notice);
+    co_await renderer_->drain();
+  }
+  plan_.reservation.release();
+  phase_ = Phase::ended;
+  log_->info("session {}: ended ({})", id(), request.reason);
+  if (hooks_.ended) hooks_.ended(id(), plan_.thread_id);
+  if (request.archive_thread && !request.thread_deleted && !plan_.thread_id.empty()) {
+    const std::string thread_id = plan_.thread_id;
+    auto archived = co_await services_->chat.close_thread(thread_id);
+    if (!archived)
+      log_->warn("session {}: the thread could not be archived: {}", id(),
+                 archived.error().message);
+  }
+  ended_.fire();
+}
+
+}  // namespace errand::sessions

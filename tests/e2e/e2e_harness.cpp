@@ -1,0 +1,287 @@
+#include "tests/e2e/e2e_harness.hpp"
+
+#include "core/daemon/system_clock.hpp"
+#include "tests/support/temp_dir.hpp"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <boost/json/serialize.hpp>
+#include <catch2/catch_test_macros.hpp>
+#include <cerrno>
+#include <csignal>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+namespace errand::e2e {
+
+namespace json = boost::json;
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+
+std::string E2eHarness::build_dir() {
+  const char* dir = std::getenv("ERRAND_BUILD_DIR");
+  return dir != nullptr ? std::string(dir) : std::string(ERRAND_BUILD_DIR);
+}
+
+std::string E2eHarness::fake_agent() {
+  return build_dir() + "/tests/fakes/bin/fake-acp-agent";
+}
+
+E2eHarness::E2eHarness()
+    : discord_(std::make_unique<fake_discord::FakeDiscord>()),
+      provider_(std::make_unique<fakes::FakeProvider>()) {
+  // Under /tmp, like an operator's /srv: bailey binds these into the sandbox.
+  char name[] = "/tmp/errand-e2e-XXXXXX";
+  REQUIRE(::mkdtemp(name) != nullptr);
+  root_ = name;
+  fs::create_directories(root_ / "projects");
+  fs::create_directories(root_ / "home");
+  const auto& fake = discord_->options();
+  config_ = json::object{
+      {"chat", json::object{{"token", fake.token},
+                            {"channelId", fake.channel_id},
+                            {"guildId", fake.guild_id},
+                            {"allowedUserIds", json::array{std::string(kOwner)}},
+                            {"operatorUserIds", json::array{"600000000000000006"}},
+                            {"apiBase", discord_->api_base()},
+                            {"gatewayUrl", discord_->gateway_url()}}},
+      {"agent", json::object{{"kind", "acp"},
+                             {"command", json::array{fake_agent()}},
+                             {"baseUrlVariable", "ANTHROPIC_BASE_URL"},
+                             {"provider", "anthropic"},
+                             {"providers",
+                              json::object{{"anthropic",
+                                            json::object{{"credentialName", "ANTHROPIC_API_KEY"},
+                                                         {"credential", std::string(kProviderKey)},
+                                                         {"kind", "anthropic"},
+                                                         {"baseUrl", provider_->http_url()}}}}}}},
+      {"sandbox",
+       json::object{{"backend", "bailey"},
+                    {"gracePeriodMs", 2000},
+                    {"diskCheckMs", 2000},
+                    {"egress", json::object{{"allow", json::array{}}, {"allowInternal", true}}}}},
+      {"output", json::object{{"forwardToolOutput", true}}},
+      {"logging", json::object{{"level", "debug"}}},
+      {"projectRoot", (root_ / "projects").string()},
+      {"stateDir", (root_ / "state").string()}};
+}
+
+E2eHarness::~E2eHarness() {
+  if (daemon_) {
+    daemon_->signal(SIGTERM);
+    if (!daemon_->wait_for(30s)) daemon_->signal(SIGKILL);
+    daemon_.reset();
+  }
+  std::error_code ec;
+  fs::remove_all(root_, ec);
+}
+
+void E2eHarness::set(std::string_view dotted, json::value value) {
+  json::object* at = &config_;
+  while (true) {
+    const auto dot = dotted.find('.');
+    const std::string key(dotted.substr(0, dot));
+    if (dot == std::string_view::npos) {
+      (*at)[key] = std::move(value);
+      return;
+    }
+    auto& next = (*at)[key];
+    if (!next.is_object()) next = json::object{};
+    at = &next.as_object();
+    dotted.remove_prefix(dot + 1);
+  }
+}
+
+std::string E2eHarness::chat_token() const {
+  return discord_->options().token;
+}
+
+void E2eHarness::start() {
+  REQUIRE(!daemon_);
+  errand::test::write_file(root_ / "config.json", json::serialize(config_));
+  std::vector<std::string> env{"ERRAND_CONFIG=" + (root_ / "config.json").string(),
+                               "ERRAND_PLUGIN_PATH=" + build_dir() + "/plugins",
+                               "HOME=" + (root_ / "home").string(), "PATH=/usr/bin:/bin"};
+  daemon_ = std::make_unique<errand::test::ChildProcess>(
+      std::vector<std::string>{build_dir() + "/bin/errand", "run"}, env, root_);
+  const bool ready = daemon_->wait_for_output("the chat connection is ready", 60s);
+  if (!ready) {
+    const auto exited = daemon_->wait_for(0ms);
+    FAIL("the daemon did not become ready (exit " << (exited ? std::to_string(*exited) : "none")
+                                                  << "):\n"
+                                                  << daemon_->err());
+  }
+}
+
+std::optional<int> E2eHarness::stop() {
+  REQUIRE(daemon_);
+  daemon_->signal(SIGTERM);
+  auto code = daemon_->wait_for(60s);
+  logs_.push_back(daemon_->err());
+  daemon_.reset();
+  return code;
+}
+
+void E2eHarness::kill_daemon() {
+  REQUIRE(daemon_);
+  daemon_->signal(SIGKILL);
+  daemon_->wait_for(20s);
+  logs_.push_back(daemon_->err());
+  daemon_.reset();
+}
+
+std::string E2eHarness::daemon_log() const {
+  std::string all;
+  for (const auto& log : logs_) all += log;
+  if (daemon_) all += daemon_->err();
+  return all;
+}
+
+std::string E2eHarness::post(const std::string& text, const std::string& thread,
+                             std::string_view author) {
+  fake_discord::UserPost post;
+  post.thread_id = thread;
+  post.author_id = std::string(author);
+  post.username = author == kOwner ? "alice" : "bob";
+  post.content = text;
+  return discord_->post_user_message(post);
+}
+
+std::vector<fake_discord::StoredMessage> E2eHarness::bot_messages(
+    const std::string& channel) const {
+  std::vector<fake_discord::StoredMessage> out;
+  for (auto& m : discord_->messages(channel))
+    if (m.by_bot && !m.deleted) out.push_back(std::move(m));
+  return out;
+}
+
+std::string E2eHarness::bot_text(const std::string& channel) const {
+  std::string text;
+  for (const auto& m : bot_messages(channel)) text += m.content + "\n";
+  return text;
+}
+
+std::size_t E2eHarness::count_text(const std::string& channel, const std::string& needle) const {
+  const auto text = bot_text(channel);
+  std::size_t count = 0;
+  for (auto at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1))
+    ++count;
+  return count;
+}
+
+bool E2eHarness::wait_for_text(const std::string& channel, const std::string& needle,
+                               std::chrono::milliseconds timeout, std::size_t times) const {
+  return eventually([&] { return count_text(channel, needle) >= times; }, timeout);
+}
+
+std::unique_ptr<sessions::ThreadsDb> E2eHarness::threads_db() const {
+  static daemon::SystemClock clock;
+  auto db = sessions::ThreadsDb::open(state_dir() / "threads.db", clock);
+  REQUIRE(db.has_value());
+  return std::move(*db);
+}
+
+std::vector<sessions::SessionRecord> E2eHarness::sessions_of(const std::string& thread_id) const {
+  auto db = threads_db();
+  auto sessions = db->sessions_of(thread_id);
+  REQUIRE(sessions.has_value());
+  return *sessions;
+}
+
+std::optional<sessions::TurnRecord> E2eHarness::turn(const std::string& message_id) const {
+  auto db = threads_db();
+  auto found = db->find_turn(message_id);
+  REQUIRE(found.has_value());
+  return *found;
+}
+
+bool eventually(const std::function<bool()>& pred, std::chrono::milliseconds timeout) {
+  const auto until = std::chrono::steady_clock::now() + timeout;
+  while (std::chrono::steady_clock::now() < until) {
+    if (pred()) return true;
+    std::this_thread::sleep_for(50ms);
+  }
+  return pred();
+}
+
+std::vector<int> processes_with(const std::string& needle) {
+  std::vector<int> pids;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator("/proc", ec)) {
+    const auto name = entry.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream in(entry.path() / "cmdline", std::ios::binary);
+    std::stringstream text;
+    text << in.rdbuf();
+    auto cmdline = text.str();
+    for (auto& c : cmdline)
+      if (c == '\0') c = ' ';
+    if (cmdline.find(needle) != std::string::npos) pids.push_back(std::stoi(name));
+  }
+  return pids;
+}
+
+struct LoopbackHostServer::State {
+  int fd = -1;
+  std::atomic<std::size_t> requests{0};
+  std::thread thread;
+};
+
+LoopbackHostServer::LoopbackHostServer() : host_("127.0.0.2"), state_(std::make_shared<State>()) {
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_port = 0;
+  ::inet_pton(AF_INET, host_.c_str(), &address.sin_addr);
+  state_->fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (::bind(state_->fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0 ||
+      ::listen(state_->fd, 16) != 0) {
+    problem_ = "cannot listen on " + host_ + ": " + std::strerror(errno);
+    return;
+  }
+  socklen_t length = sizeof address;
+  ::getsockname(state_->fd, reinterpret_cast<sockaddr*>(&address), &length);
+  port_ = ntohs(address.sin_port);
+  state_->thread = std::thread([state = state_] {
+    while (true) {
+      const int client = ::accept(state->fd, nullptr, nullptr);
+      if (client < 0) return;
+      std::string head;
+      char buffer[1024];
+      while (head.find("\r\n\r\n") == std::string::npos) {
+        const auto n = ::read(client, buffer, sizeof buffer);
+        if (n <= 0) break;
+        head.append(buffer, static_cast<std::size_t>(n));
+      }
+      ++state->requests;
+      static constexpr std::string_view kAnswer =
+          "HTTP/1.1 200 OK\r\nContent-Length: 13\r\nConnection: close\r\n\r\nloopback-host";
+      [[maybe_unused]] auto written = ::write(client, kAnswer.data(), kAnswer.size());
+      ::close(client);
+    }
+  });
+}
+
+LoopbackHostServer::~LoopbackHostServer() {
+  if (state_->fd >= 0) {
+    ::shutdown(state_->fd, SHUT_RDWR);
+    ::close(state_->fd);
+  }
+  if (state_->thread.joinable()) state_->thread.join();
+}
+
+std::string LoopbackHostServer::url() const {
+  return "http://" + host_ + ":" + std::to_string(port_) + "/";
+}
+
+std::size_t LoopbackHostServer::requests() const {
+  return state_->requests.load();
+}
+
+}  // namespace errand::e2e

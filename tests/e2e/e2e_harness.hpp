@@ -1,0 +1,113 @@
+#pragma once
+
+// The real daemon (`errand run`) with the real bailey, broker and chat-discord plugins, talking
+// to the fake Discord server, running the scripted ACP agent inside real sandboxes, whose model
+// provider is the fake provider behind the real broker. Tests play the people in the channel
+// and read what came back.
+
+#include "core/sessions/threads_db.hpp"
+#include "fake_discord.hpp"
+#include "tests/fakes/provider/fake_provider.hpp"
+#include "tests/support/child_process.hpp"
+
+#include <boost/json/object.hpp>
+#include <chrono>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace errand::e2e {
+
+inline constexpr std::string_view kOwner = "500000000000000005";
+inline constexpr std::string_view kProviderKey = "provider-key-e2e-0123456789abcdef";
+
+class E2eHarness {
+ public:
+  E2eHarness();
+  ~E2eHarness();
+  E2eHarness(const E2eHarness&) = delete;
+  E2eHarness& operator=(const E2eHarness&) = delete;
+
+  // The configuration the daemon is started with; tests adjust it before start().
+  boost::json::object& config() { return config_; }
+  void set(std::string_view dotted, boost::json::value value);
+
+  // Writes the configuration, starts the daemon and waits until its gateway is ready.
+  void start();
+  // SIGTERM and wait; returns the exit code.
+  std::optional<int> stop();
+  // SIGKILL: no cleanup at all, as a crash.
+  void kill_daemon();
+  errand::test::ChildProcess& daemon() { return *daemon_; }
+  std::string daemon_log() const;
+
+  fake_discord::FakeDiscord& discord() { return *discord_; }
+  fakes::FakeProvider& provider() { return *provider_; }
+  const std::filesystem::path& root() const { return root_; }
+  std::filesystem::path state_dir() const { return root_ / "state"; }
+  std::filesystem::path project_root() const { return root_ / "projects"; }
+  std::string chat_token() const;
+
+  // A user's message in the served channel (thread empty) or in a thread; returns its id.
+  std::string post(const std::string& text, const std::string& thread = {},
+                   std::string_view author = kOwner);
+  // The bot's messages in a channel or thread, oldest first.
+  std::vector<fake_discord::StoredMessage> bot_messages(const std::string& channel) const;
+  std::string bot_text(const std::string& channel) const;
+  // Waits until the bot's text in the channel contains needle `times` times.
+  bool wait_for_text(const std::string& channel, const std::string& needle,
+                     std::chrono::milliseconds timeout = std::chrono::seconds(60),
+                     std::size_t times = 1) const;
+  std::size_t count_text(const std::string& channel, const std::string& needle) const;
+
+  // threads.db as the daemon left it (opened read-write beside the running daemon, WAL).
+  std::unique_ptr<sessions::ThreadsDb> threads_db() const;
+  std::vector<sessions::SessionRecord> sessions_of(const std::string& thread_id) const;
+  std::optional<sessions::TurnRecord> turn(const std::string& message_id) const;
+
+  static std::string build_dir();
+  static std::string fake_agent();
+
+ private:
+  std::filesystem::path root_;
+  std::unique_ptr<fake_discord::FakeDiscord> discord_;
+  std::unique_ptr<fakes::FakeProvider> provider_;
+  boost::json::object config_;
+  std::unique_ptr<errand::test::ChildProcess> daemon_;
+  std::vector<std::string> logs_;  // the output of daemons already stopped
+};
+
+// Polls until pred() holds or the timeout passes.
+bool eventually(const std::function<bool()>& pred,
+                std::chrono::milliseconds timeout = std::chrono::seconds(60));
+
+// The pids of processes whose command line contains needle.
+std::vector<int> processes_with(const std::string& needle);
+
+// A plain HTTP server answering every request "200 OK" with a short body, on 127.0.0.2: a
+// loopback address, so the test stays on the machine, that the agent's NO_PROXY (127.0.0.1 and
+// localhost) does not cover, so the agent's request goes through the broker's proxy, and a
+// literal, so sandbox.egress.allowInternal lets the broker dial it once it is granted.
+class LoopbackHostServer {
+ public:
+  LoopbackHostServer();
+  ~LoopbackHostServer();
+  const std::string& host() const { return host_; }
+  std::uint16_t port() const { return port_; }
+  std::string url() const;
+  std::size_t requests() const;
+  // Empty when the server listens.
+  const std::string& problem() const { return problem_; }
+
+ private:
+  struct State;
+  std::string host_;
+  std::uint16_t port_ = 0;
+  std::string problem_;
+  std::shared_ptr<State> state_;
+};
+
+}  // namespace errand::e2e

@@ -1,0 +1,135 @@
+// The turn queue across sessions, a daemon killed mid-turn, and the egress allowlist with
+// !grant, each through the real daemon.
+
+#include "core/chat/render/transcript.hpp"
+#include "core/sessions/session_paths.hpp"
+#include "tests/e2e/e2e_harness.hpp"
+
+#include <sys/random.h>
+
+#include <algorithm>
+#include <boost/json/serialize.hpp>
+#include <catch2/catch_test_macros.hpp>
+
+namespace errand::e2e {
+namespace {
+
+using namespace std::chrono_literals;
+using sessions::ThreadState;
+using sessions::TurnOutcome;
+
+constexpr auto npos = std::string::npos;
+
+// The lines of text that mention needle, for a failure message.
+std::string lines_with(const std::string& text, const std::string& needle) {
+  std::string out;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    auto end = text.find('\n', start);
+    if (end == npos) end = text.size();
+    const auto line = text.substr(start, end - start);
+    if (line.find(needle) != npos) out += line + "\n";
+    start = end + 1;
+  }
+  return out;
+}
+
+std::string marker() {
+  unsigned int value = 0;
+  REQUIRE(::getrandom(&value, sizeof value, 0) == sizeof value);
+  return "marker-" + std::to_string(value);
+}
+
+TEST_CASE("three sessions with maxConcurrentTurns 1 never have two turns in flight", "[e2e]") {
+  E2eHarness h;
+  h.set("limits.maxConcurrentTurns", 1);
+  h.start();
+  std::vector<std::string> threads;
+  for (const auto* name : {"first", "second", "third"})
+    threads.push_back(
+        h.post(std::string(name) + ": sleep 1500\nsay turn of " + std::string(name) + " done"));
+  for (const auto& thread : threads) REQUIRE(h.wait_for_text(thread, "done in", 120s));
+
+  bool someone_waited = false;
+  for (const auto& thread : threads)
+    someone_waited |= h.bot_text(thread).find("waiting for a turn slot, position") != npos;
+  CHECK(someone_waited);
+
+  std::vector<sessions::TurnRecord> turns;
+  for (const auto& thread : threads) {
+    auto turn = h.turn(thread);
+    REQUIRE(turn);
+    REQUIRE(turn->started_at.has_value());
+    REQUIRE(turn->ended_at.has_value());
+    CHECK(turn->outcome == TurnOutcome::completed);
+    turns.push_back(*turn);
+  }
+  std::sort(turns.begin(), turns.end(),
+            [](const auto& a, const auto& b) { return *a.started_at < *b.started_at; });
+  for (std::size_t i = 1; i < turns.size(); ++i) {
+    INFO("turn " << i << " started before turn " << i - 1 << " ended");
+    CHECK(*turns[i].started_at >= *turns[i - 1].ended_at);
+  }
+}
+
+TEST_CASE("kill -9 mid-turn, restart: no orphan sandbox, the turn interrupted, the thread resumes",
+          "[e2e]") {
+  E2eHarness h;
+  h.start();
+  const auto running = marker();
+  const auto thread = h.post("crash: say before the crash\nrun sleep 120; echo " + running);
+  REQUIRE(h.wait_for_text(thread, "before the crash"));
+  REQUIRE(eventually([&] { return !processes_with(running).empty(); }));
+  const auto session_id = h.sessions_of(thread).at(0).session_id;
+
+  h.kill_daemon();
+  h.start();
+  // The sweep at start-up removed what the dead daemon left running.
+  CHECK(eventually([&] { return processes_with(running).empty(); }, 20s));
+
+  auto turn = h.turn(thread);
+  REQUIRE(turn);
+  CHECK(turn->outcome == TurnOutcome::interrupted);
+  const auto sessions = h.sessions_of(thread);
+  REQUIRE(sessions.size() == 1);
+  CHECK(sessions[0].end_reason == "daemon restart");
+  CHECK(h.threads_db()->find_thread(thread).value()->state == ThreadState::resumable);
+  auto transcript =
+      chat::read_transcript(sessions::SessionPaths::of(h.state_dir(), session_id).record);
+  REQUIRE(transcript.has_value());
+  bool prompt_recorded = false;
+  for (const auto& line : transcript->lines)
+    if (boost::json::serialize(line.entry).find(running) != npos) prompt_recorded = true;
+  CHECK(prompt_recorded);
+
+  h.post("say after the restart", thread);
+  REQUIRE(h.wait_for_text(thread, "after the restart"));
+  REQUIRE(h.wait_for_text(thread, "done in"));
+  CHECK(h.sessions_of(thread).size() == 2);
+}
+
+TEST_CASE("a host outside the allowlist is suggested for !grant, and !grant lets it through",
+          "[e2e]") {
+  LoopbackHostServer server;
+  if (!server.problem().empty()) FAIL(server.problem());
+  E2eHarness h;
+  h.set("sandbox.egressPorts", boost::json::array{443, server.port()});
+  h.start();
+  const auto thread = h.post("granting: fetch " + server.url());
+  REQUIRE(h.wait_for_text(thread, "`!grant " + server.host() + "`"));
+  REQUIRE(h.wait_for_text(thread, "done in"));
+  CHECK(h.bot_text(thread).find("403") != npos);
+  CHECK(server.requests() == 0);
+
+  h.post("!grant " + server.host(), thread);
+  REQUIRE(h.wait_for_text(thread, "is granted for its next connection"));
+  h.post("fetch " + server.url(), thread);
+  REQUIRE(h.wait_for_text(thread, "done in", 60s, 2));
+  INFO(h.bot_text(thread));
+  INFO(lines_with(h.daemon_log(), server.host()));
+  CHECK(h.bot_text(thread).find("200 OK") != npos);
+  CHECK(server.requests() == 1);
+}
+
+}  // namespace
+}  // namespace errand::e2e

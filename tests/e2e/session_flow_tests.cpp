@@ -1,0 +1,192 @@
+// A message in the served channel opens a thread and starts a confined session; replies in the
+// thread are prompts; what the agent says and runs comes back to the thread.
+
+#include "core/chat/render/transcript.hpp"
+#include "core/sessions/session_paths.hpp"
+#include "tests/e2e/e2e_harness.hpp"
+#include "tests/support/temp_dir.hpp"
+
+#include <boost/json/serialize.hpp>
+#include <catch2/catch_test_macros.hpp>
+#include <thread>
+
+namespace errand::e2e {
+namespace {
+
+using namespace std::chrono_literals;
+using sessions::ThreadState;
+using sessions::TurnOutcome;
+
+constexpr auto npos = std::string::npos;
+
+std::string mention(std::string_view user) {
+  return "<@" + std::string(user) + ">";
+}
+
+TEST_CASE("a channel message opens a thread; the agent's reply and the command it ran come back",
+          "[e2e]") {
+  E2eHarness h;
+  h.start();
+  const auto opening = h.post(
+      "demo: say hello from inside the sandbox\nrun echo computed-$((40+2)) in $(pwd)\n"
+      "write notes.txt first line\\n");
+  // A thread opened from a message has the message's id.
+  const auto& thread = opening;
+  REQUIRE(h.wait_for_text(thread, "done in"));
+  const auto text = h.bot_text(thread);
+  INFO(text);
+  CHECK(text.find("hello from inside the sandbox") != npos);
+  CHECK(text.find("ran `run echo computed-$((40+2)) in $(pwd)`: exit 0") != npos);
+  // The shell really ran, in the project as the sandbox shows it.
+  CHECK(text.find("computed-42 in /workspace") != npos);
+  CHECK(text.find("created `notes.txt` (+1)") != npos);
+  CHECK(text.find(mention(kOwner)) != npos);
+
+  const auto project = h.project_root() / "demo";
+  CHECK(errand::test::read_file(project / "notes.txt") == "first line\n");
+
+  bool named = false;
+  for (const auto& r : h.discord().requests())
+    if (r.method == "POST" && r.path.find("/messages/" + opening + "/threads") != npos)
+      named = r.json.as_object().at("name").as_string().starts_with("demo: say hello");
+  CHECK(named);
+
+  auto turn = h.turn(opening);
+  REQUIRE(turn);
+  CHECK(turn->outcome == TurnOutcome::completed);
+  CHECK(turn->thread_id == thread);
+  CHECK(turn->started_at.has_value());
+  const auto sessions = h.sessions_of(thread);
+  REQUIRE(sessions.size() == 1);
+  CHECK(sessions[0].backend == "bailey");
+
+  // A reply in the thread is the next prompt of the same session.
+  const auto second = h.post("say the second turn", thread);
+  REQUIRE(h.wait_for_text(thread, "the second turn"));
+  REQUIRE(h.wait_for_text(thread, "done in", 60s, 2));
+  CHECK(h.sessions_of(thread).size() == 1);
+  CHECK(h.turn(second)->session_id == sessions[0].session_id);
+
+  CHECK(h.stop() == 0);
+  // The daemon's stop ends the session in order: the broker session, then the sandbox, then the
+  // record.
+  const auto log = h.daemon_log();
+  const auto broker_closed = log.find("broker closed");
+  const auto sandbox_stopped = log.find(sessions[0].session_id + ": sandbox stopped");
+  const auto session_ended = log.find(sessions[0].session_id + ": ended");
+  REQUIRE(broker_closed != npos);
+  REQUIRE(sandbox_stopped != npos);
+  REQUIRE(session_ended != npos);
+  CHECK(broker_closed < sandbox_stopped);
+  CHECK(sandbox_stopped < session_ended);
+  const auto ended = h.sessions_of(thread);
+  REQUIRE(ended.size() == 1);
+  CHECK(ended[0].ended_at.has_value());
+  CHECK(h.threads_db()->find_thread(thread).value()->state == ThreadState::resumable);
+}
+
+TEST_CASE("!stop ends the session and archives the thread; a new reply resumes it", "[e2e]") {
+  E2eHarness h;
+  h.start();
+  const auto thread = h.post("resumable: say the first session");
+  REQUIRE(h.wait_for_text(thread, "done in"));
+
+  h.post("!stop", thread);
+  REQUIRE(h.wait_for_text(thread, "the session stopped"));
+  REQUIRE(eventually([&] {
+    const auto s = h.sessions_of(thread);
+    return s.size() == 1 && s[0].ended_at.has_value();
+  }));
+  CHECK(eventually([&] {
+    for (const auto& r : h.discord().requests())
+      if (r.method == "PATCH" && r.path.ends_with("/channels/" + thread)) return true;
+    return false;
+  }));
+  CHECK(h.threads_db()->find_thread(thread).value()->state == ThreadState::resumable);
+
+  h.post("say back again", thread);
+  REQUIRE(h.wait_for_text(thread, "back again"));
+  CHECK(h.wait_for_text(thread, "the agent has its earlier conversation"));
+  REQUIRE(h.wait_for_text(thread, "done in", 60s, 2));
+  const auto sessions = h.sessions_of(thread);
+  REQUIRE(sessions.size() == 2);
+  CHECK(sessions[0].session_id != sessions[1].session_id);
+  CHECK(h.threads_db()->find_thread(thread).value()->project_name == "resumable");
+}
+
+TEST_CASE("neither the chat token nor the provider key reaches the sandbox or outbound text",
+          "[e2e]") {
+  E2eHarness h;
+  h.start();
+  const auto config_path = (h.root() / "config.json").string();
+  const auto thread = h.post("secrets: run env > env.txt; cat " + config_path +
+                             " > config-read.txt 2>&1; true\nenv\nprovider say hi");
+  REQUIRE(h.wait_for_text(thread, "done in"));
+  const auto token = h.chat_token();
+  const std::string key(kProviderKey);
+
+  const auto project = h.project_root() / "secrets";
+  const auto env = errand::test::read_file(project / "env.txt");
+  INFO(env);
+  CHECK(env.find("ANTHROPIC_API_KEY=errand-session-") != npos);
+  CHECK(env.find("HTTPS_PROXY=http://errand:errand-session-") != npos);
+  CHECK(env.find(token) == npos);
+  CHECK(env.find(key) == npos);
+  // The configuration file, which holds both, cannot be read from inside.
+  const auto config_read = errand::test::read_file(project / "config-read.txt");
+  CHECK(config_read.find(token) == npos);
+  CHECK(config_read.find(key) == npos);
+  CHECK(!config_read.empty());
+
+  // The agent reached its provider with a stand-in; the broker presented the real key.
+  const auto calls = h.provider().requests();
+  REQUIRE(!calls.empty());
+  CHECK(calls.back().header("x-api-key") == key);
+  CHECK(h.bot_text(thread).find("Hello from the fake provider.") != npos);
+
+  // The stand-in the agent printed was scrubbed on its way out.
+  const auto begin = env.find("ANTHROPIC_API_KEY=") + std::string("ANTHROPIC_API_KEY=").size();
+  const auto stand_in = env.substr(begin, env.find('\n', begin) - begin);
+  REQUIRE(stand_in.size() == std::string("errand-session-").size() + 64);
+  CHECK(h.bot_text(thread).find("[redacted]") != npos);
+  for (const auto& r : h.discord().requests()) {
+    const auto body = boost::json::serialize(r.json);
+    CHECK(body.find(token) == npos);
+    CHECK(body.find(key) == npos);
+    CHECK(body.find(stand_in) == npos);
+  }
+  CHECK(h.stop() == 0);
+  const auto log = h.daemon_log();
+  CHECK(log.find(key) == npos);
+  CHECK(log.find(stand_in) == npos);
+}
+
+TEST_CASE("a message replayed after a gateway resume starts nothing twice", "[e2e]") {
+  E2eHarness h;
+  h.start();
+  h.discord().set_replay_overlap(20);
+  const auto thread = h.post("replayed: say only once");
+  REQUIRE(h.wait_for_text(thread, "done in"));
+  const auto connections = h.discord().gateway_connections().size();
+  h.discord().request_reconnect();
+  REQUIRE(eventually([&] {
+    for (const auto& frame : h.discord().gateway_frames())
+      if (frame.from_client && frame.payload.contains("op") && frame.payload.at("op").is_int64() &&
+          frame.payload.at("op").as_int64() == 6)
+        return h.discord().gateway_connections().size() > connections;
+    return false;
+  }));
+  // Time for a replayed event to have started something, were it going to.
+  std::this_thread::sleep_for(3s);
+  std::size_t threads_opened = 0;
+  for (const auto& r : h.discord().requests())
+    if (r.method == "POST" && r.path.ends_with("/messages/" + thread + "/threads"))
+      ++threads_opened;
+  CHECK(threads_opened == 1);
+  CHECK(h.count_text(thread, "only once") == 1);
+  CHECK(h.count_text(thread, "done in") == 1);
+  CHECK(h.sessions_of(thread).size() == 1);
+}
+
+}  // namespace
+}  // namespace errand::e2e
