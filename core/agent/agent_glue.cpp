@@ -1,5 +1,6 @@
 #include "core/agent/agent_glue.hpp"
 
+#include "core/agent/config_strings.hpp"
 #include "core/agent/generic_acp_glue.hpp"
 #include "core/agent/kage_glue.hpp"
 #include "core/agent/program_location.hpp"
@@ -11,15 +12,6 @@
 namespace errand::agent {
 
 namespace json = boost::json;
-
-namespace {
-
-std::string string_setting(const json::object& config, std::string_view dotted) {
-  const auto* v = sdk::find_setting(config, dotted);
-  return v != nullptr && v->is_string() ? std::string(v->as_string()) : std::string();
-}
-
-}  // namespace
 
 sdk::Result<std::unique_ptr<AgentGlue>> make_agent_glue(const json::object& config,
                                                         const KageCatalog* kage_catalog) {
@@ -80,6 +72,19 @@ sdk::Result<const ProviderRoute*> session_route(const LaunchInputs& inputs) {
   return sdk::make_error("the session's provider \"" + name +
                          "\" is not defined under agent.providers; define it or change "
                          "agent.provider");
+}
+
+sdk::Result<const ProviderRoute*> checked_route(const AgentGlue& glue, const LaunchInputs& inputs,
+                                                std::string_view agent) {
+  if (inputs.config == nullptr) return sdk::make_error("no configuration was given");
+  sdk::ConfigProblems problems;
+  glue.check(*inputs.config, problems);
+  if (!problems.empty()) {
+    std::string message = std::string(agent) + " cannot run with this configuration:";
+    for (const auto& p : problems.all()) message += " " + p.path + ": " + p.message + ".";
+    return sdk::make_error(std::move(message), sdk::Error::Kind::refused);
+  }
+  return session_route(inputs);
 }
 
 sdk::Result<std::vector<std::filesystem::path>> agent_install_dirs(const LaunchInputs& inputs,

@@ -79,6 +79,11 @@ ModelChoice choose_model(const boost::json::object& config, std::string_view req
 // The route named provider, or agent.provider when empty; an error names what is missing.
 sdk::Result<const ProviderRoute*> session_route(const LaunchInputs& inputs);
 
+// Where every glue's prepare starts: there is a configuration, check() finds no problem in it
+// (else the refusal lists them all and says that `agent` cannot run), and the session's route.
+sdk::Result<const ProviderRoute*> checked_route(const AgentGlue& glue, const LaunchInputs& inputs,
+                                                std::string_view agent);
+
 // The host directories of argv[0] (see program_location.hpp), or a refusal when the program is
 // not found and must be.
 sdk::Result<std::vector<std::filesystem::path>> agent_install_dirs(const LaunchInputs& inputs,

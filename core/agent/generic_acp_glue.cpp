@@ -1,19 +1,12 @@
 #include "core/agent/generic_acp_glue.hpp"
 
+#include "core/agent/config_strings.hpp"
+
 #include <errand/sdk/config_values.hpp>
 
 namespace errand::agent {
 
 namespace json = boost::json;
-
-namespace {
-
-std::string string_setting(const json::object& config, std::string_view dotted) {
-  const auto* v = sdk::find_setting(config, dotted);
-  return v != nullptr && v->is_string() ? std::string(v->as_string()) : std::string();
-}
-
-}  // namespace
 
 void GenericAcpGlue::check(const json::object& config, sdk::ConfigProblems& problems) const {
   const auto* command = sdk::find_setting(config, "agent.command");
@@ -36,17 +29,9 @@ void GenericAcpGlue::check(const json::object& config, sdk::ConfigProblems& prob
 }
 
 sdk::Result<AgentLaunch> GenericAcpGlue::prepare(const LaunchInputs& inputs) const {
-  if (inputs.config == nullptr) return sdk::make_error("no configuration was given");
-  const auto& config = *inputs.config;
-  sdk::ConfigProblems problems;
-  check(config, problems);
-  if (!problems.empty()) {
-    std::string message = "the acp agent cannot run with this configuration:";
-    for (const auto& p : problems.all()) message += " " + p.path + ": " + p.message + ".";
-    return sdk::make_error(std::move(message), sdk::Error::Kind::refused);
-  }
-  auto route = session_route(inputs);
+  auto route = checked_route(*this, inputs, "the acp agent");
   if (!route) return route.error();
+  const auto& config = *inputs.config;
 
   AgentLaunch launch;
   for (const auto& arg : sdk::find_setting(config, "agent.command")->as_array())

@@ -1,5 +1,6 @@
 #include "core/agent/kage_glue.hpp"
 
+#include "core/agent/config_strings.hpp"
 #include "core/agent/toml_text.hpp"
 
 #include <algorithm>
@@ -11,11 +12,6 @@ namespace errand::agent {
 namespace json = boost::json;
 
 namespace {
-
-std::string string_at(const json::object& o, std::string_view key) {
-  const auto* v = o.if_contains(key);
-  return v != nullptr && v->is_string() ? std::string(v->as_string()) : std::string();
-}
 
 bool is_reserved(std::string_view name) {
   return std::find(kage_reserved_providers.begin(), kage_reserved_providers.end(), name) !=
@@ -29,8 +25,8 @@ void render_custom_models(std::string& out, const std::string& table, const json
     if (model.is_string()) {
       id = name = std::string(model.as_string());
     } else if (model.is_object()) {
-      id = string_at(model.as_object(), "id");
-      name = string_at(model.as_object(), "name");
+      id = string_member(model.as_object(), "id");
+      name = string_member(model.as_object(), "name");
       context = model.as_object().if_contains("context");
     }
     if (id.empty()) continue;
@@ -61,7 +57,7 @@ void KageGlue::check(const json::object& config, sdk::ConfigProblems& problems) 
     }
     if (!entry.value().is_object()) continue;
     const auto& definition = entry.value().as_object();
-    if (string_at(definition, "credentialName").empty())
+    if (string_member(definition, "credentialName").empty())
       problems.add(path + ".credentialName",
                    "kage reads a provider's key from an environment variable, and errand puts "
                    "the key (a stand-in under the broker) in the one credentialName names; set "
@@ -69,7 +65,7 @@ void KageGlue::check(const json::object& config, sdk::ConfigProblems& problems) 
                        name + "_API_KEY\"");
     const auto* broker = definition.if_contains("broker");
     const bool brokered = !open && (broker == nullptr || !broker->is_bool() || broker->as_bool());
-    if (!catalog_.knows(name) && !brokered && string_at(definition, "baseUrl").empty())
+    if (!catalog_.knows(name) && !brokered && string_member(definition, "baseUrl").empty())
       problems.add(path + ".baseUrl",
                    "kage does not know a provider named \"" + name +
                        "\", so errand declares it to kage as a custom provider, which needs an "
@@ -112,17 +108,9 @@ sdk::Result<std::string> render_kage_config(const std::vector<ProviderRoute>& ro
 }
 
 sdk::Result<AgentLaunch> KageGlue::prepare(const LaunchInputs& inputs) const {
-  if (inputs.config == nullptr) return sdk::make_error("no configuration was given");
-  const auto& config = *inputs.config;
-  sdk::ConfigProblems problems;
-  check(config, problems);
-  if (!problems.empty()) {
-    std::string message = "kage cannot run with this configuration:";
-    for (const auto& p : problems.all()) message += " " + p.path + ": " + p.message + ".";
-    return sdk::make_error(std::move(message), sdk::Error::Kind::refused);
-  }
-  auto route = session_route(inputs);
+  auto route = checked_route(*this, inputs, "kage");
   if (!route) return route.error();
+  const auto& config = *inputs.config;
 
   AgentLaunch launch;
   if (const auto* command = sdk::find_setting(config, "agent.command");

@@ -1,5 +1,7 @@
 #include "core/agent/provider_routes.hpp"
 
+#include "core/agent/config_strings.hpp"
+
 #include <cctype>
 #include <errand/sdk/config_values.hpp>
 #include <map>
@@ -9,11 +11,6 @@ namespace errand::agent {
 namespace json = boost::json;
 
 namespace {
-
-std::string string_at(const json::object& o, std::string_view key) {
-  const auto* v = o.if_contains(key);
-  return v != nullptr && v->is_string() ? std::string(v->as_string()) : std::string();
-}
 
 bool egress_is_proxy(const json::object& config) {
   const auto* mode = sdk::find_setting(config, "sandbox.egress.mode");
@@ -57,8 +54,8 @@ std::vector<ProviderRoute> provider_routes(const json::object& config,
   for (const auto& [name, definition] : sorted) {
     ProviderRoute route;
     route.name = name;
-    route.kind = string_at(*definition, "kind");
-    route.credential_name = string_at(*definition, "credentialName");
+    route.kind = string_member(*definition, "kind");
+    route.credential_name = string_member(*definition, "credentialName");
     if (const auto* models = definition->if_contains("models"); models && models->is_array())
       route.models = models->as_array();
     const auto* broker_flag = definition->if_contains("broker");
@@ -66,8 +63,8 @@ std::vector<ProviderRoute> provider_routes(const json::object& config,
         broker_flag == nullptr || !broker_flag->is_bool() || broker_flag->as_bool();
     route.brokered = proxy && wants_broker;
     if (!route.brokered) {
-      route.base_url = string_at(*definition, "baseUrl");
-      route.credential = string_at(*definition, "credential");
+      route.base_url = string_member(*definition, "baseUrl");
+      route.credential = string_member(*definition, "credential");
     } else if (broker != nullptr) {
       route.base_url = relay_provider_url(name);
       if (const auto found = broker->stand_ins.find(name); found != broker->stand_ins.end()) {

@@ -4,6 +4,7 @@
 #include "core/sessions/session_manager.hpp"
 #include "core/sessions/session_naming.hpp"
 
+#include <algorithm>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
 #include <boost/asio/post.hpp>
@@ -185,17 +186,55 @@ std::shared_ptr<Session> SessionManager::launch(SessionPlan plan, const InboundP
   return session;
 }
 
+asio::awaitable<bool> SessionManager::refuse_if_project_live(const sdk::InboundMessage& message,
+                                                             const std::string& project_name,
+                                                             std::string_view advice) {
+  const bool live = std::any_of(sessions_.begin(), sessions_.end(), [&](const auto& entry) {
+    return entry.second->project_name() == project_name;
+  });
+  if (!live) co_return false;
+  const std::string sentence = "the project `" + project_name + "` " + std::string(advice);
+  co_await refuse_turn(message, sentence, TurnOutcome::rejected);
+  co_return true;
+}
+
+asio::awaitable<void> SessionManager::refuse_turn(const sdk::InboundMessage& message,
+                                                  const std::string& sentence,
+                                                  TurnOutcome outcome) {
+  const auto to = ReplyTo::typed(message);
+  co_await refuse_prompt(services_->chat, services_->secrets, to, sdk::Reaction::refused, sentence);
+  const std::string message_id = message.ref.message_id;
+  auto end = [message_id, outcome](ThreadsDb& db) { return db.turn_ended(message_id, outcome); };
+  auto ended = co_await services_->threads.run(end);
+  if (!ended) log_->warn("threads.db: {}", ended.error().message);
+}
+
+asio::awaitable<bool> SessionManager::complete_plan(SessionPlan& plan,
+                                                    const sdk::InboundMessage& message,
+                                                    std::string_view refusal_prefix) {
+  // The live-session place is taken before the glue (which may first ask the host's kage), and
+  // goes back to the queue when this returns false and the reservation is dropped.
+  auto reservation = services_->queue.reserve_session(plan.session_id);
+  if (!reservation) {
+    const std::string sentence = std::string(refusal_prefix) + reservation.error().message;
+    co_await refuse_turn(message, sentence, TurnOutcome::rejected);
+    co_return false;
+  }
+  std::string why;
+  auto glue = co_await agent_glue(why);
+  if (!glue) {
+    const std::string sentence = std::string(refusal_prefix) + why;
+    co_await refuse_turn(message, sentence, TurnOutcome::failed);
+    co_return false;
+  }
+  plan.config = settings_.config;
+  plan.glue = std::move(glue);
+  plan.reservation = std::move(*reservation);
+  co_return true;
+}
+
 asio::awaitable<void> SessionManager::channel_prompt(const sdk::InboundMessage& message,
                                                      const std::string& text) {
-  const auto to = ReplyTo::typed(message);
-  auto refuse = [&](const std::string& sentence, TurnOutcome outcome) -> asio::awaitable<void> {
-    co_await refuse_prompt(services_->chat, services_->secrets, to, sdk::Reaction::refused,
-                           sentence);
-    const std::string message_id = message.ref.message_id;
-    auto end = [message_id, outcome](ThreadsDb& db) { return db.turn_ended(message_id, outcome); };
-    auto ended = co_await services_->threads.run(end);
-    if (!ended) log_->warn("threads.db: {}", ended.error().message);
-  };
   SessionPlan plan;
   std::string prompt_text = text;
   if (auto named = project_named_in(text)) {
@@ -204,35 +243,15 @@ asio::awaitable<void> SessionManager::channel_prompt(const sdk::InboundMessage& 
   }
   plan.session_id = new_session_id(plan.project_name);
   if (plan.project_name.empty()) plan.project_name = plan.session_id;
-  for (const auto& [id, session] : sessions_) {
-    if (session->project_name() == plan.project_name) {
-      const std::string sentence = "the project `" + plan.project_name +
-                                   "` already has a live session; write in its thread, or "
-                                   "`!stop` that session first";
-      co_await refuse(sentence, TurnOutcome::rejected);
-      co_return;
-    }
-  }
-  auto reservation = services_->queue.reserve_session(plan.session_id);
-  if (!reservation) {
-    const std::string sentence = "no session was started: " + reservation.error().message;
-    co_await refuse(sentence, TurnOutcome::rejected);
+  if (co_await refuse_if_project_live(message, plan.project_name,
+                                      "already has a live session; write in its thread, or "
+                                      "`!stop` that session first"))
     co_return;
-  }
-  std::string why;
-  auto glue = co_await agent_glue(why);
-  if (!glue) {
-    const std::string sentence = "no session was started: " + why;
-    co_await refuse(sentence, TurnOutcome::failed);
-    co_return;
-  }
+  if (!co_await complete_plan(plan, message, "no session was started: ")) co_return;
   plan.opening = message.ref;
   plan.thread_name = thread_name_from(text);
   plan.project_dir = settings_.project_root / plan.project_name;
   plan.owner_id = message.author.id;
-  plan.config = settings_.config;
-  plan.glue = std::move(glue);
-  plan.reservation = std::move(*reservation);
   InboundPrompt first{message.ref, message.author.id, prompt_text, message.attachments};
   auto session = launch(std::move(plan), first);
   log_->info("session {} started by {} from message {}", session->id(), message.author.id,
@@ -246,47 +265,21 @@ asio::awaitable<void> SessionManager::thread_prompt(const sdk::InboundMessage& m
     thread.live->prompt(std::move(prompt));
     co_return;
   }
-  const auto to = ReplyTo::typed(message);
-  auto refuse = [&](const std::string& sentence, TurnOutcome outcome) -> asio::awaitable<void> {
-    co_await refuse_prompt(services_->chat, services_->secrets, to, sdk::Reaction::refused,
-                           sentence);
-    const std::string message_id = message.ref.message_id;
-    auto end = [message_id, outcome](ThreadsDb& db) { return db.turn_ended(message_id, outcome); };
-    auto ended = co_await services_->threads.run(end);
-    if (!ended) log_->warn("threads.db: {}", ended.error().message);
-  };
   const auto& record = *thread.record;
   if (record.state == ThreadState::closed) {
     const std::string sentence =
         "this thread was closed for good, so nothing resumes it; start a new session in the "
         "channel";
-    co_await refuse(sentence, TurnOutcome::rejected);
+    co_await refuse_turn(message, sentence, TurnOutcome::rejected);
     co_return;
   }
-  for (const auto& [id, session] : sessions_) {
-    if (session->project_name() == record.project_name) {
-      const std::string sentence = "the project `" + record.project_name +
-                                   "` has a live session in another thread; `!stop` it there "
-                                   "first";
-      co_await refuse(sentence, TurnOutcome::rejected);
-      co_return;
-    }
-  }
+  if (co_await refuse_if_project_live(message, record.project_name,
+                                      "has a live session in another thread; `!stop` it there "
+                                      "first"))
+    co_return;
   SessionPlan plan;
   plan.session_id = new_session_id(is_project_name(record.project_name) ? record.project_name : "");
-  auto reservation = services_->queue.reserve_session(plan.session_id);
-  if (!reservation) {
-    const std::string sentence = "the session was not resumed: " + reservation.error().message;
-    co_await refuse(sentence, TurnOutcome::rejected);
-    co_return;
-  }
-  std::string why;
-  auto glue = co_await agent_glue(why);
-  if (!glue) {
-    const std::string sentence = "the session was not resumed: " + why;
-    co_await refuse(sentence, TurnOutcome::failed);
-    co_return;
-  }
+  if (!co_await complete_plan(plan, message, "the session was not resumed: ")) co_return;
   plan.thread_id = record.thread_id;
   plan.project_name = record.project_name;
   plan.project_dir = record.project_path;
@@ -294,9 +287,6 @@ asio::awaitable<void> SessionManager::thread_prompt(const sdk::InboundMessage& m
   plan.guests = record.guests;
   plan.model = record.model;
   if (!record.last_session_id.empty()) plan.previous_session_id = record.last_session_id;
-  plan.config = settings_.config;
-  plan.glue = std::move(glue);
-  plan.reservation = std::move(*reservation);
   auto session = launch(std::move(plan), prompt);
   log_->info("session {} resumes thread {} for {}", session->id(), record.thread_id,
              message.author.id);

@@ -91,6 +91,19 @@ class SessionManager final : public sdk::ChatEvents,
   boost::asio::awaitable<bool> admit(const sdk::InboundMessage& message);
   boost::asio::awaitable<std::optional<KnownThread>> find_thread(const std::string& thread_id);
   boost::asio::awaitable<std::shared_ptr<const agent::AgentGlue>> agent_glue(std::string& why);
+  // One live session per project: a prompt for a project that has one is refused, the
+  // sentence naming the project and then advice. True when it was refused.
+  boost::asio::awaitable<bool> refuse_if_project_live(const sdk::InboundMessage& message,
+                                                      const std::string& project_name,
+                                                      std::string_view advice);
+  // Answers a prompt that starts no session and closes its turn in threads.db with outcome.
+  boost::asio::awaitable<void> refuse_turn(const sdk::InboundMessage& message,
+                                           const std::string& sentence, TurnOutcome outcome);
+  // Reserves the session's place in the queue and picks its agent glue, the last steps before a
+  // plan can be launched. When either fails the prompt is refused with refusal_prefix and the
+  // reason, and the answer is false.
+  boost::asio::awaitable<bool> complete_plan(SessionPlan& plan, const sdk::InboundMessage& message,
+                                             std::string_view refusal_prefix);
   std::shared_ptr<Session> launch(SessionPlan plan, const InboundPrompt& first);
   void handle_thread_closed(const sdk::ThreadClosed& closed);
   void handle_deleted(const sdk::MessageDeleted& deleted);

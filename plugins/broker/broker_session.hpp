@@ -34,6 +34,21 @@ struct Connection {
   void close_all();
 };
 
+// Hands the connection a way to close the upstream for as long as the guard lives: the upstream
+// is a local of the coroutine that dialled it, so the hook must not outlive it.
+class UpstreamHook {
+ public:
+  UpstreamHook(Connection& connection, std::function<void()> close) : connection_(connection) {
+    connection_.close_upstream = std::move(close);
+  }
+  ~UpstreamHook() { connection_.close_upstream = nullptr; }
+  UpstreamHook(const UpstreamHook&) = delete;
+  UpstreamHook& operator=(const UpstreamHook&) = delete;
+
+ private:
+  Connection& connection_;
+};
+
 enum class CredentialCheck {
   valid,
   missing,        // nothing was presented

@@ -19,6 +19,11 @@ bool iequals(std::string_view a, std::string_view b) {
 
 namespace {
 
+std::string bracketed(std::string_view host) {
+  if (host.find(':') != std::string_view::npos) return fmt::format("[{}]", host);
+  return std::string(host);
+}
+
 bool istarts_with(std::string_view s, std::string_view prefix) {
   return s.size() >= prefix.size() && iequals(s.substr(0, prefix.size()), prefix);
 }
@@ -75,6 +80,14 @@ bool is_override_header(std::string_view name) {
     if (iequals(name, h)) return true;
   }
   return false;
+}
+
+std::string authority_text(std::string_view host, std::uint16_t port) {
+  return fmt::format("{}:{}", bracketed(host), port);
+}
+
+std::string host_field(std::string_view host, std::uint16_t port, std::uint16_t scheme_port) {
+  return port == scheme_port ? bracketed(host) : authority_text(host, port);
 }
 
 std::string render_request_head(std::string_view method, std::string_view target,

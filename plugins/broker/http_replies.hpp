@@ -5,6 +5,7 @@
 
 #include <boost/beast/http/fields.hpp>
 #include <boost/beast/http/message.hpp>
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -25,6 +26,13 @@ bool is_hop_by_hop(std::string_view name, const boost::beast::http::fields& fiel
 
 // Headers that ask a server to run a request as another method or at another path.
 bool is_override_header(std::string_view name);
+
+// host:port as a request target or a log names it, an IPv6 literal in brackets.
+std::string authority_text(std::string_view host, std::uint16_t port);
+
+// The Host header for host and port: the port is left out when it is the scheme's own
+// (scheme_port: 80 for http, 443 for https).
+std::string host_field(std::string_view host, std::uint16_t port, std::uint16_t scheme_port);
 
 std::string render_request_head(std::string_view method, std::string_view target,
                                 std::string_view host_header, const HeaderList& fields);

@@ -9,7 +9,6 @@
 #include <boost/beast/http/buffer_body.hpp>
 #include <boost/beast/http/parser.hpp>
 #include <string>
-#include <string_view>
 
 namespace errand::broker {
 
@@ -22,8 +21,5 @@ boost::asio::awaitable<bool> handle_provider_call(
     BrokerSession& session, Connection& connection, boost::beast::flat_buffer& buffer,
     boost::beast::http::request_parser<boost::beast::http::buffer_body>& parser,
     std::string route_target);
-
-// A method as a receipt keeps it: a standard name, or "OTHER".
-std::string standard_method(std::string_view method);
 
 }  // namespace errand::broker

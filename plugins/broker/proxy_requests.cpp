@@ -8,6 +8,7 @@
 #include <functional>
 
 #include "plugins/broker/broker_session.hpp"
+#include "plugins/broker/client_replies.hpp"
 #include "plugins/broker/host_names.hpp"
 #include "plugins/broker/http_replies.hpp"
 #include "plugins/broker/response_relay.hpp"
@@ -25,17 +26,7 @@ bool has_body(const http::request_parser<http::buffer_body>& parser) {
 }
 
 std::string authority(const ClassifiedRequest& request) {
-  if (request.host.find(':') != std::string::npos)
-    return fmt::format("[{}]:{}", request.host, request.port);
-  return fmt::format("{}:{}", request.host, request.port);
-}
-
-asio::awaitable<bool> reply(Connection& connection, unsigned status, std::string_view body,
-                            bool keep_alive, const HeaderList& extra = {}) {
-  const std::string text = render_reply(status, body, keep_alive, extra);
-  auto [ec, n] = co_await asio::async_write(connection.client, asio::buffer(text),
-                                            asio::as_tuple(asio::use_awaitable));
-  co_return keep_alive && !ec;
+  return authority_text(request.host, request.port);
 }
 
 const char* credential_problem(CredentialCheck check) {
@@ -64,56 +55,50 @@ std::optional<std::string> admission(BrokerSession& session, const std::string& 
   return std::nullopt;
 }
 
+DialRefusal dial_refusal(const ClassifiedRequest& request, const DialResult& dial) {
+  // allowInternal reaches only addresses written as literals, so only those are told of it.
+  const std::string_view internal_hint =
+      request.host_is_literal
+          ? " sandbox.egress.allowInternal lifts this for an address written as a literal."
+          : "";
+  switch (dial.failure) {
+    case DialFailure::not_public:
+      return {403,
+              fmt::format("refused 403 at the address check: not a public host ({})", dial.detail),
+              fmt::format("errand broker: not a public host: {}. The broker never connects "
+                          "a session to the host's own network, a private or reserved "
+                          "range, or a cloud fabric address.{}",
+                          dial.detail, internal_hint)};
+    case DialFailure::lookup_failed:
+      return {502,
+              fmt::format("answered 502 at the lookup: the name did not resolve ({})", dial.detail),
+              fmt::format("errand broker: the name did not resolve: {} ({}). The broker "
+                          "resolves names with this host's resolver; its operator can check "
+                          "/etc/resolv.conf.",
+                          request.host, dial.detail)};
+    case DialFailure::lookup_timeout:
+      return {504, fmt::format("answered 504 at the lookup: {}", dial.detail),
+              fmt::format("errand broker: the name did not resolve in time: {}", dial.detail)};
+    case DialFailure::unreachable:
+      return {502, fmt::format("answered 502 at the dial: upstream unreachable ({})", dial.detail),
+              fmt::format("errand broker: upstream unreachable: {} ({})", authority(request),
+                          dial.detail)};
+    case DialFailure::none: break;
+  }
+  return {};
+}
+
 // Answers a dial failure; the log names the host and the phase that failed.
 asio::awaitable<void> refuse_dial(BrokerSession& session, Connection& connection,
                                   const ClassifiedRequest& request, const DialResult& dial) {
-  const std::string where = authority(request);
-  switch (dial.failure) {
-    case DialFailure::not_public:
-      session.info("{} refused 403 at the address check: not a public host ({})", where,
-                   dial.detail);
-      {
-        const std::string body_text = fmt::format(
-            "errand broker: not a public host: {}. The broker never connects "
-            "a session to the host's own network, a private or reserved "
-            "range, or a cloud fabric address.{}",
-            dial.detail,
-            request.host_is_literal ? " sandbox.egress.allowInternal lifts this for an address "
-                                      "written as a literal."
-                                    : "");
-        co_await reply(connection, 403, body_text, false);
-      }
-      break;
-    case DialFailure::lookup_failed:
-      session.warn("{} answered 502 at the lookup: the name did not resolve ({})", where,
-                   dial.detail);
-      {
-        const std::string body_text = fmt::format(
-            "errand broker: the name did not resolve: {} ({}). The broker "
-            "resolves names with this host's resolver; its operator can check "
-            "/etc/resolv.conf.",
-            request.host, dial.detail);
-        co_await reply(connection, 502, body_text, false);
-      }
-      break;
-    case DialFailure::lookup_timeout:
-      session.warn("{} answered 504 at the lookup: {}", where, dial.detail);
-      {
-        const std::string body_text =
-            fmt::format("errand broker: the name did not resolve in time: {}", dial.detail);
-        co_await reply(connection, 504, body_text, false);
-      }
-      break;
-    case DialFailure::unreachable:
-      session.warn("{} answered 502 at the dial: upstream unreachable ({})", where, dial.detail);
-      {
-        const std::string body_text =
-            fmt::format("errand broker: upstream unreachable: {} ({})", where, dial.detail);
-        co_await reply(connection, 502, body_text, false);
-      }
-      break;
-    case DialFailure::none: break;
-  }
+  if (dial.failure == DialFailure::none) co_return;
+  const DialRefusal refusal = dial_refusal(request, dial);
+  // A host the address rule keeps out is policy doing its job; the rest are faults.
+  if (dial.failure == DialFailure::not_public)
+    session.info("{} {}", authority(request), refusal.log);
+  else
+    session.warn("{} {}", authority(request), refusal.log);
+  co_await send_reply(connection, refusal.status, refusal.body, false);
 }
 
 asio::awaitable<bool> forward_plain(BrokerSession& session, Connection& connection,
@@ -130,35 +115,21 @@ asio::awaitable<bool> forward_plain(BrokerSession& session, Connection& connecti
       continue;
     fields.emplace_back(std::string(name), std::string(field.value()));
   }
-  Framing framing = Framing::none;
-  if (const auto length = parser.content_length()) {
-    if (*length > 0) framing = Framing::length;
-    fields.emplace_back("Content-Length", std::to_string(*length));
-  } else if (parser.chunked()) {
-    framing = Framing::chunked;
-    fields.emplace_back("Transfer-Encoding", "chunked");
-  }
-  fields.emplace_back("Connection", "close");
-  const std::string host_header =
-      request.port == 80
-          ? (request.host.find(':') != std::string::npos ? "[" + request.host + "]" : request.host)
-          : authority(request);
+  const Framing framing = finish_upstream_fields(parser, fields);
   const std::string head_text =
-      render_request_head(head.method_string(), request.origin_target, host_header, fields);
+      render_request_head(head.method_string(), request.origin_target,
+                          host_field(request.host, request.port, 80), fields);
   auto [wec, written] = co_await asio::async_write(upstream, asio::buffer(head_text),
                                                    asio::as_tuple(asio::use_awaitable));
   if (wec) {
     session.warn("{} failed while sending the request upstream: {}", authority(request),
                  wec.message());
-    co_return co_await reply(connection, 502,
-                             "errand broker: upstream unreachable: the connection failed while the "
-                             "request was sent",
-                             false);
+    co_return co_await send_reply(connection, 502,
+                                  "errand broker: upstream unreachable: the connection failed "
+                                  "while the request was sent",
+                                  false);
   }
-  if (head[http::field::expect] == "100-continue") {
-    co_await asio::async_write(connection.client, asio::buffer("HTTP/1.1 100 Continue\r\n\r\n", 25),
-                               asio::as_tuple(asio::use_awaitable));
-  }
+  co_await send_continue_if_expected(connection, head);
   const auto body =
       co_await forward_request_body(connection.client, buffer, parser, upstream, framing);
   if (body.client_failed) co_return false;
@@ -172,10 +143,8 @@ asio::awaitable<bool> forward_plain(BrokerSession& session, Connection& connecti
   if (relayed.end == RelayEnd::upstream_failed && !relayed.head_sent) {
     session.warn("{} {} answered 502: {}", std::string(head.method_string()), authority(request),
                  relayed.detail);
-    {
-      const std::string body_text = "errand broker: upstream unreachable: " + relayed.detail;
-      co_await reply(connection, 502, body_text, false);
-    }
+    const std::string body_text = "errand broker: upstream unreachable: " + relayed.detail;
+    co_await send_reply(connection, 502, body_text, false);
     co_return false;
   }
   session.info("{} http://{}{} answered {}; {} bytes up, {} bytes down{}",
@@ -218,7 +187,7 @@ asio::awaitable<bool> handle_proxy_request(BrokerSession& session, Connection& c
     // Built before the co_await: GCC 12 mishandles a braced list inside one.
     HeaderList challenge;
     challenge.emplace_back("Proxy-Authenticate", "Basic realm=\"errand\"");
-    co_return co_await reply(
+    co_return co_await send_reply(
         connection, 407,
         "errand broker: this proxy needs the session's proxy credential, sent as "
         "Proxy-Authorization: Basic with any user name and the credential as the password. The "
@@ -229,13 +198,11 @@ asio::awaitable<bool> handle_proxy_request(BrokerSession& session, Connection& c
   if (!settings.port_allowed(request.port)) {
     session.info("{} refused 403: port {} is not in sandbox.egressPorts ({})", what, request.port,
                  settings.ports_text());
-    {
-      const std::string body_text = fmt::format(
-          "errand broker: port {} is not one this session may open; sandbox.egressPorts "
-          "allows {}. The operator can add the port there.",
-          request.port, settings.ports_text());
-      co_return co_await reply(connection, 403, body_text, keep);
-    }
+    const std::string body_text = fmt::format(
+        "errand broker: port {} is not one this session may open; sandbox.egressPorts "
+        "allows {}. The operator can add the port there.",
+        request.port, settings.ports_text());
+    co_return co_await send_reply(connection, 403, body_text, keep);
   }
   std::string grant_problem;
   const auto admitted = admission(session, request.host, grant_problem);
@@ -247,10 +214,8 @@ asio::awaitable<bool> handle_proxy_request(BrokerSession& session, Connection& c
     session.info("{} refused 403: the host is not on the egress allowlist or granted", what);
     if (session.refusal_limiter().should_notify(request.host, session.core().steady_now()))
       session.core().tell_host_refused(session.id(), request.host, request.port, suggestable);
-    {
-      const std::string body_text = host_refusal_text(request.host, suggestable);
-      co_return co_await reply(connection, 403, body_text, keep);
-    }
+    const std::string body_text = host_refusal_text(request.host, suggestable);
+    co_return co_await send_reply(connection, 403, body_text, keep);
   }
 
   const UpstreamTarget target{request.host, request.port, request.host_is_literal,
@@ -262,14 +227,10 @@ asio::awaitable<bool> handle_proxy_request(BrokerSession& session, Connection& c
     co_return false;
   }
   auto& upstream = *dial.socket;
-  connection.close_upstream = [&upstream] {
+  const UpstreamHook hook(connection, [&upstream] {
     boost::system::error_code ignored;
     upstream.close(ignored);
-  };
-  struct ClearUpstream {
-    Connection& connection;
-    ~ClearUpstream() { connection.close_upstream = nullptr; }
-  } clear{connection};
+  });
 
   const auto address = dial.endpoint.address().to_string();
   if (!is_connect) {

@@ -9,6 +9,20 @@ std::string chunk_header(std::size_t size) {
   return fmt::format("{:x}\r\n", size);
 }
 
+Framing finish_upstream_fields(const http::request_parser<http::buffer_body>& parser,
+                               HeaderList& fields) {
+  Framing framing = Framing::none;
+  if (const auto length = parser.content_length()) {
+    if (*length > 0) framing = Framing::length;
+    fields.emplace_back("Content-Length", std::to_string(*length));
+  } else if (parser.chunked()) {
+    framing = Framing::chunked;
+    fields.emplace_back("Transfer-Encoding", "chunked");
+  }
+  fields.emplace_back("Connection", "close");
+  return framing;
+}
+
 bool answer_has_body(unsigned status, bool head_request, std::optional<std::uint64_t> length) {
   if (head_request) return false;
   if ((status >= 100 && status < 200) || status == 204 || status == 304) return false;

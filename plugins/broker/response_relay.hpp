@@ -37,6 +37,13 @@ struct BodyForward {
 
 std::string chunk_header(std::size_t size);
 
+// Ends the header list of a request sent upstream: its body's framing as the session's head
+// declared it (the length, or chunked), then "Connection: close", since the broker dials a
+// fresh upstream for every request. Returns how forward_request_body must frame the body.
+Framing finish_upstream_fields(
+    const boost::beast::http::request_parser<boost::beast::http::buffer_body>& parser,
+    HeaderList& fields);
+
 // Copies the body of a request whose head has been read into parser from client to upstream.
 template <class Client, class Upstream>
 boost::asio::awaitable<BodyForward> forward_request_body(

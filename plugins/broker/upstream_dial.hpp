@@ -33,6 +33,14 @@ struct DialResult {
   std::string detail;
 };
 
+// How a caller answers a failed dial: the status, the log line after the caller's name for the
+// request, and the answer's text. Proxy requests and provider calls word these differently.
+struct DialRefusal {
+  unsigned status = 502;
+  std::string log;
+  std::string body;
+};
+
 struct DialDeadlines {
   std::chrono::milliseconds lookup{5000};
   std::chrono::milliseconds dial{10000};
