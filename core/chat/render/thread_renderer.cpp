@@ -7,6 +7,7 @@
 #include <boost/asio/post.hpp>
 #include <boost/asio/redirect_error.hpp>
 #include <boost/asio/use_awaitable.hpp>
+#include <utility>
 
 namespace errand::chat {
 
@@ -186,8 +187,8 @@ asio::awaitable<void> ThreadRenderer::handle(Event& event) {
   if (auto* start = std::get_if<TurnStart>(&event)) {
     turn_ = *start;
     turn_started_ = deps_.clock.steady_now();
-    if (start->was_queued) co_await send_reaction(start->prompt, sdk::Reaction::queued, false);
-    co_await send_reaction(start->prompt, sdk::Reaction::working, true);
+    if (start->was_queued) queue_reaction(start->prompt, sdk::Reaction::queued, false);
+    queue_reaction(start->prompt, sdk::Reaction::working, true);
   } else if (auto* tool = std::get_if<ToolCallStart>(&event)) {
     co_await handle_tool_start(*tool);
   } else if (auto* end = std::get_if<ToolCallEnd>(&event)) {
@@ -212,7 +213,7 @@ asio::awaitable<void> ThreadRenderer::handle(Event& event) {
       co_await send_post(std::move(piece.text), std::move(mentions));
     }
   } else if (auto* answer = std::get_if<PromptAnswer>(&event)) {
-    co_await send_reaction(answer->prompt, answer->reaction, true);
+    queue_reaction(answer->prompt, answer->reaction, true);
     co_await send_addressed(answer->mention_user_id, answer->sentence);
   } else if (auto* turn_end = std::get_if<TurnEnd>(&event)) {
     co_await handle_turn_end(*turn_end);
@@ -221,7 +222,12 @@ asio::awaitable<void> ThreadRenderer::handle(Event& event) {
     upload->done->result = std::move(result);
     upload->done->fire();
   } else if (auto* barrier = std::get_if<Barrier>(&event)) {
-    barrier->done->fire();
+    // Everything before the barrier includes the reactions still on their own lane.
+    if (reacting_) {
+      reaction_waiters_.push_back(barrier->done);
+    } else {
+      barrier->done->fire();
+    }
   }
 }
 
@@ -279,8 +285,8 @@ asio::awaitable<void> ThreadRenderer::handle_turn_end(TurnEnd& end) {
   } else {
     sentence += ".";
   }
-  co_await send_reaction(turn.prompt, sdk::Reaction::working, false);
-  co_await send_reaction(turn.prompt, reaction, true);
+  queue_reaction(turn.prompt, sdk::Reaction::working, false);
+  queue_reaction(turn.prompt, reaction, true);
   co_await send_addressed(turn.asked_by, std::move(sentence));
 }
 
@@ -364,6 +370,29 @@ asio::awaitable<bool> ThreadRenderer::send_edit(const sdk::MessageRef& ref, std:
     co_return false;
   }
   co_return true;
+}
+
+void ThreadRenderer::queue_reaction(const sdk::MessageRef& ref, sdk::Reaction reaction, bool add) {
+  reactions_.push_back(PendingReaction{ref, reaction, add});
+  if (reacting_) return;
+  reacting_ = true;
+  asio::co_spawn(strand_, react_in_order(shared_from_this()), asio::detached);
+}
+
+// `self` keeps the renderer alive for as long as the lane runs.
+asio::awaitable<void> ThreadRenderer::react_in_order(std::shared_ptr<ThreadRenderer> self) {
+  const auto keep_alive = std::move(self);
+  while (!reactions_.empty()) {
+    const PendingReaction next = reactions_.front();
+    reactions_.pop_front();
+    try {
+      co_await send_reaction(next.ref, next.reaction, next.add);
+    } catch (const std::exception& e) {
+      deps_.log->error("thread {}: a reaction failed: {}", thread_id_, e.what());
+    }
+  }
+  reacting_ = false;
+  for (auto& waiter : std::exchange(reaction_waiters_, {})) waiter->fire();
 }
 
 asio::awaitable<void> ThreadRenderer::send_reaction(const sdk::MessageRef& ref,

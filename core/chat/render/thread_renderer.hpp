@@ -2,7 +2,11 @@
 
 // Turns one session's output into messages in its thread. Calls only enqueue; one coroutine on
 // the session's strand sends them in order, so a slow chat service delays the thread but never
-// the agent. Every outbound text passes Secrets::scrub in send_post/send_edit, the one door.
+// the agent. Reactions go on a lane of their own, in order among themselves: a chat service
+// limits them per channel far more tightly than messages (Discord: about four a second in the
+// served channel, shared by every session opening there), and a status mark must not hold
+// back the agent's text behind other sessions' marks. Every outbound text passes Secrets::scrub in
+// send_post/send_edit, the one door.
 
 #include "core/chat/render/message_split.hpp"
 #include "core/chat/render/output_format.hpp"
@@ -155,6 +159,8 @@ class ThreadRenderer : public std::enable_shared_from_this<ThreadRenderer> {
   boost::asio::awaitable<bool> send_edit(const sdk::MessageRef& ref, std::string text);
   boost::asio::awaitable<void> send_reaction(const sdk::MessageRef& ref, sdk::Reaction reaction,
                                              bool add);
+  void queue_reaction(const sdk::MessageRef& ref, sdk::Reaction reaction, bool add);
+  boost::asio::awaitable<void> react_in_order(std::shared_ptr<ThreadRenderer> self);
   boost::asio::awaitable<void> send_addressed(std::string user_id, std::string sentence);
   std::string mention(std::string_view user_id) const;
 
@@ -165,6 +171,14 @@ class ThreadRenderer : public std::enable_shared_from_this<ThreadRenderer> {
   sdk::TransportLimits limits_;
   std::deque<Event> events_;
   bool pumping_ = false;
+  struct PendingReaction {
+    sdk::MessageRef ref;
+    sdk::Reaction reaction;
+    bool add;
+  };
+  std::deque<PendingReaction> reactions_;
+  bool reacting_ = false;
+  std::vector<std::shared_ptr<Signal>> reaction_waiters_;  // barriers waiting for the lane
   TextBlock block_;
   std::map<std::string, ToolMessage> tools_;
   std::optional<TurnStart> turn_;

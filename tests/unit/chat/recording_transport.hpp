@@ -5,6 +5,9 @@
 // person would see it.
 
 #include <boost/asio/awaitable.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_awaitable.hpp>
 #include <chrono>
 #include <errand/sdk/chat_transport.hpp>
 #include <map>
@@ -36,6 +39,9 @@ class RecordingTransport final : public sdk::ChatTransport {
   std::vector<Post> posts;
   std::vector<Edit> edits;
   std::vector<Reacted> reactions;
+  // How long each reaction takes to be accepted, as a chat service's tight reaction limit
+  // makes it; 0 answers at once.
+  std::chrono::milliseconds reaction_delay{0};
   std::map<std::string, std::string> current_text;  // by message id
   std::vector<std::string> oversized;  // texts longer than max_message_chars, which must not happen
 
@@ -72,6 +78,10 @@ class RecordingTransport final : public sdk::ChatTransport {
 
   boost::asio::awaitable<sdk::Result<void>> react(sdk::MessageRef ref, sdk::Reaction reaction,
                                                   bool add) override {
+    if (reaction_delay.count() > 0) {
+      boost::asio::steady_timer timer(co_await boost::asio::this_coro::executor, reaction_delay);
+      co_await timer.async_wait(boost::asio::use_awaitable);
+    }
     reactions.push_back(Reacted{ref.message_id, reaction, add});
     co_return sdk::Result<void>();
   }

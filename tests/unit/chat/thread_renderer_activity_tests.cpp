@@ -219,6 +219,28 @@ TEST_CASE(
   CHECK_THAT(messages[3], StartsWith("<@u3> stopped after "));
 }
 
+TEST_CASE("a slow reaction does not hold back the agent's text, and reactions keep their order") {
+  RendererHarness h({}, 2000, 1ms);
+  h.transport.reaction_delay = 300ms;
+  const errand::sdk::MessageRef prompt{"thread-1", "prompt-8"};
+  std::size_t posts_before_first_reaction = 0;
+  h.run([&](ThreadRenderer& r) -> boost::asio::awaitable<void> {
+    r.begin_turn({prompt, "u1", false});
+    r.text("first words");
+    co_await h.pause(100ms);
+    posts_before_first_reaction = h.transport.reactions.empty() ? h.transport.posts.size() : 0;
+    r.end_turn({errand::chat::TurnEnding::done, ""});
+  });
+  CHECK(posts_before_first_reaction == 1);
+  CHECK(h.transport.thread_text().front() == "first words");
+  // drain() waited for the reaction lane too: all three are there, in the order they were made.
+  const auto& reactions = h.transport.reactions;
+  REQUIRE(reactions.size() == 3);
+  CHECK((reactions[0].reaction == Reaction::working && reactions[0].add));
+  CHECK((reactions[1].reaction == Reaction::working && !reactions[1].add));
+  CHECK((reactions[2].reaction == Reaction::done && reactions[2].add));
+}
+
 TEST_CASE("a prompt that gets no turn is answered with a reaction and a sentence") {
   RendererHarness h({}, 2000, 1ms);
   h.run([&](ThreadRenderer& r) -> boost::asio::awaitable<void> {
