@@ -2,6 +2,7 @@
 
 #include "core/plugins/descriptor_check.hpp"
 #include "core/plugins/elf_inspection.hpp"
+#include "core/plugins/file_trust.hpp"
 #include "core/plugins/library_keeper.hpp"
 
 #include <fmt/core.h>
@@ -48,7 +49,8 @@ std::vector<std::filesystem::path> plugin_files_in(const std::filesystem::path& 
 PluginRecord load_plugin_file(const std::filesystem::path& file) {
   PluginRecord record;
   record.path = file;
-  record.refusal = inspect_plugin_file(file);
+  record.refusal = untrusted_plugin_file(file);
+  if (record.refusal.empty()) record.refusal = inspect_plugin_file(file);
   if (!record.refusal.empty()) return record;
 
   auto entry_fn = open_and_keep(file);
