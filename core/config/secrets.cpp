@@ -1,5 +1,7 @@
 #include "core/config/secrets.hpp"
 
+#include "core/config/schema.hpp"
+
 #include <algorithm>
 
 namespace errand::config {
@@ -8,43 +10,67 @@ namespace json = boost::json;
 
 namespace {
 
-// Calls `visit` with every secret field's value slot.
+const json::object* object_at(const json::object& node, std::string_view key) {
+  const auto* value = node.if_contains(key);
+  return value != nullptr && value->is_object() ? &value->as_object() : nullptr;
+}
+
+// Walks the configuration beside its schema and calls `visit` with the value slot of every
+// field the schema marks secret: named properties, and the entries of maps whose
+// additionalProperties is a schema (agent.providers).
 template <class Object, class Visit>
-void for_each_secret_field(Object& config, Visit visit) {
-  const auto field = [&](auto& section_holder, std::string_view section, std::string_view key) {
-    auto* node = section_holder.if_contains(section);
-    if (node == nullptr || !node->is_object()) return;
-    if (auto* value = node->as_object().if_contains(key)) visit(*value);
+void for_each_secret_field(Object& config, const json::object& schema, Visit& visit) {
+  const auto descend = [&](json::value& value, const json::object& field_schema) {
+    if (field_schema.contains("x-errand-secret")) {
+      visit(value);
+    } else if (value.is_object()) {
+      for_each_secret_field(value.as_object(), field_schema, visit);
+    }
   };
-  field(config, "chat", "token");
-  field(config, "github", "token");
-  auto* agent = config.if_contains("agent");
-  if (agent == nullptr || !agent->is_object()) return;
-  auto* providers = agent->as_object().if_contains("providers");
-  if (providers == nullptr || !providers->is_object()) return;
-  for (auto& entry : providers->as_object()) {
-    if (!entry.value().is_object()) continue;
-    if (auto* credential = entry.value().as_object().if_contains("credential")) visit(*credential);
+  const auto* properties = object_at(schema, "properties");
+  const auto* map_entries = object_at(schema, "additionalProperties");
+  for (auto& entry : config) {
+    const json::object* field_schema =
+        properties != nullptr ? object_at(*properties, entry.key()) : nullptr;
+    if (field_schema == nullptr) field_schema = map_entries;
+    if (field_schema != nullptr) descend(entry.value(), *field_schema);
   }
+}
+
+const json::object& core_schema_once() {
+  static const json::object schema = core_schema();
+  return schema;
 }
 
 }  // namespace
 
-std::vector<std::string> collect_secrets(const json::object& effective) {
+std::vector<std::string> collect_secrets(const json::object& effective,
+                                         const json::object& schema) {
   std::vector<std::string> secrets;
-  for_each_secret_field(effective, [&](const json::value& value) {
+  auto collect = [&](json::value& value) {
     if (!value.is_string() || value.as_string().size() < shortest_scrubbed_secret) return;
     std::string secret(value.as_string());
     if (std::find(secrets.begin(), secrets.end(), secret) == secrets.end())
       secrets.push_back(std::move(secret));
-  });
+  };
+  json::object copy = effective;  // the walk hands out mutable slots; nothing is changed
+  for_each_secret_field(copy, schema, collect);
   return secrets;
 }
 
-json::object blank_secrets(const json::object& effective) {
+std::vector<std::string> collect_secrets(const json::object& effective) {
+  return collect_secrets(effective, core_schema_once());
+}
+
+json::object blank_secrets(const json::object& effective, const json::object& schema) {
   json::object copy = effective;
-  for_each_secret_field(copy, [](json::value& value) { value = "[redacted]"; });
+  auto blank = [](json::value& value) { value = "[redacted]"; };
+  for_each_secret_field(copy, schema, blank);
   return copy;
+}
+
+json::object blank_secrets(const json::object& effective) {
+  return blank_secrets(effective, core_schema_once());
 }
 
 }  // namespace errand::config

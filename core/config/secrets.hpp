@@ -11,11 +11,18 @@ namespace errand::config {
 // string wherever it occurs would mangle ordinary prose.
 inline constexpr std::size_t shortest_scrubbed_secret = 8;
 
-// The values to scrub from everything a session reports: chat.token, github.token and every
-// agent.providers.*.credential, each only when at least 8 bytes long; no value twice.
+// The values to scrub from everything a session reports: every field the schema marks
+// "x-errand-secret" (the core's chat.token, github.token and agent.providers.*.credential, and
+// whatever keys plugins add with the mark), each only when at least 8 bytes long; no value
+// twice. `schema` is the composed schema the configuration was validated against.
+std::vector<std::string> collect_secrets(const boost::json::object& effective,
+                                         const boost::json::object& schema);
+// The same against the core's schema alone, for a configuration no plugin contributed to.
 std::vector<std::string> collect_secrets(const boost::json::object& effective);
 
 // A copy with every secret field replaced by "[redacted]", whatever its length, for logging.
+boost::json::object blank_secrets(const boost::json::object& effective,
+                                  const boost::json::object& schema);
 boost::json::object blank_secrets(const boost::json::object& effective);
 
 }  // namespace errand::config

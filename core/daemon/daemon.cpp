@@ -80,7 +80,7 @@ struct Runtime {
       }
     }
     config = std::move(*loaded);
-    scrubber.set_configured(config::collect_secrets(config.effective));
+    scrubber.set_configured(config::collect_secrets(config.effective, source.schema));
     logging.set_level(config::settings_from(config.effective).log_level);
     if (queue) {
       if (auto limits = sessions::queue_limits_from_config(config.effective); limits)
@@ -106,11 +106,12 @@ int run_daemon(const RunEnvironment& env, std::ostream& out) {
     return kExitRefused;
   }
   rt.config = std::move(*loaded);
-  rt.scrubber.set_configured(config::collect_secrets(rt.config.effective));
+  rt.scrubber.set_configured(config::collect_secrets(rt.config.effective, rt.source.schema));
   const auto settings = config::settings_from(rt.config.effective);
   rt.logging.set_level(settings.log_level);
-  rt.log->info("configuration loaded from {}: {}", rt.config.source.string(),
-               boost::json::serialize(config::blank_secrets(rt.config.effective)));
+  rt.log->info(
+      "configuration loaded from {}: {}", rt.config.source.string(),
+      boost::json::serialize(config::blank_secrets(rt.config.effective, rt.source.schema)));
 
   std::string why;
   if (!ensure_state_dir(settings.state_dir, why)) {

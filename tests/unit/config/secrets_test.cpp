@@ -1,6 +1,8 @@
+#include <algorithm>
 #include <catch2/catch_test_macros.hpp>
 #include <errand/sdk/config_values.hpp>
 
+#include "core/config/schema.hpp"
 #include "core/config/secrets.hpp"
 #include "tests/unit/config/config_test_support.hpp"
 
@@ -26,7 +28,9 @@ boost::json::object effective_with_every_secret() {
 }  // namespace
 
 TEST_CASE("secrets of 8 bytes or more are collected", "[config][secrets]") {
-  const auto secrets = collect_secrets(effective_with_every_secret());
+  auto secrets = collect_secrets(effective_with_every_secret());
+  // In the order the configuration holds them, which is no promise; compared as a set.
+  std::sort(secrets.begin(), secrets.end());
   CHECK(secrets == std::vector<std::string>{"bot-token-0123456789", "ghp_0123456789abcdef",
                                             "sk-ant-0123456789", "sk-openai-abcdefgh"});
 }
@@ -54,4 +58,23 @@ TEST_CASE("every secret field is blanked for logging, short ones included", "[co
   for (const auto& secret : collect_secrets(effective))
     CHECK(logged.find(secret) == std::string::npos);
   CHECK(logged.find("\"short\"") == std::string::npos);
+}
+
+TEST_CASE("a key a plugin marks secret is collected and blanked like the core's",
+          "[config][secrets]") {
+  auto schema = core_schema();
+  schema["properties"].as_object()["chat"].as_object()["properties"].as_object()["signingKey"] =
+      boost::json::object{{"type", "string"}, {"x-errand-secret", true}};
+  auto effective = effective_with_every_secret();
+  effective["chat"].as_object()["signingKey"] = "plugin-signing-key-42";
+
+  const auto secrets = collect_secrets(effective, schema);
+  CHECK(std::count(secrets.begin(), secrets.end(), "plugin-signing-key-42") == 1);
+  CHECK(std::count(secrets.begin(), secrets.end(), "bot-token-0123456789") == 1);
+  const auto blanked = blank_secrets(effective, schema);
+  CHECK(*find_setting(blanked, "chat.signingKey") == "[redacted]");
+  CHECK(*find_setting(blanked, "agent.providers.openai.credential") == "[redacted]");
+  // Without the plugin's fragment nothing says the key is secret.
+  const auto core_only = collect_secrets(effective);
+  CHECK(std::count(core_only.begin(), core_only.end(), "plugin-signing-key-42") == 0);
 }
