@@ -1,6 +1,7 @@
 #include "tests/e2e/e2e_harness.hpp"
 
 #include "core/daemon/system_clock.hpp"
+#include "tests/support/program_copy.hpp"
 #include "tests/support/temp_dir.hpp"
 
 #include <arpa/inet.h>
@@ -30,26 +31,12 @@ std::string E2eHarness::build_dir() {
   return dir != nullptr ? std::string(dir) : std::string(ERRAND_BUILD_DIR);
 }
 
-// The agent runs from a copy outside /tmp: bailey refuses an agent directory under a path the
-// sandbox places itself, and a checkout (so its build tree) may well live under /tmp. The
-// directory name is kept in a plain buffer because the exit handler runs after statics die.
+// The agent runs from a copy outside /tmp (see copy_outside_tmp).
 std::string E2eHarness::fake_agent() {
-  static char made[] = "/var/tmp/errand-e2e-agent-XXXXXX";
-  static const std::string agent = [] {
-    const std::string built = build_dir() + "/tests/fakes/bin/fake-acp-agent";
-    if (::mkdtemp(made) == nullptr) return built;
-    const auto executable = fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
-                            fs::perms::others_read | fs::perms::others_exec;
-    fs::permissions(made, executable);
-    const auto copy = fs::path(made) / "fake-acp-agent";
-    fs::copy_file(built, copy);
-    fs::permissions(copy, executable);
-    std::atexit([] {
-      std::error_code ec;
-      fs::remove_all(made, ec);
-    });
-    return copy.string();
-  }();
+  static const std::string agent =
+      errand::test::copy_outside_tmp(build_dir() + "/tests/fakes/bin/fake-acp-agent",
+                                     "errand-e2e-agent")
+          .string();
   return agent;
 }
 

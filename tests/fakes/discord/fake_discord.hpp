@@ -22,6 +22,8 @@
 
 namespace errand::fake_discord {
 
+struct StoredMessage;
+
 struct FakeOptions {
   std::string token = "fake-discord-bot-token-0123456789";
   std::string guild_id = "100000000000000001";
@@ -35,6 +37,9 @@ struct FakeOptions {
   int global_per_second = 50;
   std::chrono::milliseconds interaction_deadline{3000};
   std::uint16_t port = 0;  // 0: any free port
+  // Called on the server's io thread each time the bot posts or edits a message, so a caller
+  // timing the bot's output need not poll. Must not call back into the fake.
+  std::function<void(const StoredMessage&)> on_bot_message;
 };
 
 struct UploadedFile {

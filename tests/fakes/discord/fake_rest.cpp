@@ -148,6 +148,7 @@ ResponseParts FakeDiscord::Impl::handle_rest(const Request& request, RecordedReq
       // Posting into an archived thread unarchives it, as Discord does.
       if (channel->second.archived) channel->second.archived = false;
       dispatch("MESSAGE_CREATE", message_object(m));
+      if (options_.on_bot_message) options_.on_bot_message(m);
       return ok(200, message_object(m));
     }
     if (s.size() >= 4 && s[2] == "messages") {
@@ -164,6 +165,7 @@ ResponseParts FakeDiscord::Impl::handle_rest(const Request& request, RecordedReq
                                     "Must be 2000 or fewer in length."));
         message->second.content = content;
         dispatch("MESSAGE_UPDATE", message_object(message->second));
+        if (options_.on_bot_message) options_.on_bot_message(message->second);
         return ok(200, message_object(message->second));
       }
       if (s.size() == 4 && method == "DELETE") {

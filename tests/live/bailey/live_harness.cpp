@@ -1,5 +1,7 @@
 #include "tests/live/bailey/live_harness.hpp"
 
+#include "tests/support/program_copy.hpp"
+
 #include <arpa/inet.h>
 #include <ifaddrs.h>
 #include <netinet/in.h>
@@ -61,25 +63,10 @@ TempRoot::~TempRoot() {
   fs::remove_all(path_, ec);
 }
 
-// The probe runs from a copy outside /tmp: bailey refuses an agent directory under a path the
-// sandbox places itself, and a checkout (so its build tree) may well live under /tmp.
+// The probe runs from a copy outside /tmp (see copy_outside_tmp).
 fs::path probe_dir() {
-  // A plain buffer rather than a path object: the exit handler runs after function-local
-  // statics are destroyed.
-  static char made[] = "/var/tmp/errand-live-probe-XXXXXX";
-  static const fs::path dir = [] {
-    if (::mkdtemp(made) == nullptr) return fs::path(ERRAND_ESCAPE_PROBE).parent_path();
-    const auto executable = fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
-                            fs::perms::others_read | fs::perms::others_exec;
-    fs::permissions(made, executable);
-    fs::copy_file(ERRAND_ESCAPE_PROBE, fs::path(made) / "escape_probe");
-    fs::permissions(fs::path(made) / "escape_probe", executable);
-    std::atexit([] {
-      std::error_code ec;
-      fs::remove_all(made, ec);
-    });
-    return fs::path(made);
-  }();
+  static const fs::path dir =
+      errand::test::copy_outside_tmp(ERRAND_ESCAPE_PROBE, "errand-live-probe").parent_path();
   return dir;
 }
 std::string probe_path() {
