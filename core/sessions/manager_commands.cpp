@@ -17,11 +17,6 @@ namespace json = boost::json;
 
 namespace {
 
-constexpr std::string_view kUsageAnswer =
-    "errand does not track provider usage windows yet, so it cannot say how much is left or "
-    "when it resets; check the provider's own console. `!status` shows this daemon's queue and, "
-    "in a session's thread, the context the agent reports.";
-
 std::string model_name(const json::value& entry) {
   if (entry.is_string()) return std::string(entry.as_string());
   if (entry.is_object())
@@ -75,6 +70,14 @@ std::string SessionManager::model_list() const {
   }
   text += "\nIn a session's thread, `!model <name>` moves the session to that model.";
   return text;
+}
+
+std::string SessionManager::usage_answer() const {
+  const auto* provider = sdk::find_setting(*settings_.config, "agent.provider");
+  const std::string configured = provider != nullptr && provider->is_string()
+                                     ? std::string(provider->as_string())
+                                     : std::string();
+  return describe_usage(usage_, configured, services_->clock.now());
 }
 
 std::string SessionManager::channel_status() const {
@@ -143,7 +146,7 @@ asio::awaitable<void> SessionManager::run_command(const chat::ParsedCommand& com
       "no session is running in this thread; writing a prompt here resumes it";
   switch (command.id()) {
     case chat::CommandId::help: reply(to, chat::help_text(thread.has_value())); break;
-    case chat::CommandId::usage: reply(to, std::string(kUsageAnswer)); break;
+    case chat::CommandId::usage: reply(to, usage_answer()); break;
     case chat::CommandId::status:
       if (live)
         live->status(to);

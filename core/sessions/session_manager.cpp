@@ -230,4 +230,16 @@ void SessionManager::on_provider_resumed(const std::string& provider) noexcept {
   }
 }
 
+void SessionManager::on_provider_usage(const sdk::ProviderUsage& usage) noexcept {
+  try {
+    asio::post(strand_, [self = shared_from_this(), usage] {
+      auto& kept = self->usage_[usage.provider];
+      // Answers finish out of order; an older report never replaces a newer one.
+      if (usage.observed_at >= kept.observed_at) kept = usage;
+    });
+  } catch (const std::exception& e) {
+    log_->error("a provider's limits could not be kept: {}", e.what());
+  }
+}
+
 }  // namespace errand::sessions

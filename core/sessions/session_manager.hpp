@@ -11,6 +11,7 @@
 #include "core/sessions/chat_reply.hpp"
 #include "core/sessions/session.hpp"
 #include "core/sessions/session_services.hpp"
+#include "core/sessions/usage_report.hpp"
 
 #include <spdlog/logger.h>
 #include <boost/asio/any_io_executor.hpp>
@@ -56,6 +57,7 @@ class SessionManager final : public sdk::ChatEvents,
   void on_provider_paused(const std::string& provider,
                           std::chrono::system_clock::time_point until) noexcept override;
   void on_provider_resumed(const std::string& provider) noexcept override;
+  void on_provider_usage(const sdk::ProviderUsage& usage) noexcept override;
 
  private:
   using Event =
@@ -117,6 +119,7 @@ class SessionManager final : public sdk::ChatEvents,
                                                const ReplyTo& to, const KnownThread& thread);
   std::string channel_status() const;
   std::string model_list() const;
+  std::string usage_answer() const;
   void reply(const ReplyTo& to, std::string text);
 
   std::shared_ptr<const SessionServices> services_;
@@ -132,6 +135,7 @@ class SessionManager final : public sdk::ChatEvents,
   std::shared_ptr<const agent::AgentGlue> glue_;
   std::string glue_kind_;
   std::optional<agent::KageCatalog> kage_catalog_;
+  UsageByProvider usage_;  // the newest limits each provider reported, for !usage
 };
 
 }  // namespace errand::sessions

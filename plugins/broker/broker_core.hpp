@@ -77,6 +77,10 @@ class BrokerCore : public std::enable_shared_from_this<BrokerCore> {
   std::chrono::steady_clock::time_point steady_now() const;
 
   void set_events(sdk::BrokerEvents* events) noexcept { events_.store(events); }
+  // Hands the limits read from a provider's answer to the core, for !usage.
+  void report_usage(const sdk::ProviderUsage& usage) noexcept {
+    if (auto* sink = events_.load(); sink != nullptr && !stopped()) sink->on_provider_usage(usage);
+  }
   // Posted to the broker's strand; the core is told only while the instance is running.
   void tell_host_refused(std::string session_id, std::string host, std::uint16_t port,
                          bool suggestable);

@@ -16,6 +16,7 @@
 #include "plugins/broker/provider_call.hpp"
 #include "plugins/broker/response_relay.hpp"
 #include "plugins/broker/upstream_dial.hpp"
+#include "plugins/broker/usage_headers.hpp"
 
 namespace errand::broker {
 namespace asio = boost::asio;
@@ -110,11 +111,16 @@ asio::awaitable<bool> relay_call(ProviderCall& call, Connection& connection,
   policy.client_keep_alive = head.keep_alive();
   policy.client_http11 = head.version() >= 11;
   auto& pacer = session.core().pacer();
-  const std::function<void(unsigned, std::string_view)> on_status =
-      [&](unsigned status, std::string_view retry_after) {
-        pacer.note_answer(provider.name, status, retry_after);
+  const std::function<void(const http::response_header<>&)> on_head =
+      [&](const http::response_header<>& answer) {
+        const auto retry_after = answer.find(http::field::retry_after);
+        pacer.note_answer(provider.name, answer.result_int(),
+                          retry_after == answer.end() ? std::string_view{}
+                                                      : std::string_view(retry_after->value()));
+        if (auto usage = usage_from_headers(provider.name, answer, session.core().wall_now()))
+          session.core().report_usage(*usage);
       };
-  const auto relayed = co_await relay_response(upstream, connection.client, policy, on_status);
+  const auto relayed = co_await relay_response(upstream, connection.client, policy, on_head);
   call.bytes_down = relayed.bytes_down;
   switch (relayed.end) {
     case RelayEnd::completed:

@@ -137,9 +137,10 @@ asio::awaitable<bool> forward_plain(BrokerSession& session, Connection& connecti
   policy.head_request = head.method() == http::verb::head;
   policy.client_keep_alive = false;
   policy.client_http11 = head.version() >= 11;
-  const std::function<void(unsigned, std::string_view)> ignore_status = [](unsigned,
-                                                                           std::string_view) {};
-  const auto relayed = co_await relay_response(upstream, connection.client, policy, ignore_status);
+  // An ordinary host's answer is relayed as it is; only provider routes read its head.
+  const std::function<void(const http::response_header<>&)> ignore_head =
+      [](const http::response_header<>&) {};
+  const auto relayed = co_await relay_response(upstream, connection.client, policy, ignore_head);
   if (relayed.end == RelayEnd::upstream_failed && !relayed.head_sent) {
     session.warn("{} {} answered 502: {}", std::string(head.method_string()), authority(request),
                  relayed.detail);

@@ -135,12 +135,13 @@ bool answer_has_body(unsigned status, bool head_request, std::optional<std::uint
 // A coding other than identity, which the broker cannot read to scrub.
 bool is_encoded(const boost::beast::http::response_header<>& head);
 
-// Reads the answer's head from upstream (skipping interim 1xx answers), reports its status
-// (and retry-after) through on_status, then streams it to the session.
+// Reads the answer's head from upstream (skipping interim 1xx answers), shows it to on_head
+// (the provider route reads its status, retry-after and limits there), then streams it to the
+// session.
 template <class Upstream, class Client>
 boost::asio::awaitable<RelayOutcome> relay_response(
     Upstream& upstream, Client& client, const RelayPolicy& policy,
-    const std::function<void(unsigned, std::string_view)>& on_status) {
+    const std::function<void(const boost::beast::http::response_header<>&)>& on_head) {
   namespace asio = boost::asio;
   namespace http = boost::beast::http;
   RelayOutcome out;
@@ -167,9 +168,7 @@ boost::asio::awaitable<RelayOutcome> relay_response(
   }
   const auto& head = parser->get();
   out.status = head.result_int();
-  const auto retry_after = head.find(http::field::retry_after);
-  on_status(out.status, retry_after == head.end() ? std::string_view{}
-                                                  : std::string_view(retry_after->value()));
+  on_head(head);
   const auto beast_length = parser->content_length();
   const std::optional<std::uint64_t> length =
       beast_length ? std::optional<std::uint64_t>(*beast_length) : std::nullopt;

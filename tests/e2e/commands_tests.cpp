@@ -30,7 +30,7 @@ TEST_CASE(
   h.post("!help");
   REQUIRE(h.wait_for_text(channel, "!model"));
   h.post("!usage");
-  REQUIRE(h.wait_for_text(channel, "does not track provider usage windows yet"));
+  REQUIRE(h.wait_for_text(channel, "provider `anthropic` has not reported its limits"));
   h.post("!model");
   REQUIRE(h.wait_for_text(channel, "`fake-small`"));
   h.post("!stop");
@@ -44,6 +44,22 @@ TEST_CASE(
   // None of that started a session.
   CHECK(h.discord().requests().size() > 0);
   for (const auto& r : h.discord().requests()) CHECK(r.path.find("/threads") == npos);
+}
+
+TEST_CASE("!usage tells the limits the provider's last answer carried, read by the broker",
+          "[e2e]") {
+  E2eHarness h;
+  h.start();
+  const auto thread = h.post("usage: provider count this call");
+  REQUIRE(h.wait_for_text(thread, "done in"));
+  h.post("!usage", thread);
+  REQUIRE(h.wait_for_text(thread, "provider `anthropic`, from its answer at "));
+  CHECK(h.count_text(thread, "- requests: 999 of 1000 left; resets ") == 1);
+  CHECK(h.count_text(thread, "- tokens: 80000 of 80000 left; resets ") == 1);
+  // The same answer in the channel, where no session is needed to ask.
+  const auto channel = h.discord().options().channel_id;
+  h.post("!usage");
+  REQUIRE(h.wait_for_text(channel, "- requests: 999 of 1000 left"));
 }
 
 TEST_CASE("in a session's thread: !ls, !cat, !file, !status, an aside, !model and !interrupt",

@@ -7,6 +7,7 @@
 #include <boost/json/object.hpp>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace errand::fakes {
@@ -48,6 +49,13 @@ std::vector<std::string> stream_events(Dialect dialect, const ScriptedAnswer& an
 std::string complete_body(Dialect dialect, const ScriptedAnswer& answer, const std::string& model);
 // The body of an error answer in the dialect's shape.
 std::string error_body(Dialect dialect, int status, const std::string& message);
+
+// The limit headers each dialect's provider sends on an answer, as the real services do:
+// Anthropic's anthropic-ratelimit-requests-* and -tokens-* with RFC 3339 resets a minute ahead,
+// OpenAI's x-ratelimit-*-requests and -tokens with resets as durations. `answered` counts the
+// answers before this one, so "remaining" goes down call by call.
+std::vector<std::pair<std::string, std::string>> limit_headers(Dialect dialect,
+                                                               std::size_t answered);
 
 // For the control endpoint of the standalone provider: {"kind": "text", "text": ...} etc.
 ScriptedAnswer answer_from_json(const boost::json::object& spec);

@@ -168,15 +168,18 @@ asio::awaitable<bool> respond(FakeProvider::Impl& impl, Stream& stream,
                          error_body(dialect, answer.status, answer.text));
     co_return true;
   }
+  auto limits = limit_headers(dialect, impl.answered++);
   if (!streamed) {
     if (answer.kind == ScriptedAnswer::Kind::cut) co_return false;
-    co_await send_simple(stream, version, 200, complete_body(dialect, answer, model));
+    co_await send_simple(stream, version, 200, complete_body(dialect, answer, model),
+                         std::move(limits));
     co_return true;
   }
 
   http::response<http::empty_body> head{http::status::ok, version};
   head.set(http::field::content_type, "text/event-stream");
   head.set(http::field::cache_control, "no-cache");
+  for (const auto& [name, value] : limits) head.set(name, value);
   head.chunked(true);
   http::response_serializer<http::empty_body> serializer{head};
   auto [head_error, head_size] =

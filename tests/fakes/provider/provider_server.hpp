@@ -45,6 +45,7 @@ struct FakeProvider::Impl {
   boost::asio::ip::tcp::acceptor https_acceptor{io};
   std::uint16_t http_port = 0;
   std::uint16_t https_port = 0;
+  std::size_t answered = 0;  // successful answers so far, counted down in the limit headers
   std::thread thread;
 };
 

@@ -44,6 +44,12 @@ UpstreamReply provider_script(const UpstreamRequest& r) {
     reply.status = 204;
     reply.headers = {{"Content-Encoding", "gzip"}};
     reply.content_length = 0;
+  } else if (path.ends_with("/limits")) {
+    reply.headers = {{"anthropic-ratelimit-requests-limit", "1000"},
+                     {"anthropic-ratelimit-requests-remaining", "998"},
+                     {"anthropic-ratelimit-requests-reset", "2030-01-02T03:04:05Z"}};
+    reply.pieces = {"counted"};
+    reply.content_length = 7;
   } else if (path.ends_with("/redirect")) {
     reply.status = 302;
     reply.headers = {{"Location", "https://elsewhere.example/next"}};
@@ -387,6 +393,32 @@ TEST_CASE_METHOD(ProviderFixture, "a 429 pauses the provider and later calls wai
   std::this_thread::sleep_for(std::chrono::milliseconds(100));
   CHECK(harness.events().paused() == std::vector<std::string>{"limited"});
   CHECK(harness.events().resumed() == std::vector<std::string>{"limited"});
+}
+
+TEST_CASE_METHOD(ProviderFixture, "the limits a provider's answer carries are told to the core",
+                 "[provider][integration][usage]") {
+  BrokerHarness harness(config(), options());
+  const auto s = harness.open("s-usage");
+  BrokerClient client(s.socket_path);
+  client.send(
+      call("GET", "/provider/anthropic/v1/limits", {{"x-api-key", stand_in(s, "anthropic")}}));
+  const auto reply = client.read_response();
+  CHECK(reply.status == 200);
+  CHECK(reply.body == "counted");
+  // An answer without limit headers reports nothing.
+  BrokerClient plain(s.socket_path);
+  plain.send(
+      call("GET", "/provider/anthropic/v1/models", {{"x-api-key", stand_in(s, "anthropic")}}));
+  CHECK(plain.read_response().status == 200);
+  const auto usage = harness.events().usage();
+  REQUIRE(usage.size() == 1);
+  CHECK(usage[0].provider == "anthropic");
+  REQUIRE(usage[0].windows.size() == 1);
+  CHECK(usage[0].windows[0].name == "requests");
+  CHECK(usage[0].windows[0].limit == std::optional<std::uint64_t>(1000));
+  CHECK(usage[0].windows[0].remaining == std::optional<std::uint64_t>(998));
+  REQUIRE(usage[0].windows[0].resets_at.has_value());
+  CHECK(std::chrono::system_clock::to_time_t(*usage[0].windows[0].resets_at) == 1893553445);
 }
 
 TEST_CASE_METHOD(ProviderFixture, "maxConcurrentRequests bounds the calls the upstream sees",

@@ -1,9 +1,16 @@
 #include "tests/unit/daemon/daemon_harness.hpp"
 
+#include <errand/sdk/plugin_abi.h>
 #include <boost/json/parse.hpp>
 #include <catch2/catch_test_macros.hpp>
+#include <string>
 
 using namespace errand::test;
+
+namespace {
+// The ABI this build's SDK declares, as `errand plugins list` prints it.
+const std::string kAbi = std::to_string(ERRAND_ABI_MAJOR) + "." + std::to_string(ERRAND_ABI_MINOR);
+}  // namespace
 
 TEST_CASE("errand --version prints the version") {
   DaemonHarness h;
@@ -35,7 +42,7 @@ TEST_CASE("errand plugins list shows the fixture plugins as loaded, with their A
   CHECK(r.out.find("sandbox-fixture") != std::string::npos);
   CHECK(r.out.find("chat-fixture") != std::string::npos);
   CHECK(r.out.find("loaded") != std::string::npos);
-  CHECK(r.out.find("1.0") != std::string::npos);
+  CHECK(r.out.find(kAbi) != std::string::npos);
 }
 
 TEST_CASE("errand config check accepts a valid file and refuses a broken one") {
@@ -82,7 +89,7 @@ TEST_CASE(
   CHECK(path_status("fixture-no-entry.so").find("errand_plugin_entry_v1") != std::string::npos);
   for (const auto& row : listed) {
     if (row.as_object().at("status").as_string() == "loaded") {
-      CHECK(row.as_object().at("abi").as_string() == "1.0");
+      CHECK(row.as_object().at("abi").as_string() == kAbi);
     }
   }
 }

@@ -1,4 +1,5 @@
 #include "core/plugins/descriptor_check.hpp"
+#include "tests/unit/plugins/plugin_test_support.hpp"
 
 #include <errand/sdk/toolchain.hpp>
 
@@ -12,6 +13,7 @@ using Catch::Matchers::ContainsSubstring;
 using Catch::Matchers::StartsWith;
 using errand::plugins::check_descriptor;
 using errand::plugins::normalise_descriptor;
+using errand::plugins::testing::newer_sdk_refusal;
 
 namespace {
 
@@ -63,8 +65,7 @@ TEST_CASE("a newer abi_minor is refused as a newer SDK") {
   auto d = acceptable();
   d.abi_minor = ERRAND_ABI_MINOR + 3;
   CHECK_THAT(check_descriptor(d, kFile),
-             ContainsSubstring("built against a newer SDK (1.3) than this errand (1.0); upgrade "
-                               "errand or rebuild the plugin"));
+             ContainsSubstring(newer_sdk_refusal(ERRAND_ABI_MINOR + 3)));
 }
 
 TEST_CASE("a descriptor smaller than ABI 1.0's is refused by struct_size") {

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds examples/hello-chat the way a third party would: against errand installed into a fresh
 # prefix, with nothing from the build tree on its include path. Then asks the installed errand to
-# list it, and expects it loaded at ABI 1.0.
+# list it, and expects it loaded at the ABI the installed SDK header declares.
 # Usage: out_of_tree_example.sh <errand build dir> <example source dir> <cmake> <c++ compiler>
 set -euo pipefail
 
@@ -49,13 +49,18 @@ listing=$(ERRAND_PLUGIN_PATH="$example_build" ERRAND_CONFIG="$work/no-such-confi
   "$prefix/bin/errand" plugins list --json) || fail "errand plugins list --json failed"
 echo "$listing"
 
-python3 - "$listing" "$example_build/chat-hello.so" <<'PY'
+abi_of() { sed -n "s/^#define ERRAND_ABI_$1 \([0-9]*\)$/\1/p" "$prefix/include/errand/sdk/plugin_abi.h"; }
+expected_abi="$(abi_of MAJOR).$(abi_of MINOR)"
+[ "$expected_abi" != "." ] || fail "the installed plugin_abi.h declares no ABI version"
+
+python3 - "$listing" "$example_build/chat-hello.so" "$expected_abi" <<'PY'
 import json, sys
 try:
     rows = json.loads(sys.argv[1])
 except json.JSONDecodeError as e:
     sys.exit(f"errand plugins list --json did not print JSON ({e}); it printed: {sys.argv[1]!r}")
 expected_path = sys.argv[2]
+expected_abi = sys.argv[3]
 hello = [r for r in rows if r.get("name") == "chat-hello"]
 if len(hello) != 1:
     sys.exit(f"expected one chat-hello row, found {len(hello)} in {rows}")
@@ -63,13 +68,13 @@ row = hello[0]
 problems = []
 if row.get("status") != "loaded":
     problems.append(f"status is {row.get('status')!r}: {row.get('reason')}")
-if row.get("abi") != "1.0":
-    problems.append(f"abi is {row.get('abi')!r}, expected '1.0'")
+if row.get("abi") != expected_abi:
+    problems.append(f"abi is {row.get('abi')!r}, expected {expected_abi!r}")
 if row.get("kind") != "chat":
     problems.append(f"kind is {row.get('kind')!r}, expected 'chat'")
 if row.get("path") != expected_path:
     problems.append(f"path is {row.get('path')!r}, expected {expected_path!r}")
 if problems:
     sys.exit("chat-hello: " + "; ".join(problems))
-print("chat-hello is loaded at ABI 1.0 from", row["path"])
+print("chat-hello is loaded at ABI", expected_abi, "from", row["path"])
 PY

@@ -1,5 +1,7 @@
 #pragma once
 
+#include <errand/sdk/plugin_abi.h>
+
 #include <spdlog/logger.h>
 #include <spdlog/sinks/ostream_sink.h>
 
@@ -13,6 +15,13 @@
 namespace errand::plugins::testing {
 
 // Where tests/fixtures/plugins builds its deliberately broken plugins.
+// How the loader words a plugin built against an SDK newer than this errand's, by its minor.
+inline std::string newer_sdk_refusal(int plugin_minor) {
+  return "built against a newer SDK (" + std::to_string(ERRAND_ABI_MAJOR) + "." +
+         std::to_string(plugin_minor) + ") than this errand (" + std::to_string(ERRAND_ABI_MAJOR) +
+         "." + std::to_string(ERRAND_ABI_MINOR) + "); upgrade errand or rebuild the plugin";
+}
+
 inline std::filesystem::path fixture_dir() {
   return ERRAND_FIXTURE_PLUGIN_DIR;
 }

@@ -50,6 +50,24 @@ struct Grant {
   std::string granted_by;
 };
 
+// One limit a provider reports on its answers (Anthropic's anthropic-ratelimit-* headers,
+// OpenAI's x-ratelimit-*): counted (limit and remaining) or as a used fraction, with when it is
+// full again.
+struct UsageWindow {
+  std::string name;  // "requests", "tokens", "input tokens", "output tokens", "5-hour", "7-day"
+  std::optional<std::uint64_t> limit;
+  std::optional<std::uint64_t> remaining;
+  std::optional<double> used_fraction;  // 0..1, for windows reported as utilisation
+  std::optional<std::chrono::system_clock::time_point> resets_at;
+};
+
+// What the newest answer from a provider said about its limits. Never a header's raw text.
+struct ProviderUsage {
+  std::string provider;
+  std::chrono::system_clock::time_point observed_at{};
+  std::vector<UsageWindow> windows;
+};
+
 // What a broker tells the core. Called on the broker's executor; never throws.
 class BOOST_SYMBOL_VISIBLE BrokerEvents {
  public:
@@ -63,6 +81,9 @@ class BOOST_SYMBOL_VISIBLE BrokerEvents {
   virtual void on_provider_paused(const std::string& provider,
                                   std::chrono::system_clock::time_point until) noexcept = 0;
   virtual void on_provider_resumed(const std::string& provider) noexcept = 0;
+  // ABI 1.1: an answer from a provider carried its limits; the newest one wins. Only called
+  // when at least one window was read. The empty body keeps hosts built before 1.1 whole.
+  virtual void on_provider_usage(const ProviderUsage& usage) noexcept { (void)usage; }
 };
 
 class BOOST_SYMBOL_VISIBLE EgressBroker : public PluginInstance {

@@ -3,7 +3,10 @@
  * A plugin exports exactly one symbol, errand_plugin_entry_v1, returning a pointer to a static
  * descriptor. The host reads that symbol from the ELF before it ever calls dlopen, then checks
  * struct_size, the ABI version and the toolchain id before it trusts anything else in the
- * descriptor. Fields are append-only: a new field goes at the end and bumps ERRAND_ABI_MINOR. */
+ * descriptor. Fields are append-only: a new field goes at the end and bumps ERRAND_ABI_MINOR, as
+ * does a virtual function appended to one of the C++ interfaces.
+ *   1.0  the descriptor, ChatTransport, SandboxBackend, EgressBroker
+ *   1.1  BrokerEvents::on_provider_usage */
 #ifndef ERRAND_SDK_PLUGIN_ABI_H
 #define ERRAND_SDK_PLUGIN_ABI_H
 
@@ -11,7 +14,7 @@
 #include <stdint.h>
 
 #define ERRAND_ABI_MAJOR 1
-#define ERRAND_ABI_MINOR 0
+#define ERRAND_ABI_MINOR 1
 #define ERRAND_PLUGIN_ENTRY_SYMBOL "errand_plugin_entry_v1"
 
 #ifdef __cplusplus

@@ -64,6 +64,16 @@ void RecordingEvents::on_provider_resumed(const std::string& provider) noexcept 
   resumed_.push_back(provider);
 }
 
+void RecordingEvents::on_provider_usage(const sdk::ProviderUsage& usage) noexcept {
+  std::lock_guard lock(mutex_);
+  usage_.push_back(usage);
+}
+
+std::vector<sdk::ProviderUsage> RecordingEvents::usage() const {
+  std::lock_guard lock(mutex_);
+  return usage_;
+}
+
 std::vector<RecordingEvents::Refusal> RecordingEvents::refusals() const {
   std::lock_guard lock(mutex_);
   return refusals_;

@@ -50,7 +50,9 @@ class RecordingEvents final : public sdk::BrokerEvents {
   void on_provider_paused(const std::string& provider,
                           std::chrono::system_clock::time_point until) noexcept override;
   void on_provider_resumed(const std::string& provider) noexcept override;
+  void on_provider_usage(const sdk::ProviderUsage& usage) noexcept override;
   std::vector<Refusal> refusals() const;
+  std::vector<sdk::ProviderUsage> usage() const;
   std::vector<std::string> paused() const;
   std::vector<std::string> resumed() const;
 
@@ -58,6 +60,7 @@ class RecordingEvents final : public sdk::BrokerEvents {
   mutable std::mutex mutex_;
   std::vector<Refusal> refusals_;
   std::vector<std::string> paused_, resumed_;
+  std::vector<sdk::ProviderUsage> usage_;
 };
 
 class RealClock final : public sdk::Clock {
