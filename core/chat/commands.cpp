@@ -50,6 +50,15 @@ std::vector<CommandDefinition> build_table() {
                CommandAccess::owner,
                CommandPlace::both,
                CommandPlace::thread});
+  // It spends a call per provider with the real keys, so it is an operator's to make.
+  t.push_back({CommandId::models,
+               "models",
+               "refresh: ask each configured provider again which models it offers",
+               {{"what", "refresh", A::word, true}},
+               CommandAccess::operators,
+               std::nullopt,
+               CommandPlace::both,
+               std::nullopt});
   t.push_back({CommandId::usage,
                "usage",
                "How much of the provider's usage window is left and when it resets",

@@ -12,7 +12,7 @@
 
 namespace errand::chat {
 
-enum class CommandId { help, status, stop, interrupt, model, usage, grant, file, ls, cat };
+enum class CommandId { help, status, stop, interrupt, model, models, usage, grant, file, ls, cat };
 
 // Who may use a command, from the widest to the narrowest.
 enum class CommandAccess {

@@ -1,6 +1,7 @@
 // Commands, typed or slash: who may use them, and the answers the daemon gives itself (in the
 // channel, and in a thread whose session is not running).
 
+#include "core/agent/provider_models.hpp"
 #include "core/chat/commands.hpp"
 #include "core/chat/project_files.hpp"
 #include "core/sessions/session_manager.hpp"
@@ -48,6 +49,9 @@ std::string SessionManager::model_list() const {
           listed != nullptr && listed->is_array())
         for (const auto& entry : listed->as_array())
           if (auto name = model_name(entry); !name.empty()) models.push_back(std::move(name));
+  if (const auto fetched = fetched_models_.find(provider); fetched != fetched_models_.end())
+    for (const auto& id : fetched->second.ids)
+      if (std::find(models.begin(), models.end(), id) == models.end()) models.push_back(id);
   if (kage_catalog_)
     for (const auto& known : kage_catalog_->providers)
       if (known.id == provider)
@@ -70,6 +74,29 @@ std::string SessionManager::model_list() const {
   }
   text += "\nIn a session's thread, `!model <name>` moves the session to that model.";
   return text;
+}
+
+asio::awaitable<void> SessionManager::refresh_models(std::shared_ptr<SessionManager> self,
+                                                     ReplyTo to) {
+  const auto requests = agent::models_requests_from_config(*settings_.config);
+  std::string text;
+  if (requests.empty())
+    text = "no provider in agent.providers has both a baseUrl and a credential to ask with";
+  for (const auto& request : requests) {
+    // Named before the await: GCC 12 mishandles temporaries inside a co_await expression.
+    auto fetching = agent::fetch_provider_models(strand_, request);
+    auto fetched = co_await std::move(fetching);
+    if (!fetched) {
+      text += (text.empty() ? "" : "\n") + fetched.error().message;
+      continue;
+    }
+    const auto count = fetched->size();
+    fetched_models_[request.provider] = FetchedModels{std::move(*fetched), services_->clock.now()};
+    text +=
+        fmt::format("{}`{}` offers {} model(s)", text.empty() ? "" : "\n", request.provider, count);
+  }
+  self->refreshing_models_ = false;
+  reply(to, text + "\n`!model` lists them.");
 }
 
 std::string SessionManager::usage_answer() const {
@@ -147,6 +174,21 @@ asio::awaitable<void> SessionManager::run_command(const chat::ParsedCommand& com
   switch (command.id()) {
     case chat::CommandId::help: reply(to, chat::help_text(thread.has_value())); break;
     case chat::CommandId::usage: reply(to, usage_answer()); break;
+    case chat::CommandId::models: {
+      const auto* what = command.argument("what");
+      if (what == nullptr || *what != "refresh") {
+        reply(to,
+              "`!models refresh` asks every configured provider which models it offers; "
+              "`!model` lists them");
+      } else if (refreshing_models_) {
+        reply(to, "the providers are being asked already; the answer comes when they reply");
+      } else {
+        refreshing_models_ = true;
+        auto refresh = refresh_models(shared_from_this(), to);
+        asio::co_spawn(strand_, std::move(refresh), asio::detached);
+      }
+      break;
+    }
     case chat::CommandId::status:
       if (live)
         live->status(to);

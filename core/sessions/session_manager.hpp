@@ -120,6 +120,9 @@ class SessionManager final : public sdk::ChatEvents,
   std::string channel_status() const;
   std::string model_list() const;
   std::string usage_answer() const;
+  // !models refresh: asks every provider with a key, off the manager's queue, and answers when
+  // all have answered or failed.
+  boost::asio::awaitable<void> refresh_models(std::shared_ptr<SessionManager> self, ReplyTo to);
   void reply(const ReplyTo& to, std::string text);
 
   std::shared_ptr<const SessionServices> services_;
@@ -136,6 +139,12 @@ class SessionManager final : public sdk::ChatEvents,
   std::string glue_kind_;
   std::optional<agent::KageCatalog> kage_catalog_;
   UsageByProvider usage_;  // the newest limits each provider reported, for !usage
+  struct FetchedModels {
+    std::vector<std::string> ids;
+    std::chrono::system_clock::time_point at;
+  };
+  std::map<std::string, FetchedModels> fetched_models_;  // by provider, from !models refresh
+  bool refreshing_models_ = false;
 };
 
 }  // namespace errand::sessions

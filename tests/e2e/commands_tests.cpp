@@ -1,6 +1,7 @@
 // Chat commands through the real daemon: typed in the channel and in a session's thread, and
 // as slash commands, with who may use them.
 
+#include "core/chat/commands.hpp"
 #include "core/chat/render/transcript.hpp"
 #include "core/sessions/session_paths.hpp"
 #include "tests/e2e/e2e_harness.hpp"
@@ -17,6 +18,7 @@ using sessions::TurnOutcome;
 
 constexpr auto npos = std::string::npos;
 constexpr std::string_view kStranger = "700000000000000007";
+constexpr std::string_view kOperator = "600000000000000006";
 const std::string kAsideGlyph = "\xF0\x9F\x92\xAC";
 
 TEST_CASE(
@@ -60,6 +62,28 @@ TEST_CASE("!usage tells the limits the provider's last answer carried, read by t
   const auto channel = h.discord().options().channel_id;
   h.post("!usage");
   REQUIRE(h.wait_for_text(channel, "- requests: 999 of 1000 left"));
+}
+
+TEST_CASE("an operator's !models refresh asks the provider, and !model lists what it offers",
+          "[e2e]") {
+  E2eHarness h;
+  h.start();
+  const auto channel = h.discord().options().channel_id;
+  // Asking spends calls with the real key, so it is an operator's command.
+  h.post("!models refresh");
+  REQUIRE(h.wait_for_text(channel, "!models was refused: only operators"));
+  CHECK(h.provider().requests().empty());
+
+  h.post("!models refresh", {}, kOperator);
+  REQUIRE(h.wait_for_text(channel, "`anthropic` offers 2 model(s)"));
+  const auto asked = h.provider().requests();
+  REQUIRE(asked.size() == 1);
+  CHECK(asked[0].target == "/v1/models");
+  CHECK(asked[0].header("x-api-key") == std::string(kProviderKey));
+  h.post("!model");
+  REQUIRE(h.wait_for_text(channel, "`fake-model-small`"));
+  // The key itself never reaches the channel.
+  CHECK(h.count_text(channel, std::string(kProviderKey)) == 0);
 }
 
 TEST_CASE("in a session's thread: !ls, !cat, !file, !status, an aside, !model and !interrupt",
@@ -132,7 +156,7 @@ TEST_CASE("slash commands are registered from the table and answered like typed 
   h.start();
   REQUIRE(eventually([&] {
     const auto commands = h.discord().registered_commands();
-    return commands.is_array() && commands.as_array().size() == 10;
+    return commands.is_array() && commands.as_array().size() == chat::command_table().size();
   }));
   const auto thread = h.post("slash: say ready");
   REQUIRE(h.wait_for_text(thread, "done in"));

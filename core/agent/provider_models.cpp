@@ -1,0 +1,168 @@
+#include "core/agent/provider_models.hpp"
+
+#include "core/agent/config_strings.hpp"
+
+#include <fmt/format.h>
+#include <boost/asio/ip/address.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/ssl/context.hpp>
+#include <boost/asio/ssl/host_name_verification.hpp>
+#include <boost/asio/ssl/stream.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/beast/core/error.hpp>
+#include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/core/tcp_stream.hpp>
+#include <boost/beast/http/empty_body.hpp>
+#include <boost/beast/http/read.hpp>
+#include <boost/beast/http/string_body.hpp>
+#include <boost/beast/http/write.hpp>
+#include <boost/beast/ssl/ssl_stream.hpp>
+#include <boost/json/parse.hpp>
+#include <boost/url/parse.hpp>
+#include <errand/sdk/config_values.hpp>
+
+namespace errand::agent {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+namespace json = boost::json;
+using asio::ip::tcp;
+
+namespace {
+
+constexpr std::size_t kMaxAnswerBytes = 4 << 20;
+
+sdk::Error failed(const ModelsRequest& r, const std::string& what) {
+  return sdk::make_error(fmt::format("could not ask {} for its models: {}", r.provider, what),
+                         sdk::Error::Kind::unavailable);
+}
+
+bool loopback_literal(const std::string& host) {
+  boost::system::error_code ec;
+  const auto address = asio::ip::make_address(host, ec);
+  return !ec && address.is_loopback();
+}
+
+sdk::Result<std::vector<std::string>> model_ids(const ModelsRequest& r,
+                                                const http::response<http::string_body>& answer) {
+  if (answer.result_int() != 200) {
+    const auto start = answer.body().substr(0, 200);
+    return failed(r, fmt::format("it answered {} ({})", answer.result_int(), start));
+  }
+  boost::system::error_code ec;
+  const auto parsed = json::parse(answer.body(), ec);
+  const auto* data = !ec && parsed.is_object() ? parsed.as_object().if_contains("data") : nullptr;
+  if (data == nullptr || !data->is_array())
+    return failed(r, "its answer is not a model list (no \"data\" array)");
+  std::vector<std::string> ids;
+  for (const auto& entry : data->as_array())
+    if (const auto* id = entry.is_object() ? entry.as_object().if_contains("id") : nullptr;
+        id != nullptr && id->is_string())
+      ids.emplace_back(id->as_string());
+  return ids;
+}
+
+template <class Stream>
+asio::awaitable<sdk::Result<std::vector<std::string>>> exchange(
+    Stream& stream, const ModelsRequest& r, http::request<http::empty_body> request) {
+  beast::get_lowest_layer(stream).expires_after(r.timeout);
+  co_await http::async_write(stream, request, asio::use_awaitable);
+  beast::flat_buffer buffer;
+  http::response_parser<http::string_body> parser;
+  parser.body_limit(kMaxAnswerBytes);
+  co_await http::async_read(stream, buffer, parser, asio::use_awaitable);
+  co_return model_ids(r, parser.get());
+}
+
+}  // namespace
+
+std::string models_target(const std::string& base_path) {
+  std::string path = base_path;
+  while (!path.empty() && path.back() == '/') path.pop_back();
+  if (path.size() >= 3 && path.compare(path.size() - 3, 3, "/v1") == 0) return path + "/models";
+  return path + "/v1/models";
+}
+
+std::vector<ModelsRequest> models_requests_from_config(const json::object& config) {
+  std::vector<ModelsRequest> requests;
+  const auto* providers = sdk::find_setting(config, "agent.providers");
+  if (providers == nullptr || !providers->is_object()) return requests;
+  for (const auto& [name, value] : providers->as_object()) {
+    if (!value.is_object()) continue;
+    const auto& entry = value.as_object();
+    ModelsRequest r;
+    r.provider = std::string(name);
+    r.base_url = string_member(entry, "baseUrl");
+    r.kind = string_member(entry, "kind");
+    r.placement = string_member(entry, "placement");
+    r.credential = string_member(entry, "credential");
+    if (!r.base_url.empty() && !r.credential.empty()) requests.push_back(std::move(r));
+  }
+  return requests;
+}
+
+asio::awaitable<sdk::Result<std::vector<std::string>>> fetch_provider_models(
+    asio::any_io_executor executor, ModelsRequest r) {
+  const auto url = boost::urls::parse_absolute_uri(r.base_url);
+  if (!url) co_return failed(r, "its baseUrl is not an absolute URL");
+  const std::string scheme(url->scheme());
+  const std::string host(url->host_address());
+  const bool tls = scheme == "https";
+  if (!tls && !(scheme == "http" && loopback_literal(host)))
+    co_return failed(r,
+                     "its baseUrl is neither https:// nor http:// to a loopback address, so "
+                     "the key would travel unencrypted");
+  std::string placement = r.placement;
+  if (placement.empty())
+    placement = r.kind == "anthropic" ? "x-api-key" : r.kind == "openai" ? "bearer" : "";
+  if (placement.empty())
+    co_return failed(r, "neither its kind nor its placement says how to present the key");
+
+  http::request<http::empty_body> request{http::verb::get, models_target(std::string(url->path())),
+                                          11};
+  request.set(http::field::host, std::string(url->encoded_host_and_port()));
+  request.set(http::field::user_agent, "errand");
+  request.set(http::field::accept, "application/json");
+  if (placement == "x-api-key") {
+    request.set("x-api-key", r.credential);
+    request.set("anthropic-version", "2023-06-01");
+  } else {
+    request.set(http::field::authorization, "Bearer " + r.credential);
+  }
+  const std::string port = url->has_port() ? std::string(url->port()) : (tls ? "443" : "80");
+
+  // co_await may not appear in a handler, so a failure is noted there and answered after it.
+  boost::system::error_code failure;
+  try {
+    tcp::resolver resolver(executor);
+    const auto endpoints = co_await resolver.async_resolve(host, port, asio::use_awaitable);
+    if (!tls) {
+      beast::tcp_stream stream(executor);
+      stream.expires_after(r.timeout);
+      co_await stream.async_connect(endpoints, asio::use_awaitable);
+      auto result = co_await exchange(stream, r, std::move(request));
+      co_return result;
+    }
+    asio::ssl::context context(asio::ssl::context::tls_client);
+    context.set_default_verify_paths();
+    if (!r.extra_ca_pem.empty()) context.add_certificate_authority(asio::buffer(r.extra_ca_pem));
+    context.set_verify_mode(asio::ssl::verify_peer);
+    beast::ssl_stream<beast::tcp_stream> stream(executor, context);
+    if (!SSL_set_tlsext_host_name(stream.native_handle(), host.c_str()))
+      co_return failed(r, "the TLS name could not be set");
+    stream.set_verify_callback(asio::ssl::host_name_verification(host));
+    beast::get_lowest_layer(stream).expires_after(r.timeout);
+    co_await beast::get_lowest_layer(stream).async_connect(endpoints, asio::use_awaitable);
+    co_await stream.async_handshake(asio::ssl::stream_base::client, asio::use_awaitable);
+    auto result = co_await exchange(stream, r, std::move(request));
+    co_return result;
+  } catch (const boost::system::system_error& e) {
+    failure = e.code();
+  }
+  co_return failed(r, failure == beast::error::timeout
+                          ? fmt::format("no answer within {} ms", r.timeout.count())
+                          : failure.message());
+}
+
+}  // namespace errand::agent
