@@ -21,15 +21,6 @@ std::size_t utf8_length(unsigned char lead) {
 
 }  // namespace
 
-std::string standard_method(std::string_view method) {
-  static constexpr std::string_view kStandard[] = {"GET",     "HEAD",    "POST",  "PUT",  "DELETE",
-                                                   "CONNECT", "OPTIONS", "TRACE", "PATCH"};
-  for (const auto m : kStandard) {
-    if (method == m) return std::string(m);
-  }
-  return "OTHER";
-}
-
 std::string redact_minted(std::string_view text) {
   std::string out;
   out.reserve(text.size());

@@ -12,10 +12,6 @@ namespace errand::receipts {
 
 inline constexpr std::size_t kMaxPathBytes = 256;
 
-// GET, HEAD, POST, PUT, DELETE, CONNECT, OPTIONS, TRACE or PATCH as written; anything else is
-// "OTHER", so a method cannot smuggle text into the table.
-std::string standard_method(std::string_view method);
-
 // Control characters become \xNN, anything shaped like an errand-minted value
 // ("errand-session-" and 64 hex digits) becomes "[redacted]", and the result is cut to
 // max_bytes without splitting an escape or a UTF-8 sequence.

@@ -181,7 +181,7 @@ void ReceiptsDb::write_batch(std::vector<sdk::ProviderReceipt>& batch) {
     insert.text(3, r.provider);
     insert.text(4, r.credential_name);
     insert.text(5, r.host);
-    insert.text(6, standard_method(r.method));
+    insert.text(6, sdk::receipt_method(r.method));
     insert.text(7, safe_path(r.path));
     insert.integer(8, static_cast<std::int64_t>(r.query_length));
     insert.integer(9, r.status);

@@ -10,15 +10,6 @@
 namespace errand::broker {
 namespace asio = boost::asio;
 
-std::string standard_method(std::string_view method) {
-  static constexpr std::string_view kStandard[] = {"GET",     "HEAD",    "POST",  "PUT",  "DELETE",
-                                                   "CONNECT", "OPTIONS", "TRACE", "PATCH"};
-  for (const auto m : kStandard) {
-    if (method == m) return std::string(m);
-  }
-  return "OTHER";
-}
-
 std::string ProviderCall::upstream_path() const {
   const std::string base = provider.upstream ? provider.upstream->base_path : std::string();
   return base + (rest_path == "/" && !base.empty() ? std::string() : rest_path);
@@ -40,7 +31,7 @@ void ProviderCall::record(sdk::ProviderReceipt::Outcome outcome, int status,
   r.provider = provider.name;
   r.credential_name = provider.credential_name;
   r.host = provider.upstream ? provider.upstream->host : std::string();
-  r.method = standard_method(method);
+  r.method = sdk::receipt_method(method);
   r.path = receipt_path();
   r.query_length = query.size();
   r.status = status;

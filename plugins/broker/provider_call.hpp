@@ -44,7 +44,4 @@ struct ProviderCall {
                                       bool keep_alive) const;
 };
 
-// A method as a receipt keeps it: a standard name, or "OTHER".
-std::string standard_method(std::string_view method);
-
 }  // namespace errand::broker

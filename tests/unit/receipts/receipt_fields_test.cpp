@@ -2,15 +2,17 @@
 
 #include "core/receipts/receipt_fields.hpp"
 
+#include <errand/sdk/host_services.hpp>
+
 using namespace errand::receipts;
 
 TEST_CASE("only standard method names are kept", "[receipts]") {
   for (const char* m :
        {"GET", "HEAD", "POST", "PUT", "DELETE", "CONNECT", "OPTIONS", "TRACE", "PATCH"})
-    CHECK(standard_method(m) == m);
-  CHECK(standard_method("get") == "OTHER");
-  CHECK(standard_method("PROPFIND") == "OTHER");
-  CHECK(standard_method("POST\r\nX: y") == "OTHER");
+    CHECK(errand::sdk::receipt_method(m) == m);
+  CHECK(errand::sdk::receipt_method("get") == "OTHER");
+  CHECK(errand::sdk::receipt_method("PROPFIND") == "OTHER");
+  CHECK(errand::sdk::receipt_method("POST\r\nX: y") == "OTHER");
 }
 
 TEST_CASE("minted values are redacted wherever they appear", "[receipts]") {

@@ -56,6 +56,17 @@ struct ProviderReceipt {
   std::uint64_t unrecorded_denials = 0;
 };
 
+// A method as a receipt keeps it: GET, HEAD, POST, PUT, DELETE, CONNECT, OPTIONS, TRACE or
+// PATCH exactly as written, anything else "OTHER", so a method cannot smuggle text into the
+// receipts. Shared so the broker that fills a receipt and the host that stores it agree.
+inline std::string receipt_method(std::string_view method) {
+  static constexpr std::string_view kStandard[] = {"GET",     "HEAD",    "POST",  "PUT",  "DELETE",
+                                                   "CONNECT", "OPTIONS", "TRACE", "PATCH"};
+  for (const auto standard : kStandard)
+    if (method == standard) return std::string(standard);
+  return "OTHER";
+}
+
 inline const char* to_string(ProviderReceipt::Outcome o) noexcept {
   switch (o) {
     case ProviderReceipt::Outcome::completed: return "completed";
