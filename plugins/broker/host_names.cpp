@@ -15,13 +15,23 @@ bool valid_label(std::string_view label) {
   return true;
 }
 
+bool all_digits(std::string_view label) {
+  for (const char c : label)
+    if (c < '0' || c > '9') return false;
+  return true;
+}
+
+// A name whose last label is all digits is an address in disguise: "127.0.0.1." or "127.1"
+// would be read as 127.0.0.1 by a resolver while the allowlist and the literal rules saw a
+// name. No top-level domain is numeric, so nothing real is lost by refusing them.
 bool valid_dns_name(std::string_view name) {
   if (name.empty() || name.size() > 253) return false;
   std::size_t start = 0;
   while (true) {
     const auto dot = name.find('.', start);
-    if (!valid_label(name.substr(start, dot - start))) return false;
-    if (dot == std::string_view::npos) return true;
+    const auto label = name.substr(start, dot - start);
+    if (!valid_label(label)) return false;
+    if (dot == std::string_view::npos) return !all_digits(label);
     start = dot + 1;
   }
 }

@@ -18,6 +18,17 @@ TEST_CASE("host names are normalised for comparison", "[host_names]") {
   CHECK_FALSE(normalise_host("[127.0.0.1]"));
 }
 
+TEST_CASE("an address dressed as a name is refused, not read as a name", "[host_names]") {
+  // Found by the fuzzer: "127.0.0.1." normalised to "127.0.0.1" while it was judged a name.
+  CHECK_FALSE(normalise_host("127.0.0.1."));
+  CHECK_FALSE(normalise_host("127.1"));
+  CHECK_FALSE(normalise_host("10.0.0.010"));
+  CHECK_FALSE(normalise_host("host.123"));
+  CHECK(normalise_host("123.example.com") == "123.example.com");
+  CHECK(normalise_host("a1.b2") == "a1.b2");
+  CHECK(normalise_host("localhost") == "localhost");
+}
+
 TEST_CASE("the allowlist matches exact names, names beneath a wildcard, and *",
           "[host_names][allowlist]") {
   const HostAllowlist list({"api.anthropic.com", "*.github.com", "github.com"});

@@ -43,10 +43,12 @@ TEST_CASE("CONNECT targets are read as host and port", "[request_head]") {
 
   CHECK(refusal("CONNECT example.com HTTP/1.1\r\n\r\n").find("no port") != std::string::npos);
   CHECK(refusal("CONNECT example.com:99999 HTTP/1.1\r\n\r\n").find("port") != std::string::npos);
-  // A shorthand address is not a literal: it goes to the resolver and is judged as a name,
-  // so allowInternal never lifts the rule for it.
-  const auto shorthand = classified("CONNECT 127.1:443 HTTP/1.1\r\n\r\n");
-  CHECK_FALSE(shorthand.host_is_literal);
+  // A shorthand address, or an address with a trailing dot, is neither a canonical literal
+  // nor a name: a resolver would read it as an address the allowlist never saw. Refused.
+  CHECK(refusal("CONNECT 127.1:443 HTTP/1.1\r\n\r\n").find("not a host name or address") !=
+        std::string::npos);
+  CHECK(refusal("CONNECT 127.0.0.1.:443 HTTP/1.1\r\n\r\n").find("not a host name or address") !=
+        std::string::npos);
 }
 
 TEST_CASE("the proxy credential is read from Proxy-Authorization", "[request_head]") {
