@@ -1,4 +1,5 @@
 #include "core/agent/acp_requests.hpp"
+#include "core/config/string_settings.hpp"
 
 #include <boost/json/array.hpp>
 
@@ -8,11 +9,6 @@ namespace json = boost::json;
 using sdk::make_error;
 
 namespace {
-
-std::string string_or(const json::object& o, std::string_view key, std::string fallback = {}) {
-  const auto* v = o.if_contains(key);
-  return v != nullptr && v->is_string() ? std::string(v->as_string()) : fallback;
-}
 
 bool flag(const json::object& o, std::string_view key) {
   const auto* v = o.if_contains(key);
@@ -68,8 +64,8 @@ sdk::Result<AgentHello> parse_initialize_result(const json::value& result) {
       hello.image_prompts = flag(*prompt, "image");
   }
   if (const auto* info = object_in(r, "agentInfo")) {
-    hello.name = string_or(*info, "name");
-    hello.version = string_or(*info, "version");
+    hello.name = config::string_member(*info, "name");
+    hello.version = config::string_member(*info, "version");
   }
   return hello;
 }
@@ -86,7 +82,7 @@ sdk::Result<OpenedSession> parse_opened_session(const json::value& result,
   if (result.is_null() && !loaded_id.empty()) return opened;
   if (!result.is_object()) return make_error("the agent's session answer is not an object");
   const auto& r = result.as_object();
-  const auto id = string_or(r, "sessionId");
+  const auto id = config::string_member(r, "sessionId");
   if (id.empty() && loaded_id.empty())
     return make_error("the agent's answer to session/new has no sessionId");
   if (!id.empty()) opened.session_id = id;
@@ -111,7 +107,7 @@ json::object prompt_params(const std::string& session_id, const std::vector<Prom
 sdk::Result<TurnEnd> parse_turn_end(const json::value& result) {
   if (!result.is_object())
     return make_error("the agent's answer to session/prompt is not an object");
-  const auto name = string_or(result.as_object(), "stopReason");
+  const auto name = config::string_member(result.as_object(), "stopReason");
   if (name.empty()) return make_error("the agent's answer to session/prompt has no stopReason");
   return TurnEnd{stop_reason_from(name), name};
 }
@@ -120,13 +116,13 @@ sdk::Result<PermissionRequest> parse_permission_request(const json::value& param
   if (!params.is_object()) return make_error("its params are not an object");
   const auto& p = params.as_object();
   PermissionRequest request;
-  request.session_id = string_or(p, "sessionId");
+  request.session_id = config::string_member(p, "sessionId");
   if (request.session_id.empty()) return make_error("it names no sessionId");
   const auto* call = object_in(p, "toolCall");
   if (call == nullptr) return make_error("it has no toolCall object");
-  request.tool_call_id = string_or(*call, "toolCallId");
-  request.title = string_or(*call, "title", request.tool_call_id);
-  request.kind = string_or(*call, "kind", "other");
+  request.tool_call_id = config::string_member(*call, "toolCallId");
+  request.title = config::string_member(*call, "title", request.tool_call_id);
+  request.kind = config::string_member(*call, "kind", "other");
   if (const auto* input = call->if_contains("rawInput")) request.raw_input = *input;
   const auto* options = p.if_contains("options");
   if (options == nullptr || !options->is_array() || options->as_array().empty())
@@ -134,7 +130,8 @@ sdk::Result<PermissionRequest> parse_permission_request(const json::value& param
   for (const auto& option : options->as_array()) {
     if (!option.is_object()) return make_error("one of its options is not an object");
     const auto& o = option.as_object();
-    PermissionOption parsed{string_or(o, "optionId"), string_or(o, "name"), string_or(o, "kind")};
+    PermissionOption parsed{config::string_member(o, "optionId"), config::string_member(o, "name"),
+                            config::string_member(o, "kind")};
     if (parsed.id.empty()) return make_error("one of its options has no optionId");
     request.options.push_back(std::move(parsed));
   }

@@ -1,10 +1,10 @@
 #include "core/agent/agent_glue.hpp"
 
-#include "core/agent/config_strings.hpp"
 #include "core/agent/generic_acp_glue.hpp"
 #include "core/agent/kage_glue.hpp"
 #include "core/agent/program_location.hpp"
 #include "core/agent/state_files.hpp"
+#include "core/config/string_settings.hpp"
 
 #include <cstdlib>
 #include <errand/sdk/config_values.hpp>
@@ -13,14 +13,18 @@ namespace errand::agent {
 
 namespace json = boost::json;
 
+std::string agent_kind(const json::object& config) {
+  return config::string_setting(config, "agent.kind", "kage");
+}
+
 sdk::Result<std::unique_ptr<AgentGlue>> make_agent_glue(const json::object& config,
                                                         const KageCatalog* kage_catalog) {
-  const std::string kind = string_setting(config, "agent.kind");
-  if (kind.empty() || kind == "kage") {
+  const std::string kind = agent_kind(config);
+  if (kind == "kage") {
     if (kage_catalog == nullptr)
       return sdk::make_error(
           "agent.kind is kage, but errand has not asked the host's kage which "
-          "providers it knows; that happens at start-up");
+          "providers it knows; that happens when the first session needs it");
     return std::unique_ptr<AgentGlue>(std::make_unique<KageGlue>(*kage_catalog));
   }
   if (kind == "acp") return std::unique_ptr<AgentGlue>(std::make_unique<GenericAcpGlue>());
@@ -40,7 +44,7 @@ sdk::Result<void> write_launch_files(const std::filesystem::path& state_dir,
 
 ModelChoice choose_model(const json::object& config, std::string_view requested) {
   std::string model =
-      requested.empty() ? string_setting(config, "agent.model") : std::string(requested);
+      requested.empty() ? config::string_setting(config, "agent.model") : std::string(requested);
   if (model.empty()) return {};
   const auto* aliases = sdk::find_setting(config, "agent.aliases");
   auto resolve = [&](const std::string& name) {
@@ -65,7 +69,7 @@ ModelChoice choose_model(const json::object& config, std::string_view requested)
 sdk::Result<const ProviderRoute*> session_route(const LaunchInputs& inputs) {
   std::string name = inputs.provider;
   if (name.empty() && inputs.config != nullptr)
-    name = string_setting(*inputs.config, "agent.provider");
+    name = config::string_setting(*inputs.config, "agent.provider");
   if (name.empty()) return sdk::make_error("no provider is named: set agent.provider");
   for (const auto& route : inputs.routes)
     if (route.name == name) return &route;

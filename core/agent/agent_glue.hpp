@@ -65,6 +65,10 @@ sdk::Result<void> write_launch_files(const std::filesystem::path& state_dir,
                                      const AgentLaunch& launch);
 
 // The glue agent.kind names. kage needs the catalog the host's kage answered at start-up.
+// agent.kind, "kage" when unset: the one reading every caller shares, so a reload compares
+// like with like.
+std::string agent_kind(const boost::json::object& config);
+
 sdk::Result<std::unique_ptr<AgentGlue>> make_agent_glue(const boost::json::object& config,
                                                         const KageCatalog* kage_catalog);
 

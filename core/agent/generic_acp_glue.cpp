@@ -1,6 +1,6 @@
 #include "core/agent/generic_acp_glue.hpp"
 
-#include "core/agent/config_strings.hpp"
+#include "core/config/string_settings.hpp"
 
 #include <errand/sdk/config_values.hpp>
 
@@ -14,8 +14,8 @@ void GenericAcpGlue::check(const json::object& config, sdk::ConfigProblems& prob
     problems.add("agent.command",
                  "an acp agent needs its command line in agent.command, e.g. [\"my-agent\", "
                  "\"--acp\"]");
-  if (!string_setting(config, "agent.credentialVariable").empty()) return;
-  const std::string provider = string_setting(config, "agent.provider");
+  if (!config::string_setting(config, "agent.credentialVariable").empty()) return;
+  const std::string provider = config::string_setting(config, "agent.provider");
   const auto* definition = sdk::find_setting(config, "agent.providers");
   if (provider.empty() || definition == nullptr || !definition->is_object()) return;
   const auto* chosen = definition->as_object().if_contains(provider);
@@ -37,10 +37,10 @@ sdk::Result<AgentLaunch> GenericAcpGlue::prepare(const LaunchInputs& inputs) con
   for (const auto& arg : sdk::find_setting(config, "agent.command")->as_array())
     if (arg.is_string()) launch.argv.emplace_back(arg.as_string());
 
-  const std::string base_variable = string_setting(config, "agent.baseUrlVariable");
+  const std::string base_variable = config::string_setting(config, "agent.baseUrlVariable");
   if (!base_variable.empty() && !(*route)->base_url.empty())
     launch.env.emplace_back(base_variable, (*route)->base_url);
-  std::string key_variable = string_setting(config, "agent.credentialVariable");
+  std::string key_variable = config::string_setting(config, "agent.credentialVariable");
   if (key_variable.empty()) key_variable = (*route)->credential_name;
   if (!(*route)->credential.empty()) launch.env.emplace_back(key_variable, (*route)->credential);
 

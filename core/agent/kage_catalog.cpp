@@ -1,4 +1,5 @@
 #include "core/agent/kage_catalog.hpp"
+#include "core/config/string_settings.hpp"
 
 #include "core/agent/acp_client.hpp"
 
@@ -16,11 +17,6 @@ namespace asio = boost::asio;
 namespace json = boost::json;
 
 namespace {
-
-std::string string_or(const json::object& o, std::string_view key) {
-  const auto* v = o.if_contains(key);
-  return v != nullptr && v->is_string() ? std::string(v->as_string()) : std::string();
-}
 
 // A private, empty HOME for the kage asked at start-up, removed afterwards.
 struct ScratchDirectory {
@@ -60,12 +56,14 @@ sdk::Result<KageCatalog> parse_kage_models_list(const json::value& result) {
   for (const auto& entry : *providers) {
     if (!entry.is_object()) continue;
     const auto& p = entry.as_object();
-    KageProvider provider{string_or(p, "id"), string_or(p, "name"), {}};
+    KageProvider provider{config::string_member(p, "id"), config::string_member(p, "name"), {}};
     if (provider.id.empty()) continue;
     if (const auto* models = p.if_contains("models"); models && models->is_array()) {
       for (const auto& m : models->as_array()) {
         if (!m.is_object()) continue;
-        KageModel model{string_or(m.as_object(), "id"), string_or(m.as_object(), "name"), {}};
+        KageModel model{config::string_member(m.as_object(), "id"),
+                        config::string_member(m.as_object(), "name"),
+                        {}};
         if (const auto* context = m.as_object().if_contains("context");
             context && (context->is_uint64() || (context->is_int64() && context->as_int64() > 0)))
           model.context = context->to_number<std::uint64_t>();

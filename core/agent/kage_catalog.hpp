@@ -1,8 +1,9 @@
 #pragma once
 
 // What the host's kage knows: the providers (and their models) it answers _kage/models/list
-// with. The daemon asks once at start-up; the kage glue uses the answer to tell a provider kage
-// already knows (written as an override of its endpoint) from one it must be told about.
+// with. The daemon asks once, when the first session needs it; the kage glue uses the answer to
+// tell a provider kage already knows (written as an override of its endpoint) from one it must be
+// told about.
 
 #include "core/agent/host_process.hpp"
 

@@ -1,7 +1,7 @@
 #include "core/agent/kage_glue.hpp"
 
-#include "core/agent/config_strings.hpp"
 #include "core/agent/toml_text.hpp"
+#include "core/config/string_settings.hpp"
 
 #include <algorithm>
 #include <errand/sdk/config_values.hpp>
@@ -25,8 +25,8 @@ void render_custom_models(std::string& out, const std::string& table, const json
     if (model.is_string()) {
       id = name = std::string(model.as_string());
     } else if (model.is_object()) {
-      id = string_member(model.as_object(), "id");
-      name = string_member(model.as_object(), "name");
+      id = config::string_member(model.as_object(), "id");
+      name = config::string_member(model.as_object(), "name");
       context = model.as_object().if_contains("context");
     }
     if (id.empty()) continue;
@@ -57,7 +57,7 @@ void KageGlue::check(const json::object& config, sdk::ConfigProblems& problems) 
     }
     if (!entry.value().is_object()) continue;
     const auto& definition = entry.value().as_object();
-    if (string_member(definition, "credentialName").empty())
+    if (config::string_member(definition, "credentialName").empty())
       problems.add(path + ".credentialName",
                    "kage reads a provider's key from an environment variable, and errand puts "
                    "the key (a stand-in under the broker) in the one credentialName names; set "
@@ -65,7 +65,7 @@ void KageGlue::check(const json::object& config, sdk::ConfigProblems& problems) 
                        name + "_API_KEY\"");
     const auto* broker = definition.if_contains("broker");
     const bool brokered = !open && (broker == nullptr || !broker->is_bool() || broker->as_bool());
-    if (!catalog_.knows(name) && !brokered && string_member(definition, "baseUrl").empty())
+    if (!catalog_.knows(name) && !brokered && config::string_member(definition, "baseUrl").empty())
       problems.add(path + ".baseUrl",
                    "kage does not know a provider named \"" + name +
                        "\", so errand declares it to kage as a custom provider, which needs an "

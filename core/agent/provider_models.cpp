@@ -1,6 +1,6 @@
 #include "core/agent/provider_models.hpp"
 
-#include "core/agent/config_strings.hpp"
+#include "core/config/string_settings.hpp"
 
 #include <fmt/format.h>
 #include <boost/asio/ip/address.hpp>
@@ -93,10 +93,10 @@ std::vector<ModelsRequest> models_requests_from_config(const json::object& confi
     const auto& entry = value.as_object();
     ModelsRequest r;
     r.provider = std::string(name);
-    r.base_url = string_member(entry, "baseUrl");
-    r.kind = string_member(entry, "kind");
-    r.placement = string_member(entry, "placement");
-    r.credential = string_member(entry, "credential");
+    r.base_url = config::string_member(entry, "baseUrl");
+    r.kind = config::string_member(entry, "kind");
+    r.placement = config::string_member(entry, "placement");
+    r.credential = config::string_member(entry, "credential");
     if (!r.base_url.empty() && !r.credential.empty()) requests.push_back(std::move(r));
   }
   return requests;

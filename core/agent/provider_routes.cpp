@@ -1,6 +1,6 @@
 #include "core/agent/provider_routes.hpp"
 
-#include "core/agent/config_strings.hpp"
+#include "core/config/string_settings.hpp"
 
 #include <cctype>
 #include <errand/sdk/config_values.hpp>
@@ -54,8 +54,8 @@ std::vector<ProviderRoute> provider_routes(const json::object& config,
   for (const auto& [name, definition] : sorted) {
     ProviderRoute route;
     route.name = name;
-    route.kind = string_member(*definition, "kind");
-    route.credential_name = string_member(*definition, "credentialName");
+    route.kind = config::string_member(*definition, "kind");
+    route.credential_name = config::string_member(*definition, "credentialName");
     if (const auto* models = definition->if_contains("models"); models && models->is_array())
       route.models = models->as_array();
     const auto* broker_flag = definition->if_contains("broker");
@@ -63,8 +63,8 @@ std::vector<ProviderRoute> provider_routes(const json::object& config,
         broker_flag == nullptr || !broker_flag->is_bool() || broker_flag->as_bool();
     route.brokered = proxy && wants_broker;
     if (!route.brokered) {
-      route.base_url = string_member(*definition, "baseUrl");
-      route.credential = string_member(*definition, "credential");
+      route.base_url = config::string_member(*definition, "baseUrl");
+      route.credential = config::string_member(*definition, "credential");
     } else if (broker != nullptr) {
       route.base_url = relay_provider_url(name);
       if (const auto found = broker->stand_ins.find(name); found != broker->stand_ins.end()) {

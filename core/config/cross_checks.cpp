@@ -1,4 +1,5 @@
 #include "core/config/cross_checks.hpp"
+#include "core/config/string_settings.hpp"
 
 #include <algorithm>
 #include <boost/json/serialize.hpp>
@@ -16,11 +17,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string string_at(const json::object& config, std::string_view dotted) {
-  const auto* found = sdk::find_setting(config, dotted);
-  return found != nullptr && found->is_string() ? std::string(found->as_string()) : std::string();
-}
-
 const json::object* object_at(const json::object& config, std::string_view dotted) {
   const auto* found = sdk::find_setting(config, dotted);
   return found != nullptr && found->is_object() ? &found->as_object() : nullptr;
@@ -37,8 +33,8 @@ bool is_within(const fs::path& inner, const fs::path& outer) {
 }
 
 void check_roots_apart(const json::object& config, std::vector<Problem>& problems) {
-  const std::string project = string_at(config, "projectRoot");
-  const std::string state = string_at(config, "stateDir");
+  const std::string project = string_setting(config, "projectRoot");
+  const std::string state = string_setting(config, "stateDir");
   if (!project.starts_with('/') || !state.starts_with('/')) return;
   const fs::path project_dir = fs::path(project).lexically_normal();
   const fs::path state_dir = fs::path(state).lexically_normal();
@@ -87,7 +83,8 @@ void check_agent_provider(const json::object& config, std::vector<Problem>& prob
 
 void check_agent_command(const json::object& config, std::vector<Problem>& problems) {
   const auto* agent = object_at(config, "agent");
-  if (agent == nullptr || string_at(config, "agent.kind") != "acp" || agent->contains("command"))
+  if (agent == nullptr || string_setting(config, "agent.kind") != "acp" ||
+      agent->contains("command"))
     return;
   problems.push_back({"agent.command",
                       "`agent.command` is required when `agent.kind` is \"acp\": errand knows "

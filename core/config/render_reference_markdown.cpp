@@ -1,5 +1,6 @@
 #include <boost/json/serialize.hpp>
 #include <set>
+#include "core/config/string_settings.hpp"
 
 #include "core/config/reference.hpp"
 #include "core/config/schema_type_names.hpp"
@@ -13,11 +14,6 @@ namespace {
 const json::object* object_keyword(const json::object& node, std::string_view keyword) {
   const auto* found = node.if_contains(keyword);
   return found != nullptr && found->is_object() ? &found->as_object() : nullptr;
-}
-
-std::string string_keyword(const json::object& node, std::string_view keyword) {
-  const auto* found = node.if_contains(keyword);
-  return found != nullptr && found->is_string() ? std::string(found->as_string()) : std::string();
 }
 
 std::string cell(std::string text) {
@@ -69,7 +65,7 @@ std::string type_of(const json::object& node) {
       if (branch.is_object()) types += (types.empty() ? "" : " or ") + type_of(branch.as_object());
     return types;
   }
-  if (const auto format = string_keyword(node, "format"); !format.empty())
+  if (const auto format = string_member(node, "format"); !format.empty())
     return format_name(format);
   const auto* type = node.if_contains("type");
   if (type == nullptr) return "any";
@@ -90,15 +86,15 @@ std::string type_of(const json::object& node) {
 
 std::string default_of(const json::object& node, bool required) {
   if (const auto* value = node.if_contains("default")) return "`" + json::serialize(*value) + "`";
-  if (auto note = string_keyword(node, "x-errand-default-note"); !note.empty()) return note;
+  if (auto note = string_member(node, "x-errand-default-note"); !note.empty()) return note;
   return required ? "required" : "absent";
 }
 
 std::string description_of(const json::object& node) {
-  std::string text = string_keyword(node, "description");
+  std::string text = string_member(node, "description");
   if (node.contains("x-errand-secret"))
     text += " **Secret**: scrubbed from output, blanked in logs.";
-  if (auto plugin = string_keyword(node, "x-errand-plugin"); !plugin.empty())
+  if (auto plugin = string_member(node, "x-errand-plugin"); !plugin.empty())
     text += " (From the plugin `" + plugin + "`.)";
   return text;
 }
@@ -139,7 +135,7 @@ constexpr std::string_view table_head =
     "| Key | Type | Default | Description |\n| --- | --- | --- | --- |\n";
 
 bool is_section(const json::object& node) {
-  return string_keyword(node, "type") == "object" && object_keyword(node, "properties") != nullptr;
+  return string_member(node, "type") == "object" && object_keyword(node, "properties") != nullptr;
 }
 
 }  // namespace

@@ -1,7 +1,5 @@
 #include "core/config/secrets.hpp"
 
-#include "core/config/schema.hpp"
-
 #include <algorithm>
 
 namespace errand::config {
@@ -17,29 +15,23 @@ const json::object* object_at(const json::object& node, std::string_view key) {
 
 // Walks the configuration beside its schema and calls `visit` with the value slot of every
 // field the schema marks secret: named properties, and the entries of maps whose
-// additionalProperties is a schema (agent.providers).
+// additionalProperties is a schema (agent.providers). Object may be const for a read-only walk.
 template <class Object, class Visit>
 void for_each_secret_field(Object& config, const json::object& schema, Visit& visit) {
-  const auto descend = [&](json::value& value, const json::object& field_schema) {
-    if (field_schema.contains("x-errand-secret")) {
-      visit(value);
-    } else if (value.is_object()) {
-      for_each_secret_field(value.as_object(), field_schema, visit);
-    }
-  };
   const auto* properties = object_at(schema, "properties");
   const auto* map_entries = object_at(schema, "additionalProperties");
   for (auto& entry : config) {
     const json::object* field_schema =
         properties != nullptr ? object_at(*properties, entry.key()) : nullptr;
     if (field_schema == nullptr) field_schema = map_entries;
-    if (field_schema != nullptr) descend(entry.value(), *field_schema);
+    if (field_schema == nullptr) continue;
+    auto& value = entry.value();
+    if (field_schema->contains("x-errand-secret")) {
+      visit(value);
+    } else if (value.is_object()) {
+      for_each_secret_field(value.as_object(), *field_schema, visit);
+    }
   }
-}
-
-const json::object& core_schema_once() {
-  static const json::object schema = core_schema();
-  return schema;
 }
 
 }  // namespace
@@ -47,19 +39,14 @@ const json::object& core_schema_once() {
 std::vector<std::string> collect_secrets(const json::object& effective,
                                          const json::object& schema) {
   std::vector<std::string> secrets;
-  auto collect = [&](json::value& value) {
+  auto collect = [&](const json::value& value) {
     if (!value.is_string() || value.as_string().size() < shortest_scrubbed_secret) return;
     std::string secret(value.as_string());
     if (std::find(secrets.begin(), secrets.end(), secret) == secrets.end())
       secrets.push_back(std::move(secret));
   };
-  json::object copy = effective;  // the walk hands out mutable slots; nothing is changed
-  for_each_secret_field(copy, schema, collect);
+  for_each_secret_field(effective, schema, collect);
   return secrets;
-}
-
-std::vector<std::string> collect_secrets(const json::object& effective) {
-  return collect_secrets(effective, core_schema_once());
 }
 
 json::object blank_secrets(const json::object& effective, const json::object& schema) {
@@ -67,10 +54,6 @@ json::object blank_secrets(const json::object& effective, const json::object& sc
   auto blank = [](json::value& value) { value = "[redacted]"; };
   for_each_secret_field(copy, schema, blank);
   return copy;
-}
-
-json::object blank_secrets(const json::object& effective) {
-  return blank_secrets(effective, core_schema_once());
 }
 
 }  // namespace errand::config

@@ -17,12 +17,9 @@ inline constexpr std::size_t shortest_scrubbed_secret = 8;
 // twice. `schema` is the composed schema the configuration was validated against.
 std::vector<std::string> collect_secrets(const boost::json::object& effective,
                                          const boost::json::object& schema);
-// The same against the core's schema alone, for a configuration no plugin contributed to.
-std::vector<std::string> collect_secrets(const boost::json::object& effective);
 
 // A copy with every secret field replaced by "[redacted]", whatever its length, for logging.
 boost::json::object blank_secrets(const boost::json::object& effective,
                                   const boost::json::object& schema);
-boost::json::object blank_secrets(const boost::json::object& effective);
 
 }  // namespace errand::config

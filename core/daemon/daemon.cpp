@@ -14,6 +14,7 @@
 #include "core/log/logging.hpp"
 #include "core/receipts/receipts_db.hpp"
 #include "core/secrets/secret_scrubber.hpp"
+#include "core/sessions/private_directory.hpp"
 #include "core/sessions/queue.hpp"
 #include "core/sessions/session_manager.hpp"
 #include "core/sessions/threads_db.hpp"
@@ -33,17 +34,6 @@ namespace errand::daemon {
 namespace {
 
 constexpr auto kReloadDebounce = std::chrono::milliseconds(300);
-
-bool ensure_state_dir(const std::filesystem::path& dir, std::string& why) {
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  if (ec) {
-    why = "cannot create stateDir " + dir.string() + ": " + ec.message();
-    return false;
-  }
-  ::chmod(dir.c_str(), 0700);
-  return true;
-}
 
 // Everything that lives while the daemon serves. Members are destroyed in reverse order: the
 // plugin instances go before the io_context their handlers were posted to.
@@ -114,7 +104,8 @@ int run_daemon(const RunEnvironment& env, std::ostream& out) {
       boost::json::serialize(config::blank_secrets(rt.config.effective, rt.source.schema)));
 
   std::string why;
-  if (!ensure_state_dir(settings.state_dir, why)) {
+  if (!sessions::make_private_directory(settings.state_dir, why)) {
+    why = "stateDir: " + why;
     rt.log->error("{}", why);
     return kExitRefused;
   }

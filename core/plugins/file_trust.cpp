@@ -46,8 +46,18 @@ std::string loose_ancestor(fs::path dir) {
 std::string untrusted_plugin_file(const fs::path& file) {
   std::error_code ec;
   const auto absolute = fs::absolute(file, ec);
+  if (ec)
+    return fmt::format("refused {}: its absolute path cannot be formed ({})", file.string(),
+                       ec.message());
   const auto real = fs::canonical(file, ec);
-  if (ec) return {};  // a dangling link: the loader's own inspection says so
+  // A dangling link is left to the loader's own inspection, which names it; anything else that
+  // stops the check (a directory it may not search) refuses the file rather than trusting it.
+  if (ec == std::errc::no_such_file_or_directory) return {};
+  if (ec)
+    return fmt::format(
+        "refused {}: where it leads cannot be examined ({}), so nothing says who "
+        "could replace it",
+        file.string(), ec.message());
   std::string problem = loose_permissions(absolute, false);
   if (problem.empty()) problem = loose_ancestor(absolute.parent_path());
   if (problem.empty() && real != absolute) {

@@ -3,6 +3,7 @@
 #include <spdlog/sinks/null_sink.h>
 
 #include <chrono>
+#include <optional>
 #include <string>
 
 #include "core/receipts/receipt_fields.hpp"
@@ -13,12 +14,13 @@ namespace {
 
 using Outcome = sdk::ProviderReceipt::Outcome;
 
-Outcome outcome_of(std::string_view text) {
-  if (text == "interrupted") return Outcome::interrupted;
-  if (text == "denied") return Outcome::denied;
-  if (text == "refused") return Outcome::refused;
-  if (text == "upstream-unreachable") return Outcome::upstream_unreachable;
-  return Outcome::completed;
+// The reverse of sdk::to_string, so the two can never disagree; nothing for a text no outcome
+// writes.
+std::optional<Outcome> outcome_of(std::string_view text) {
+  for (const auto outcome : {Outcome::completed, Outcome::interrupted, Outcome::denied,
+                             Outcome::refused, Outcome::upstream_unreachable})
+    if (text == sdk::to_string(outcome)) return outcome;
+  return std::nullopt;
 }
 
 // A prepared statement that finalizes itself.
@@ -231,7 +233,12 @@ sdk::Result<std::vector<sdk::ProviderReceipt>> ReceiptsDb::newest(std::string_vi
     r.duration = std::chrono::milliseconds(sqlite3_column_int64(s, 9));
     r.bytes_up = static_cast<std::uint64_t>(sqlite3_column_int64(s, 10));
     r.bytes_down = static_cast<std::uint64_t>(sqlite3_column_int64(s, 11));
-    r.outcome = outcome_of(column_text(s, 12));
+    const auto outcome_text = column_text(s, 12);
+    const auto outcome = outcome_of(outcome_text);
+    if (!outcome)
+      return sdk::make_error("receipts.db holds an outcome this errand does not know, \"" +
+                             outcome_text + "\" (written by a newer errand?)");
+    r.outcome = *outcome;
     out.push_back(std::move(r));
   }
   if (rc != SQLITE_DONE) return sdk::make_error("receipts.db could not be read: " + select.error());

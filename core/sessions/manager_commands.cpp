@@ -4,6 +4,7 @@
 #include "core/agent/provider_models.hpp"
 #include "core/chat/commands.hpp"
 #include "core/chat/project_files.hpp"
+#include "core/config/string_settings.hpp"
 #include "core/sessions/session_manager.hpp"
 
 #include <fmt/format.h>
@@ -31,15 +32,11 @@ std::string model_name(const json::value& entry) {
 
 std::string SessionManager::model_list() const {
   const auto& config = *settings_.config;
-  const auto* provider_value = sdk::find_setting(config, "agent.provider");
-  const std::string provider = provider_value != nullptr && provider_value->is_string()
-                                   ? std::string(provider_value->as_string())
-                                   : std::string();
-  const auto* current = sdk::find_setting(config, "agent.model");
-  std::string text = fmt::format("provider `{}`; sessions start on {}", provider,
-                                 current != nullptr && current->is_string()
-                                     ? "`" + std::string(current->as_string()) + "`"
-                                     : std::string("the provider's default model"));
+  const std::string provider = config::string_setting(config, "agent.provider");
+  const std::string current = config::string_setting(config, "agent.model");
+  std::string text = fmt::format(
+      "provider `{}`; sessions start on {}", provider,
+      current.empty() ? std::string("the provider's default model") : "`" + current + "`");
   std::vector<std::string> models;
   if (const auto* providers = sdk::find_setting(config, "agent.providers");
       providers != nullptr && providers->is_object())
@@ -100,11 +97,8 @@ asio::awaitable<void> SessionManager::refresh_models(std::shared_ptr<SessionMana
 }
 
 std::string SessionManager::usage_answer() const {
-  const auto* provider = sdk::find_setting(*settings_.config, "agent.provider");
-  const std::string configured = provider != nullptr && provider->is_string()
-                                     ? std::string(provider->as_string())
-                                     : std::string();
-  return describe_usage(usage_, configured, services_->clock.now());
+  return describe_usage(usage_, config::string_setting(*settings_.config, "agent.provider"),
+                        services_->clock.now());
 }
 
 std::string SessionManager::channel_status() const {

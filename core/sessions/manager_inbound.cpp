@@ -126,10 +126,7 @@ asio::awaitable<void> SessionManager::handle_message(const sdk::InboundMessage& 
 asio::awaitable<std::shared_ptr<const agent::AgentGlue>> SessionManager::agent_glue(
     std::string& why) {
   const auto& config = *settings_.config;
-  const auto* kind_value = sdk::find_setting(config, "agent.kind");
-  const std::string kind = kind_value != nullptr && kind_value->is_string()
-                               ? std::string(kind_value->as_string())
-                               : std::string("kage");
+  const std::string kind = agent::agent_kind(config);
   if (glue_ && glue_kind_ == kind) co_return glue_;
   if (kind == "kage" && !kage_catalog_) {
     // The host's kage is asked once which providers it knows, when the first session needs it.

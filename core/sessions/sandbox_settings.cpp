@@ -1,4 +1,5 @@
 #include "core/sessions/sandbox_settings.hpp"
+#include "core/config/string_settings.hpp"
 
 #include <chrono>
 #include <errand/sdk/config_values.hpp>
@@ -29,12 +30,6 @@ sdk::Result<std::int64_t> whole_setting(const json::object& config, std::string_
   const auto n = v->to_number<std::int64_t>(ec);
   if (ec || n < 0) return bad(key, "must be a whole number of 0 or more");
   return n;
-}
-
-std::string text_setting(const json::object& config, std::string_view key,
-                         std::string_view fallback) {
-  const auto* v = sdk::find_setting(config, key);
-  return v != nullptr && v->is_string() ? std::string(v->as_string()) : std::string(fallback);
 }
 
 sdk::Result<std::vector<std::filesystem::path>> paths_setting(const json::object& config,
@@ -85,7 +80,7 @@ sdk::Result<SandboxSettings> sandbox_settings_from_config(const json::object& co
   if (!grace) return grace.error();
   s.limits.grace = std::chrono::milliseconds(*grace);
 
-  const auto network = text_setting(config, "sandbox.network", "restricted");
+  const auto network = config::string_setting(config, "sandbox.network", "restricted");
   if (network == "none")
     s.network = sdk::NetworkMode::none;
   else if (network == "open")
@@ -94,7 +89,7 @@ sdk::Result<SandboxSettings> sandbox_settings_from_config(const json::object& co
     s.network = sdk::NetworkMode::restricted;
   else
     return bad("sandbox.network", "must be none, restricted or open");
-  const auto egress = text_setting(config, "sandbox.egress.mode", "proxy");
+  const auto egress = config::string_setting(config, "sandbox.egress.mode", "proxy");
   if (egress == "open")
     s.egress = sdk::EgressMode::open;
   else if (egress == "proxy")

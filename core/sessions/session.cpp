@@ -123,6 +123,11 @@ void Session::reply(const ReplyTo& to, std::string text) {
 }
 
 void Session::react(const sdk::MessageRef& ref, sdk::Reaction reaction, bool add) {
+  // Once the thread has a renderer, its lane keeps every mark in order with the rest.
+  if (renderer_) {
+    renderer_->react(ref, reaction, add);
+    return;
+  }
   auto services = services_;
   auto send = [services, ref, reaction, add]() -> asio::awaitable<void> {
     auto done = co_await services->chat.react(ref, reaction, add);

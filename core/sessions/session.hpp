@@ -183,7 +183,6 @@ class Session : public std::enable_shared_from_this<Session> {
   boost::asio::steady_timer idle_timer_;
   std::uint64_t idle_generation_ = 0;
   boost::asio::steady_timer abort_timer_;
-  std::chrono::system_clock::time_point started_at_{};
 };
 
 }  // namespace errand::sessions

@@ -1,4 +1,5 @@
 #include "core/sessions/session_manager.hpp"
+#include "core/config/string_settings.hpp"
 
 #include "core/chat/commands.hpp"
 
@@ -15,14 +16,7 @@ namespace errand::sessions {
 namespace asio = boost::asio;
 namespace json = boost::json;
 
-namespace {
-
-std::string text_setting(const json::object& config, std::string_view key) {
-  const auto* v = sdk::find_setting(config, key);
-  return v != nullptr && v->is_string() ? std::string(v->as_string()) : std::string();
-}
-
-}  // namespace
+namespace {}  // namespace
 
 const std::string& SessionManager::KnownThread::owner_id() const {
   static const std::string none;
@@ -55,11 +49,11 @@ SessionManager::Settings SessionManager::read_settings(const json::object& confi
   Settings s;
   s.config = std::make_shared<const json::object>(config);
   s.access = chat::access_lists_from_config(config);
-  s.channel_id = text_setting(config, "chat.channelId");
+  s.channel_id = config::string_setting(config, "chat.channelId");
   if (const auto* mention = sdk::find_setting(config, "chat.startOnMention");
       mention != nullptr && mention->is_bool())
     s.start_on_mention = mention->as_bool();
-  s.project_root = text_setting(config, "projectRoot");
+  s.project_root = config::string_setting(config, "projectRoot");
   return s;
 }
 
@@ -68,8 +62,7 @@ void SessionManager::update_config(const json::object& config) {
   asio::post(strand_, [self = shared_from_this(), settings = std::move(settings)]() mutable {
     // The served channel belongs to the connection, which a reload does not reach.
     settings.channel_id = self->settings_.channel_id;
-    const auto kind = text_setting(*settings.config, "agent.kind");
-    if (kind != self->glue_kind_) self->glue_.reset();
+    if (agent::agent_kind(*settings.config) != self->glue_kind_) self->glue_.reset();
     self->settings_ = std::move(settings);
   });
 }

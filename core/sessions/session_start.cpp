@@ -4,6 +4,7 @@
 #include "core/agent/acp_settings.hpp"
 #include "core/agent/provider_routes.hpp"
 #include "core/agent/state_files.hpp"
+#include "core/sessions/private_directory.hpp"
 #include "core/sessions/session.hpp"
 
 #include <sys/stat.h>
@@ -27,17 +28,6 @@ namespace {
 
 constexpr std::string_view kAgentSessionFile = "agent-session";
 
-bool make_private_directory(const fs::path& dir, std::string& why) {
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  if (ec || !fs::is_directory(dir, ec)) {
-    why = "cannot create " + dir.string() + ": " + (ec ? ec.message() : "it is not a directory");
-    return false;
-  }
-  ::chmod(dir.c_str(), 0700);
-  return true;
-}
-
 std::optional<std::string> read_agent_session(const fs::path& record_dir) {
   std::ifstream in(record_dir / kAgentSessionFile);
   std::string id;
@@ -48,7 +38,6 @@ std::optional<std::string> read_agent_session(const fs::path& record_dir) {
 }  // namespace
 
 asio::awaitable<void> Session::main(std::shared_ptr<Session> self) {
-  started_at_ = services_->clock.now();
   std::string why;
   StartResult result = StartResult::failed;
   try {

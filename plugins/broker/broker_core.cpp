@@ -60,6 +60,13 @@ BrokerCore::BrokerCore(const sdk::HostServices& services, BrokerSettings setting
     tls_.set_default_verify_paths(ec);
     if (ec) tls_problem_ = "the system certificate store could not be loaded: " + ec.message();
   }
+  for (const auto& [name, provider] : settings.providers)
+    if (!provider.credential.empty() && provider.credential.size() < kShortestScrubbedKey)
+      log_->warn(
+          "provider {}: its credential is shorter than {} bytes, too short to look for "
+          "without mangling ordinary text, so answers are relayed without the key scrubbed "
+          "from them",
+          name, kShortestScrubbedKey);
   settings_ = std::make_shared<const BrokerSettings>(std::move(settings));
 }
 

@@ -104,7 +104,9 @@ asio::awaitable<bool> relay_call(ProviderCall& call, Connection& connection,
                                    false);
   }
   RelayPolicy policy;
-  policy.key = provider.credential.size() >= 8 ? provider.credential : std::string();
+  // Shorter keys are not looked for (the broker said so at start-up).
+  policy.key =
+      provider.credential.size() >= kShortestScrubbedKey ? provider.credential : std::string();
   policy.max_body = session.settings().max_answer_bytes;
   policy.refuse_compressed = true;
   policy.head_request = head.method() == http::verb::head;

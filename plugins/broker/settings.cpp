@@ -169,14 +169,6 @@ const char* placement_header(Placement placement) {
   return "";
 }
 
-std::vector<std::string> BrokerSettings::provider_hosts() const {
-  std::vector<std::string> out;
-  for (const auto& [name, p] : providers) {
-    if (p.upstream) out.push_back(p.upstream->host);
-  }
-  return out;
-}
-
 bool BrokerSettings::port_allowed(std::uint16_t port) const {
   for (const auto p : egress_ports) {
     if (p == port) return true;

@@ -30,6 +30,10 @@ struct ProviderUpstream {
   std::string base_path;  // without a trailing '/'; empty for the root
 };
 
+// Below this a key is not scrubbed from answers: so short a string would match ordinary text.
+// The same floor as the core's scrubbing door.
+inline constexpr std::size_t kShortestScrubbedKey = 8;
+
 struct ProviderSettings {
   std::string name;
   std::string credential;
@@ -54,8 +58,6 @@ struct BrokerSettings {
   std::chrono::milliseconds lookup_deadline{5000};
   std::chrono::milliseconds dial_deadline{10000};
 
-  // The hosts of the brokered providers' base URLs, which tunnels may reach too.
-  std::vector<std::string> provider_hosts() const;
   bool port_allowed(std::uint16_t port) const;
   std::string ports_text() const;
 };

@@ -94,7 +94,6 @@ asio::awaitable<std::unique_ptr<HttpPool::Connection>> HttpPool::connect(const E
     c->tcp().expires_after(kIoTimeout);
     co_await c->tls->async_handshake(asio::ssl::stream_base::client, use_awaitable);
   }
-  ++opened_;
   co_return c;
 }
 

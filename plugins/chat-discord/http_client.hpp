@@ -69,8 +69,6 @@ class HttpPool {
   // Drops every idle connection; requests in flight finish or fail on their own.
   void close_all();
 
-  std::size_t connections_opened() const noexcept { return opened_; }
-
  private:
   struct Connection;
   boost::asio::awaitable<std::unique_ptr<Connection>> connect(const Endpoint& endpoint);
@@ -83,7 +81,6 @@ class HttpPool {
   boost::asio::any_io_executor strand_;
   std::shared_ptr<boost::asio::ssl::context> tls_context_;
   std::multimap<std::string, std::unique_ptr<Connection>> idle_;
-  std::size_t opened_ = 0;
 };
 
 }  // namespace errand::discord

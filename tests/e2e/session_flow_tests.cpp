@@ -8,7 +8,6 @@
 
 #include <boost/json/serialize.hpp>
 #include <catch2/catch_test_macros.hpp>
-#include <thread>
 
 namespace errand::e2e {
 namespace {
@@ -176,8 +175,21 @@ TEST_CASE("a message replayed after a gateway resume starts nothing twice", "[e2
         return h.discord().gateway_connections().size() > connections;
     return false;
   }));
-  // Time for a replayed event to have started something, were it going to.
-  std::this_thread::sleep_for(3s);
+  // The replay really happened: the opening message was dispatched a second time.
+  std::size_t dispatched = 0;
+  for (const auto& frame : h.discord().gateway_frames()) {
+    const auto* type = frame.payload.if_contains("t");
+    const auto* data = frame.payload.if_contains("d");
+    if (!frame.from_client && type != nullptr && type->is_string() &&
+        type->as_string() == "MESSAGE_CREATE" && data != nullptr && data->is_object() &&
+        data->as_object().contains("id") && data->as_object().at("id") == thread.c_str())
+      ++dispatched;
+  }
+  CHECK(dispatched >= 2);
+  // The daemon handles gateway events in the order they came: once a message sent after the
+  // replay has had its turn, the replayed one has been handled too.
+  const auto marker = h.post("after the resume: say marker turn");
+  REQUIRE(h.wait_for_text(marker, "done in"));
   std::size_t threads_opened = 0;
   for (const auto& r : h.discord().requests())
     if (r.method == "POST" && r.path.ends_with("/messages/" + thread + "/threads"))

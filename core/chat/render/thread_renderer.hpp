@@ -81,6 +81,11 @@ class ThreadRenderer : public std::enable_shared_from_this<ThreadRenderer> {
   void answer_prompt(PromptAnswer answer);
   // Reacts on the prompt (done/failed/stopped) and mentions whoever asked.
   void end_turn(TurnEnd end);
+  // A reaction the session sets itself (queued, stopped), on the same ordered lane as the
+  // renderer's own.
+  void react(const sdk::MessageRef& ref, sdk::Reaction reaction, bool add) {
+    queue_reaction(ref, reaction, add);
+  }
 
   // Posts a file after everything queued before it. A file holding a secret is refused whole
   // (uploads are never altered), as is one larger than the service accepts; the asker is told

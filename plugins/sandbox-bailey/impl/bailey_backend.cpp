@@ -214,8 +214,16 @@ sdk::Result<ProcessSetup> BaileyBackend::prepare(const sdk::LaunchSpec& spec) {
   auto handles = spawn_launcher(launcher_, {"run", policy_path.string()}, built->passed_env);
   if (!handles) return undo(handles.error());
   setup.handles = *handles;
-  std::ofstream(setup.run_dir / "launcher")
-      << setup.handles.pid << ' ' << process_start_time(setup.handles.pid) << '\n';
+  std::ofstream record(setup.run_dir / "launcher");
+  record << setup.handles.pid << ' ' << process_start_time(setup.handles.pid) << '\n';
+  record.close();
+  // The record is what lets a restarted daemon sweep this launcher; the sandbox still runs
+  // and is stopped normally without it, so a failure is said, not fatal.
+  if (!record && log_)
+    log_->warn(
+        "session {}: the launcher's record {} could not be written; were the daemon to "
+        "die now, the next start could not sweep launcher {}",
+        spec.session_id, (setup.run_dir / "launcher").string(), setup.handles.pid);
   return setup;
 }
 

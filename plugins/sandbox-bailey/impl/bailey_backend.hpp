@@ -35,7 +35,6 @@ class BaileyBackend final : public sdk::SandboxBackend {
 
   static void validate_config(const boost::json::object& config, sdk::ConfigProblems& problems);
 
-  const std::string& launcher_path() const noexcept { return launcher_; }
   // The name of a session's cgroup under each controller.
   std::string cgroup_name(const std::string& session_id) const;
   // Where a session's scratch files (its resolv.conf, the launcher's pid) live while it runs.

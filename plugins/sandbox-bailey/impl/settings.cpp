@@ -156,8 +156,4 @@ sdk::Result<BaileySettings> read_settings(const boost::json::object& c) {
   return s;
 }
 
-sdk::SandboxLimits limits_from(const BaileySettings& s) {
-  return s.limits;
-}
-
 }  // namespace errand::bailey

@@ -31,7 +31,4 @@ struct BaileySettings {
 // Reads the documented defaults for anything absent; refuses a value of the wrong type.
 sdk::Result<BaileySettings> read_settings(const boost::json::object& config);
 
-// The limits as a LaunchSpec carries them, for callers that build specs from the config.
-sdk::SandboxLimits limits_from(const BaileySettings& settings);
-
 }  // namespace errand::bailey

@@ -165,8 +165,18 @@ TEST_CASE_METHOD(ProxyFixture, "a host off the allowlist is refused with what to
   CHECK(refuse("b.example.com").status == 403);
   CHECK(refuse("c.example.com").status == 403);
   CHECK(refuse("d.example.com").status == 403);
-  std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  const auto refusals = harness.events().refusals();
+  // Events reach the core in the order they were made: once a later session's refusal has
+  // arrived, everything s-grant's refusals would have told the core has arrived too.
+  const auto other = harness.open("s-marker");
+  BrokerClient marker(other.socket_path);
+  marker.send(connect_request(fmt::format("marker.example.com:{}", port), other.proxy_credential));
+  CHECK(marker.read_response().status == 403);
+  REQUIRE(harness.events().wait_until([](const RecordingEvents& e) {
+    const auto all = e.refusals();
+    return !all.empty() && all.back().session_id == "s-marker";
+  }));
+  auto refusals = harness.events().refusals();
+  refusals.pop_back();
   REQUIRE(refusals.size() == 3);
   CHECK(refusals[0].host == "api.example.com");
   CHECK(refusals[0].session_id == "s-grant");

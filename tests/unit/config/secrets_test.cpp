@@ -28,7 +28,7 @@ boost::json::object effective_with_every_secret() {
 }  // namespace
 
 TEST_CASE("secrets of 8 bytes or more are collected", "[config][secrets]") {
-  auto secrets = collect_secrets(effective_with_every_secret());
+  auto secrets = collect_secrets(effective_with_every_secret(), core_schema());
   // In the order the configuration holds them, which is no promise; compared as a set.
   std::sort(secrets.begin(), secrets.end());
   CHECK(secrets == std::vector<std::string>{"bot-token-0123456789", "ghp_0123456789abcdef",
@@ -39,13 +39,13 @@ TEST_CASE("a secret named twice is collected once", "[config][secrets]") {
   auto effective = effective_with_every_secret();
   effective["agent"].as_object()["providers"].as_object()["openai"].as_object()["credential"] =
       "sk-ant-0123456789";
-  const auto secrets = collect_secrets(effective);
+  const auto secrets = collect_secrets(effective, core_schema());
   CHECK(std::count(secrets.begin(), secrets.end(), "sk-ant-0123456789") == 1);
 }
 
 TEST_CASE("every secret field is blanked for logging, short ones included", "[config][secrets]") {
   const auto effective = effective_with_every_secret();
-  const auto blanked = blank_secrets(effective);
+  const auto blanked = blank_secrets(effective, core_schema());
   CHECK(*find_setting(blanked, "chat.token") == "[redacted]");
   CHECK(*find_setting(blanked, "github.token") == "[redacted]");
   CHECK(*find_setting(blanked, "agent.providers.anthropic.credential") == "[redacted]");
@@ -55,7 +55,7 @@ TEST_CASE("every secret field is blanked for logging, short ones included", "[co
   CHECK(*find_setting(blanked, "agent.providers.anthropic.credentialName") == "ANTHROPIC_API_KEY");
   CHECK(*find_setting(effective, "chat.token") == "bot-token-0123456789");
   const std::string logged = boost::json::serialize(blanked);
-  for (const auto& secret : collect_secrets(effective))
+  for (const auto& secret : collect_secrets(effective, core_schema()))
     CHECK(logged.find(secret) == std::string::npos);
   CHECK(logged.find("\"short\"") == std::string::npos);
 }
@@ -75,6 +75,6 @@ TEST_CASE("a key a plugin marks secret is collected and blanked like the core's"
   CHECK(*find_setting(blanked, "chat.signingKey") == "[redacted]");
   CHECK(*find_setting(blanked, "agent.providers.openai.credential") == "[redacted]");
   // Without the plugin's fragment nothing says the key is secret.
-  const auto core_only = collect_secrets(effective);
+  const auto core_only = collect_secrets(effective, core_schema());
   CHECK(std::count(core_only.begin(), core_only.end(), "plugin-signing-key-42") == 0);
 }

@@ -69,6 +69,16 @@ void RecordingEvents::on_provider_usage(const sdk::ProviderUsage& usage) noexcep
   usage_.push_back(usage);
 }
 
+bool RecordingEvents::wait_until(const std::function<bool(const RecordingEvents&)>& pred,
+                                 std::chrono::milliseconds timeout) const {
+  const auto until = std::chrono::steady_clock::now() + timeout;
+  while (!pred(*this)) {
+    if (std::chrono::steady_clock::now() > until) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return true;
+}
+
 std::vector<sdk::ProviderUsage> RecordingEvents::usage() const {
   std::lock_guard lock(mutex_);
   return usage_;

@@ -13,6 +13,7 @@
 #include <errand/sdk/egress_broker.hpp>
 #include <errand/sdk/host_services.hpp>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <set>
@@ -53,6 +54,9 @@ class RecordingEvents final : public sdk::BrokerEvents {
   void on_provider_usage(const sdk::ProviderUsage& usage) noexcept override;
   std::vector<Refusal> refusals() const;
   std::vector<sdk::ProviderUsage> usage() const;
+  // Polls until pred() holds over the events seen so far, or the timeout passes.
+  bool wait_until(const std::function<bool(const RecordingEvents&)>& pred,
+                  std::chrono::milliseconds timeout = std::chrono::seconds(10)) const;
   std::vector<std::string> paused() const;
   std::vector<std::string> resumed() const;
 

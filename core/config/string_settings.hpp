@@ -1,0 +1,20 @@
+#pragma once
+
+// Strings out of a configuration object. The configuration was validated before anything reads
+// it, so a reader only needs to know whether a string is set: absent, or anything other than a
+// string, reads as the fallback.
+
+#include <boost/json/object.hpp>
+#include <string>
+#include <string_view>
+
+namespace errand::config {
+
+// The string at a dotted path ("agent.provider").
+std::string string_setting(const boost::json::object& config, std::string_view dotted,
+                           std::string_view fallback = {});
+// The string member key of one object (a provider definition, a model entry, a schema node).
+std::string string_member(const boost::json::object& object, std::string_view key,
+                          std::string_view fallback = {});
+
+}  // namespace errand::config
