@@ -5,8 +5,8 @@
 
 #include "core/agent/acp_client.hpp"
 #include "core/agent/host_process.hpp"
+#include "tests/support/result_printing.hpp"
 #include "tests/support/temp_dir.hpp"
-#include "tests/unit/agent/result_printing.hpp"
 
 #include <spdlog/logger.h>
 #include <boost/asio/co_spawn.hpp>

@@ -2,7 +2,7 @@
 
 #include "core/agent/json_rpc.hpp"
 #include "core/agent/line_splitter.hpp"
-#include "tests/unit/agent/result_printing.hpp"
+#include "tests/support/result_printing.hpp"
 
 #include <boost/json/parse.hpp>
 #include <catch2/catch_test_macros.hpp>

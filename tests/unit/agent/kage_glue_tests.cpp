@@ -3,8 +3,8 @@
 
 #include "core/agent/kage_glue.hpp"
 #include "core/agent/provider_routes.hpp"
+#include "tests/support/result_printing.hpp"
 #include "tests/support/temp_dir.hpp"
-#include "tests/unit/agent/result_printing.hpp"
 
 #include <sys/stat.h>
 #include <boost/json/parse.hpp>

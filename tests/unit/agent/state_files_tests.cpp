@@ -1,8 +1,8 @@
 // Files errand writes into a state directory the agent can also write.
 
 #include "core/agent/state_files.hpp"
+#include "tests/support/result_printing.hpp"
 #include "tests/support/temp_dir.hpp"
-#include "tests/unit/agent/result_printing.hpp"
 
 #include <sys/stat.h>
 #include <catch2/catch_test_macros.hpp>

@@ -1,6 +1,6 @@
 #include <catch2/catch_test_macros.hpp>
 
-#include "tests/unit/broker/support/result_printing.hpp"
+#include "tests/support/result_printing.hpp"
 
 #include <fstream>
 #include <sstream>

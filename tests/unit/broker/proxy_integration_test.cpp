@@ -2,7 +2,7 @@
 
 #include <catch2/catch_test_macros.hpp>
 
-#include "tests/unit/broker/support/result_printing.hpp"
+#include "tests/support/result_printing.hpp"
 
 #include <fmt/format.h>
 #include <boost/asio/ip/tcp.hpp>

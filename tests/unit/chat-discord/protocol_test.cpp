@@ -10,9 +10,9 @@
 #include "multipart.hpp"
 #include "rate_limiter.hpp"
 #include "reactions.hpp"
-#include "result_printing.hpp"
 #include "settings.hpp"
 #include "sliding_window.hpp"
+#include "tests/support/result_printing.hpp"
 
 using namespace errand::discord;
 namespace json = boost::json;

@@ -21,7 +21,7 @@
 
 #include "discord_transport.hpp"
 #include "fake_discord.hpp"
-#include "result_printing.hpp"
+#include "tests/support/result_printing.hpp"
 
 namespace errand::discord::testing {
 

@@ -3,7 +3,7 @@
 
 #include <catch2/catch_test_macros.hpp>
 
-#include "tests/unit/receipts/result_printing.hpp"
+#include "tests/support/result_printing.hpp"
 
 #include <spdlog/sinks/ringbuffer_sink.h>
 
