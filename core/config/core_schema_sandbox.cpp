@@ -96,6 +96,15 @@ json::object sandbox() {
                                 "List the outbound ports sessions may use, e.g. [443] or "
                                 "[80, 443]."),
                          json::array{443})},
+              {"listenPorts",
+               defaulted(with(list_of("TCP ports bailey sessions may listen on (and connect to) "
+                                      "when egress is open and they share a network with "
+                                      "others; in their own namespace (egress proxy, network "
+                                      "none) they may listen on any port and this list does "
+                                      "nothing.",
+                                      whole_number("A port.", 1, 65535)),
+                              "uniqueItems", true),
+                         json::array{})},
               {"egress", egress()},
               {"hideHostAddress",
                defaulted(flag("Give bailey sessions a private network namespace even with "

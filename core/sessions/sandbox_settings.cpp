@@ -46,6 +46,19 @@ sdk::Result<std::vector<std::filesystem::path>> paths_setting(const json::object
   return paths;
 }
 
+sdk::Result<std::vector<std::uint16_t>> ports_setting(const json::value& v, std::string_view key) {
+  if (!v.is_array()) return bad(key, "must be a list of ports");
+  std::vector<std::uint16_t> ports;
+  for (const auto& port : v.as_array()) {
+    json::error_code ec;
+    const auto n = port.to_number<std::int64_t>(ec);
+    if (ec || n < 1 || n > 65535)
+      return bad(key, "holds something that is not a port from 1 to 65535");
+    ports.push_back(static_cast<std::uint16_t>(n));
+  }
+  return ports;
+}
+
 }  // namespace
 
 sdk::Result<SandboxSettings> sandbox_settings_from_config(const json::object& config) {
@@ -100,14 +113,14 @@ sdk::Result<SandboxSettings> sandbox_settings_from_config(const json::object& co
   if (const auto* ports = sdk::find_setting(config, "sandbox.egressPorts")) {
     if (!ports->is_array() || ports->as_array().empty())
       return bad("sandbox.egressPorts", "must be a non-empty list of ports");
-    s.egress_ports.clear();
-    for (const auto& port : ports->as_array()) {
-      json::error_code ec;
-      const auto n = port.to_number<std::int64_t>(ec);
-      if (ec || n < 1 || n > 65535)
-        return bad("sandbox.egressPorts", "holds something that is not a port from 1 to 65535");
-      s.egress_ports.push_back(static_cast<std::uint16_t>(n));
-    }
+    auto read = ports_setting(*ports, "sandbox.egressPorts");
+    if (!read) return read.error();
+    s.egress_ports = std::move(*read);
+  }
+  if (const auto* ports = sdk::find_setting(config, "sandbox.listenPorts")) {
+    auto read = ports_setting(*ports, "sandbox.listenPorts");
+    if (!read) return read.error();
+    s.listen_ports = std::move(*read);
   }
   if (const auto* hide = sdk::find_setting(config, "sandbox.hideHostAddress");
       hide != nullptr && hide->is_bool())
@@ -140,6 +153,7 @@ void apply_sandbox_settings(const SandboxSettings& settings, sdk::LaunchSpec& sp
   spec.network = settings.network;
   spec.egress = settings.egress;
   spec.egress_ports = settings.egress_ports;
+  spec.listen_ports = settings.listen_ports;
   spec.hide_host_address = settings.hide_host_address;
   spec.env_extra = settings.env_extra;
   spec.path_extra = settings.path_extra;

@@ -18,6 +18,7 @@ struct SandboxSettings {
   sdk::NetworkMode network = sdk::NetworkMode::restricted;
   sdk::EgressMode egress = sdk::EgressMode::proxy;
   std::vector<std::uint16_t> egress_ports{443};
+  std::vector<std::uint16_t> listen_ports;  // sandbox.listenPorts
   bool hide_host_address = false;
   std::vector<std::pair<std::string, std::string>> env_extra;  // sandbox.env
   std::vector<std::filesystem::path> path_extra;

@@ -4,6 +4,7 @@
 #include <sched.h>
 #include <sys/mount.h>
 #include <sys/personality.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -77,18 +78,34 @@ int try_user_namespace() {
   return 0;
 }
 
+int try_recursive_mount_flags() {
+  if (try_user_namespace() != 0) return step_failed(1);
+  mount_attr attr{};
+  attr.attr_set = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV;
+  if (::mount_setattr(AT_FDCWD, "/tmp", AT_RECURSIVE, &attr, sizeof attr) != 0)
+    return step_failed(2);
+  return 0;
+}
+
 int try_seccomp() {
   auto filter = build_seccomp_filter();
   if (filter.ctx == nullptr) return step_failed(1);
-  if (seccomp_load(filter.ctx) != 0) return step_failed(2);
-  // A personality the filter refuses must now fail with EPERM.
+  if (const int rc = load_seccomp_filter(filter); rc != 0) {
+    errno = -rc;
+    return step_failed(2);
+  }
+  // A personality the filter refuses must now fail with EPERM, and a number past the highest
+  // known one with ENOSYS.
   errno = 0;
   if (::personality(0x0400000) != -1 || errno != EPERM) return step_failed(3);
+  errno = 0;
+  if (::syscall(filter.highest_known + 1, 0, 0, 0, 0, 0, 0) != -1 || errno != ENOSYS)
+    return step_failed(3);
   return 0;
 }
 
 const std::vector<std::string> kHideNames = {
-    "landlock", "landlock-net",  "landlock-scope", "userns",     "seccomp",
+    "landlock", "landlock-net",  "landlock-scope", "userns",     "seccomp", "mount-setattr",
     "cgroup",   "cgroup-memory", "cgroup-pids",    "cgroup-cpu", "pasta"};
 
 }  // namespace
@@ -119,6 +136,10 @@ HostFeatures detect_host_features(const std::string& cgroup_root) {
                        {"building the syscall filter", "loading the syscall filter",
                         "checking that a filtered call is refused"},
                        f.seccomp_detail);
+  f.recursive_mount_flags =
+      in_child(&try_recursive_mount_flags,
+               {"setting up a user and mount namespace", "mount_setattr with AT_RECURSIVE"},
+               f.recursive_mount_flags_detail);
   f.cgroup = cgroups::detect(cgroup_root);
   f.pasta_path = find_pasta();
   return f;
@@ -137,6 +158,8 @@ std::string serialize(const HostFeatures& f) {
   line("userns_detail", f.userns_detail);
   line("seccomp", f.seccomp ? "1" : "0");
   line("seccomp_detail", f.seccomp_detail);
+  line("mount_setattr", f.recursive_mount_flags ? "1" : "0");
+  line("mount_setattr_detail", f.recursive_mount_flags_detail);
   line("cgroup_kind", f.cgroup.kind == cgroups::Kind::v2   ? "v2"
                       : f.cgroup.kind == cgroups::Kind::v1 ? "v1"
                                                            : "none");
@@ -174,6 +197,10 @@ bool parse_features(const std::string& text, HostFeatures& f, std::string& error
       f.seccomp = value == "1";
     else if (key == "seccomp_detail")
       f.seccomp_detail = value;
+    else if (key == "mount_setattr")
+      f.recursive_mount_flags = value == "1";
+    else if (key == "mount_setattr_detail")
+      f.recursive_mount_flags_detail = value;
     else if (key == "cgroup_kind")
       f.cgroup.kind = value == "v2"   ? cgroups::Kind::v2
                       : value == "v1" ? cgroups::Kind::v1
@@ -193,7 +220,7 @@ bool parse_features(const std::string& text, HostFeatures& f, std::string& error
       return false;
     }
   }
-  if (seen < 11) {
+  if (seen < 13) {
     error = "the doctor's report is incomplete";
     return false;
   }
@@ -224,6 +251,9 @@ void hide_features(HostFeatures& f, const std::string& hide_list) {
     } else if (name == "seccomp") {
       f.seccomp = false;
       f.seccomp_detail = std::string("loading the syscall filter failed") + kHiddenSuffix;
+    } else if (name == "mount-setattr") {
+      f.recursive_mount_flags = false;
+      f.recursive_mount_flags_detail = std::string("mount_setattr failed") + kHiddenSuffix;
     } else if (name == "pasta") {
       f.pasta_path.clear();
     } else {

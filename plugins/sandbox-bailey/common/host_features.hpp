@@ -19,6 +19,9 @@ struct HostFeatures {
   std::string userns_detail;
   bool seccomp = false;
   std::string seccomp_detail;
+  // mount_setattr(AT_RECURSIVE): read-only, nosuid and nodev reach every mount below a bind.
+  bool recursive_mount_flags = false;
+  std::string recursive_mount_flags_detail;
   cgroups::Layout cgroup;
   std::string pasta_path;  // empty when pasta is not installed
   // Names the test hook removed, and names it did not know.
@@ -33,7 +36,8 @@ std::string serialize(const HostFeatures& features);
 bool parse_features(const std::string& text, HostFeatures& out, std::string& error);
 
 // The test hook ERRAND_BAILEY_HIDE: a comma-separated list of landlock, landlock-net,
-// landlock-scope, userns, seccomp, cgroup, cgroup-memory, cgroup-pids, cgroup-cpu, pasta.
+// landlock-scope, userns, seccomp, mount-setattr, cgroup, cgroup-memory, cgroup-pids, cgroup-cpu,
+// pasta.
 // It can only take a feature away from what was detected, never add one.
 void hide_features(HostFeatures& features, const std::string& hide_list);
 

@@ -47,6 +47,8 @@ struct Policy {
   std::vector<std::string> read;
   std::vector<std::string> write;
   std::vector<std::string> execute;
+  // Beneath these, named unix sockets may be connected to (Landlock ABI 9 handles the right).
+  std::vector<std::string> unix_connect;
 
   // The agent's environment, built from nothing: fixed values, and names whose values the
   // launcher receives in its own environment (stand-ins and proxy credentials never touch disk).
@@ -54,9 +56,12 @@ struct Policy {
   std::vector<std::string> env_pass;
 
   NetworkPlan network = NetworkPlan::none;
-  std::string broker_socket;                 // host path, bound at kBrokerSocketInside
-  std::vector<std::uint16_t> connect_ports;  // Landlock TCP connect rules
-  std::string pasta_path;                    // with NetworkPlan::pasta
+  std::string broker_socket;  // host path, bound at kBrokerSocketInside
+  // Landlock TCP rules, with host and pasta only: connects to connect_ports, binds on (and
+  // connects to) bind_ports. Under broker and none the namespace holds TCP and both are empty.
+  std::vector<std::uint16_t> connect_ports;
+  std::vector<std::uint16_t> bind_ports;
+  std::string pasta_path;  // with NetworkPlan::pasta
 
   std::uint64_t file_max = 0;
   std::uint64_t tmp_size = 0;

@@ -2,6 +2,7 @@
 
 #include <cctype>
 
+#include "plugins/sandbox-bailey/common/landlock_rules.hpp"
 #include "plugins/sandbox-bailey/common/toml_subset.hpp"
 
 namespace errand::bailey {
@@ -50,6 +51,8 @@ std::string render_policy(const Policy& p) {
   out += "read = " + toml::string_array(p.read) + "\n";
   out += "write = " + toml::string_array(p.write) + "\n";
   out += "execute = " + toml::string_array(p.execute) + "\n";
+  out += "# Named unix sockets beneath these may be connected to (Landlock ABI 9 and later).\n";
+  out += "unix_connect = " + toml::string_array(p.unix_connect) + "\n";
   out += "resolv_conf = " + toml::quote(p.resolv_conf) + "\n\n";
   for (const auto& b : p.binds) {
     out += "[[filesystem.bind]]\n";
@@ -68,7 +71,13 @@ std::string render_policy(const Policy& p) {
 
   out += "[network]\n";
   out += std::string("mode = ") + toml::quote(to_string(p.network)) + "\n";
+  if (landlock::namespace_bounds_tcp(p.network))
+    out += "# The private namespace holds TCP: every port is the session's own, none is ruled.\n";
+  else
+    out +=
+        "# Landlock: TCP connects to connect_ports, binds on bind_ports (and connects to them).\n";
   out += "connect_ports = " + toml::integer_array(widen(p.connect_ports)) + "\n";
+  out += "bind_ports = " + toml::integer_array(widen(p.bind_ports)) + "\n";
   if (p.network == NetworkPlan::broker) {
     out += "broker_socket = " + toml::quote(p.broker_socket) + "\n";
     out += "relay = " + toml::quote(std::string(kRelayAddress) + ":" + std::to_string(kRelayPort)) +
@@ -112,6 +121,16 @@ PolicyParse refuse(std::string what) {
   return r;
 }
 
+bool read_ports(const toml::Document& doc, const char* key, std::vector<std::uint16_t>& out) {
+  const auto ports = doc.integers(key);
+  if (!ports) return false;
+  for (const auto port : *ports) {
+    if (port < 1 || port > 65535) return false;
+    out.push_back(static_cast<std::uint16_t>(port));
+  }
+  return true;
+}
+
 bool read_size(const toml::Document& doc, const char* name, std::uint64_t& out) {
   const auto v = doc.integer(std::string("resources.") + name);
   if (!v || *v < 0) return false;
@@ -137,16 +156,18 @@ PolicyParse parse_policy(std::string_view text) {
   const auto read = doc.strings("filesystem.read");
   const auto write = doc.strings("filesystem.write");
   const auto execute = doc.strings("filesystem.execute");
+  const auto unix_connect = doc.strings("filesystem.unix_connect");
   const auto resolv = doc.string("filesystem.resolv_conf");
-  if (!list || !read || !write || !execute)
-    return refuse("filesystem.list/read/write/execute must be lists");
+  if (!list || !read || !write || !execute || !unix_connect)
+    return refuse("filesystem.list/read/write/execute/unix_connect must be lists");
   p.list = *list;
   if (!resolv || !absolute(*resolv)) return refuse("filesystem.resolv_conf must be absolute");
   p.read = *read;
   p.write = *write;
   p.execute = *execute;
+  p.unix_connect = *unix_connect;
   p.resolv_conf = *resolv;
-  for (const auto* grants : {&p.list, &p.read, &p.write, &p.execute})
+  for (const auto* grants : {&p.list, &p.read, &p.write, &p.execute, &p.unix_connect})
     for (const auto& path : *grants)
       if (!absolute(path)) return refuse("the grant " + path + " is not an absolute path");
 
@@ -175,12 +196,14 @@ PolicyParse parse_policy(std::string_view text) {
   const auto mode = doc.string("network.mode");
   if (!mode || !network_plan_from_string(*mode, p.network))
     return refuse("network.mode must be none, broker, host or pasta");
-  const auto ports = doc.integers("network.connect_ports");
-  if (!ports) return refuse("network.connect_ports must be a list of ports");
-  for (const auto port : *ports) {
-    if (port < 1 || port > 65535) return refuse("a port must be 1 to 65535");
-    p.connect_ports.push_back(static_cast<std::uint16_t>(port));
-  }
+  if (!read_ports(doc, "network.connect_ports", p.connect_ports) ||
+      !read_ports(doc, "network.bind_ports", p.bind_ports))
+    return refuse("network.connect_ports and bind_ports must be lists of ports from 1 to 65535");
+  if (landlock::namespace_bounds_tcp(p.network) &&
+      (!p.connect_ports.empty() || !p.bind_ports.empty()))
+    return refuse(
+        "network.connect_ports and bind_ports must be empty with mode none or broker: the "
+        "private namespace is what holds TCP there, and no port rule would be applied");
   if (p.network == NetworkPlan::broker) {
     const auto socket = doc.string("network.broker_socket");
     if (!socket || !absolute(*socket)) return refuse("network.broker_socket must be absolute");

@@ -1,9 +1,17 @@
 #include "plugins/sandbox-bailey/common/seccomp_filter.hpp"
 
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <sched.h>
 #include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
 #include <cstring>
 
 #ifndef CLONE_NEWCGROUP
@@ -28,12 +36,32 @@ const std::vector<std::string>& denied_syscall_names() {
       // namespaces
       "setns", "unshare",
       // other processes' memory, file handles, accounting
-      "process_vm_readv", "process_vm_writev", "open_by_handle_at", "acct",
+      "process_vm_readv", "process_vm_writev", "open_by_handle_at", "name_to_handle_at", "acct",
+      // legacy surfaces with a history of kernel bugs: per-process segment tables, splicing
+      // user pages into pipes, disk quotas
+      "modify_ldt", "vmsplice", "quotactl", "quotactl_fd",
       // comparing and stealing other processes' file descriptors
       "kcmp", "pidfd_getfd",
       // io_uring bypasses the filter for the operations it performs
       "io_uring_setup", "io_uring_enter", "io_uring_register"};
   return names;
+}
+
+const std::vector<int>& allowed_socket_families() {
+  static const std::vector<int> families = {AF_UNIX, AF_INET, AF_INET6, AF_NETLINK};
+  return families;
+}
+
+int highest_known_syscall() {
+  // Linux numbers a native architecture's calls from 0 without large gaps, and no architecture
+  // has reached 1024; the scan runs down so it ends at the first name it finds.
+  for (int nr = 1023; nr >= 0; --nr) {
+    char* name = seccomp_syscall_resolve_num_arch(SCMP_ARCH_NATIVE, nr);
+    if (name == nullptr) continue;
+    std::free(name);
+    return nr;
+  }
+  return 0;
 }
 
 namespace {
@@ -84,7 +112,54 @@ bool deny_unsafe_personality(Builder& b) {
   return true;
 }
 
+// vsock ignores network namespaces and reaches the host's and other guests' services; the
+// other rare families are kernel code an agent never needs, loaded as a module on first use.
+bool deny_other_socket_families(Builder& b) {
+  const auto& allowed = allowed_socket_families();
+  const int highest = *std::max_element(allowed.begin(), allowed.end());
+  for (const int nr : {SCMP_SYS(socket), SCMP_SYS(socketpair)}) {
+    // An argument is compared once per rule, so the refused values are spelled out: each
+    // family below the highest allowed one that is not allowed, then everything above it.
+    // The comparisons are on all 64 bits, so stray high bits are refused, never let through.
+    for (int family = 0; family < highest; ++family)
+      if (std::find(allowed.begin(), allowed.end(), family) == allowed.end() &&
+          !b.deny_when(nr, "a socket family", EAFNOSUPPORT,
+                       SCMP_A0(SCMP_CMP_EQ, static_cast<scmp_datum_t>(family))))
+        return false;
+    if (!b.deny_when(nr, "a socket family", EAFNOSUPPORT,
+                     SCMP_A0(SCMP_CMP_GT, static_cast<scmp_datum_t>(highest))))
+      return false;
+  }
+  return true;
+}
+
+// libseccomp matches single syscall numbers, not ranges, so the ENOSYS answer above the
+// highest known number is a second, hand-written filter. The kernel runs both and takes the
+// stricter answer; a foreign architecture is left to the main filter, which kills it.
+int load_unknown_number_guard(int highest_known) {
+  sock_filter program[] = {
+      BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, arch)),
+      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, seccomp_arch_native(), 1, 0),
+      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+      BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, nr)),
+      BPF_JUMP(BPF_JMP | BPF_JGT | BPF_K, static_cast<std::uint32_t>(highest_known), 0, 1),
+      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (ENOSYS & SECCOMP_RET_DATA)),
+      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+  };
+  sock_fprog prog{static_cast<unsigned short>(sizeof program / sizeof program[0]), program};
+  if (::prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0) != 0) return -errno;
+  return 0;
+}
+
 }  // namespace
+
+int load_seccomp_filter(const SeccompFilter& filter) {
+  if (filter.ctx == nullptr) return -EINVAL;
+  // no_new_privs comes first: without it an unprivileged process may not load a filter.
+  if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return -errno;
+  if (const int rc = load_unknown_number_guard(filter.highest_known); rc != 0) return rc;
+  return seccomp_load(filter.ctx);
+}
 
 SeccompFilter build_seccomp_filter() {
   Builder b;
@@ -107,11 +182,18 @@ SeccompFilter build_seccomp_filter() {
                            SCMP_A0(SCMP_CMP_MASKED_EQ, flag, flag));
   }
   // The request is an int; compare only the low 32 bits so high garbage cannot slip past.
-  for (const unsigned long request : {TIOCSTI, TIOCLINUX}) {
-    ok = ok && b.deny_when(SCMP_SYS(ioctl), "ioctl TIOCSTI/TIOCLINUX", EPERM,
+  // TIOCSTI and TIOCLINUX push input into a terminal; TIOCSETD loads a line discipline, kernel
+  // code few systems ever exercise.
+  for (const unsigned long request : {TIOCSTI, TIOCLINUX, TIOCSETD}) {
+    ok = ok && b.deny_when(SCMP_SYS(ioctl), "ioctl TIOCSTI/TIOCLINUX/TIOCSETD", EPERM,
                            SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffUL, request));
   }
-  ok = ok && deny_unsafe_personality(b);
+  ok = ok && deny_unsafe_personality(b) && deny_other_socket_families(b);
+  out.highest_known = highest_known_syscall();
+  if (ok && out.highest_known == 0) {
+    ok = false;
+    b.error_ = "libseccomp names no syscall of this architecture";
+  }
 
   if (!ok) {
     out.error = b.error_;

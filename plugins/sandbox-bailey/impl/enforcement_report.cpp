@@ -31,34 +31,42 @@ bool direct_network(const BaileySettings& s) {
 
 void add_network(sdk::EnforcementReport& r, const HostFeatures& host, const BaileySettings& s) {
   const bool net_rules = host.landlock_abi >= 4;
-  if (s.network == sdk::NetworkMode::none) {
-    r.enforced.push_back("network: an empty network namespace; nothing can be reached");
-    return;
-  }
   if (!direct_network(s)) {
     r.enforced.push_back(
-        "network: a private namespace whose one way out is a relay on 127.0.0.1:3128 to the "
-        "session's broker socket; the host's loopback, its addresses, UDP and DNS are "
-        "unreachable");
-    if (s.hide_host_address)
+        s.network == sdk::NetworkMode::none
+            ? "network: an empty network namespace; nothing can be reached, and the session may "
+              "listen on any TCP port of its own loopback"
+            : "network: a private namespace whose one way out is a relay on 127.0.0.1:3128 to "
+              "the session's broker socket; the host's loopback, its addresses, UDP and DNS are "
+              "unreachable, and the session may listen on and connect to any TCP port of its "
+              "own loopback");
+    if (!s.listen_ports.empty())
+      r.notes.push_back(
+          "sandbox.listenPorts does nothing here: in its own network namespace a session may "
+          "listen on any port, and nothing outside can reach it");
+    if (s.hide_host_address && s.network != sdk::NetworkMode::none)
       r.notes.push_back(
           "sandbox.hideHostAddress does nothing under the broker: the session's "
           "namespace already hides the host's address");
     return;
   }
   const bool hidden = s.hide_host_address && !host.pasta_path.empty();
+  const std::string listening =
+      s.listen_ports.empty() ? "no TCP port may be listened on (sandbox.listenPorts is empty)"
+                             : "listening only on ports " + ports_text(s.listen_ports) +
+                                   " (sandbox.listenPorts), which it may also connect to";
   if (net_rules) {
     r.enforced.push_back(std::string("network: ") +
                          (hidden ? "a private namespace wired out by pasta (synthetic address "
                                    "and MAC); "
                                  : "the host's network; ") +
-                         "TCP connections only to ports " + ports_text(s.egress_ports) +
-                         " (Landlock)");
+                         "TCP connections only to ports " + ports_text(s.egress_ports) + "; " +
+                         listening + " (Landlock)");
   } else {
-    r.gaps.push_back({"outbound TCP held to ports " + ports_text(s.egress_ports),
+    r.gaps.push_back({"outbound TCP held to ports " + ports_text(s.egress_ports) + "; " + listening,
                       "this kernel's Landlock ABI (" + std::to_string(host.landlock_abi) +
                           ") has no network rules (ABI 4, Linux 6.7), so a session with "
-                          "egress.mode open reaches any port"});
+                          "egress.mode open reaches and listens on any port"});
   }
   r.notes.push_back(
       "egress.mode open: no broker; sandbox.egress.allow does nothing, and UDP, "
@@ -123,6 +131,17 @@ sdk::EnforcementReport build_report(const HostFeatures& host, const BaileySettin
         "filesystem: a new root holding only the system directories, the "
         "project at /workspace and the state at /state; the daemon's files, "
         "its home and other sessions are not in it");
+    if (host.recursive_mount_flags)
+      r.enforced.push_back(
+          "filesystem: every bind is nosuid and nodev, and read-only unless writable, with "
+          "every mount below it (mount_setattr)");
+    else
+      r.gaps.push_back(
+          {"read-only binds read-only below too",
+           host.recursive_mount_flags_detail +
+               ": a mount below a read-only path (under /usr or a policyExtra.read grant) stays "
+               "writable inside, and only the top of each bind is nosuid and nodev; "
+               "mount_setattr needs Linux 5.12"});
   } else {
     r.gaps.push_back({"sessions isolated in their own namespaces",
                       "user namespaces cannot be used here (" + host.userns_detail +
@@ -154,8 +173,12 @@ sdk::EnforcementReport build_report(const HostFeatures& host, const BaileySettin
     r.enforced.push_back("syscalls: seccomp refuses " +
                          std::to_string(denied_syscall_names().size()) +
                          " calls (tracing, keyrings, kernel modules, bpf, mounts, namespaces, "
-                         "io_uring, ...), namespace clones, TIOCSTI and unsafe personalities; "
-                         "foreign architectures are killed");
+                         "io_uring, modify_ldt, vmsplice, quotas, file handles, ...), namespace "
+                         "clones, TIOCSTI, TIOCLINUX, TIOCSETD and unsafe personalities; calls "
+                         "newer than this build answer ENOSYS; foreign architectures are killed");
+    r.enforced.push_back(
+        "sockets: only the unix, IPv4, IPv6 and netlink families; any other (vsock, packet, "
+        "...) fails with EAFNOSUPPORT (seccomp)");
   } else {
     r.gaps.push_back(
         {"the syscall filter", "seccomp cannot be used here (" + host.seccomp_detail +
@@ -164,7 +187,7 @@ sdk::EnforcementReport build_report(const HostFeatures& host, const BaileySettin
 
   add_network(r, host, s);
   add_limits(r, host, s);
-  r.enforced.push_back("no new privileges; the sandbox dies with the daemon");
+  r.enforced.push_back("no new privileges; no core dumps; the sandbox dies with the daemon");
 
   if (s.limits.file_max_bytes > 0)
     r.notes.push_back("no single file may exceed " + human_size(s.limits.file_max_bytes) +

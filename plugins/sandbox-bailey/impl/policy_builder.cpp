@@ -70,6 +70,10 @@ std::size_t depth(const std::string& path) {
   return static_cast<std::size_t>(std::count(path.begin(), path.end(), '/'));
 }
 
+std::string parent_of(const std::string& path) {
+  return fs::path(path).parent_path().string();
+}
+
 void add_unique(std::vector<std::string>& list, const std::string& path) {
   if (std::find(list.begin(), list.end(), path) == list.end()) list.push_back(path);
 }
@@ -164,6 +168,9 @@ sdk::Result<BuiltPolicy> build_policy(const sdk::LaunchSpec& spec, const PolicyC
     add_unique(p.write, own);
     if (std::string(own) != "/dev/shm") add_unique(p.execute, own);
   }
+  // tmux, gpg-agent, an X server or a test's own server put their sockets in these; the
+  // socket files are the session's, so connecting to them reaches nothing outside.
+  for (const char* own : {kWorkspace, kState, "/tmp"}) add_unique(p.unix_connect, own);
   for (const char* device : {"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom",
                              "/dev/tty", "/dev/pts", "/dev/ptmx"})
     add_unique(p.write, device);
@@ -211,10 +218,13 @@ sdk::Result<BuiltPolicy> build_policy(const sdk::LaunchSpec& spec, const PolicyC
             "given; the sandbox will not start without its one way out",
             sdk::Error::Kind::refused);
       p.broker_socket = spec.broker_socket->string();
-      p.connect_ports = {kRelayPort};
+      add_unique(p.unix_connect, parent_of(kBrokerSocketInside));
       break;
     case NetworkPlan::pasta: p.pasta_path = ctx.pasta_path; [[fallthrough]];
-    case NetworkPlan::host: p.connect_ports = spec.egress_ports; break;
+    case NetworkPlan::host:
+      p.connect_ports = spec.egress_ports;
+      p.bind_ports = spec.listen_ports;
+      break;
   }
   if (spec.hide_host_address && p.network == NetworkPlan::host)
     out.warnings.push_back(

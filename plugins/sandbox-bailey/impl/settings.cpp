@@ -1,6 +1,7 @@
 #include "plugins/sandbox-bailey/impl/settings.hpp"
 
 #include <errand/sdk/config_values.hpp>
+#include <optional>
 
 namespace errand::bailey {
 
@@ -55,6 +56,21 @@ sdk::Result<std::vector<std::string>> strings(const boost::json::object& c, cons
   return out;
 }
 
+// Absent is nullopt, so the caller keeps its default.
+sdk::Result<std::optional<std::vector<std::uint16_t>>> ports(const boost::json::object& c,
+                                                             const char* key) {
+  const auto* v = find_setting(c, key);
+  if (v == nullptr) return std::optional<std::vector<std::uint16_t>>{};
+  if (!v->is_array()) return make_error(std::string(key) + " must be a list of ports");
+  std::vector<std::uint16_t> out;
+  for (const auto& p : v->as_array()) {
+    const auto n = p.is_int64() ? p.as_int64() : p.is_uint64() ? std::int64_t(p.as_uint64()) : 0;
+    if (n < 1 || n > 65535) return make_error(std::string(key) + " holds a port outside 1-65535");
+    out.push_back(static_cast<std::uint16_t>(n));
+  }
+  return std::optional{std::move(out)};
+}
+
 }  // namespace
 
 sdk::Result<BaileySettings> read_settings(const boost::json::object& c) {
@@ -78,15 +94,14 @@ sdk::Result<BaileySettings> read_settings(const boost::json::object& c) {
   else
     return make_error("sandbox.egress.mode must be proxy or open");
 
-  if (const auto* ports = find_setting(c, "sandbox.egressPorts")) {
+  if (const auto* ports = find_setting(c, "sandbox.egressPorts"))
     if (!ports->is_array() || ports->as_array().empty())
       return make_error("sandbox.egressPorts must be a non-empty list of ports");
-    s.egress_ports.clear();
-    for (const auto& p : ports->as_array()) {
-      const auto n = p.is_int64() ? p.as_int64() : p.is_uint64() ? std::int64_t(p.as_uint64()) : 0;
-      if (n < 1 || n > 65535) return make_error("sandbox.egressPorts holds a port outside 1-65535");
-      s.egress_ports.push_back(static_cast<std::uint16_t>(n));
-    }
+  for (auto [key, slot] : {std::pair{"sandbox.egressPorts", &s.egress_ports},
+                           std::pair{"sandbox.listenPorts", &s.listen_ports}}) {
+    auto list = ports(c, key);
+    if (!list) return list.error();
+    if (*list) *slot = std::move(**list);
   }
   auto hide = bool_or(c, "sandbox.hideHostAddress", false);
   auto require = bool_or(c, "sandbox.requireFullEnforcement", true);

@@ -16,6 +16,7 @@ struct BaileySettings {
   sdk::NetworkMode network = sdk::NetworkMode::restricted;
   sdk::EgressMode egress = sdk::EgressMode::proxy;
   std::vector<std::uint16_t> egress_ports{443};
+  std::vector<std::uint16_t> listen_ports;
   bool hide_host_address = false;
   bool require_full_enforcement = true;
   sdk::SandboxLimits limits;

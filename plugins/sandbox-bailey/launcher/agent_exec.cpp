@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "plugins/sandbox-bailey/common/landlock_abi.hpp"
+#include "plugins/sandbox-bailey/common/landlock_rules.hpp"
 #include "plugins/sandbox-bailey/common/seccomp_filter.hpp"
 
 #ifndef SYS_close_range
@@ -59,19 +60,6 @@ void drop_capabilities() {
   if (::syscall(SYS_capset, &header, data) != 0) die("clearing capabilities", errno);
 }
 
-std::uint64_t rights_for(const Policy& p, const std::string& path, std::uint64_t handled) {
-  std::uint64_t rights = 0;
-  for (const auto& l : p.list)
-    if (l == path) rights |= LANDLOCK_ACCESS_FS_READ_DIR;
-  for (const auto& r : p.read)
-    if (r == path) rights |= landlock::read_rights();
-  for (const auto& w : p.write)
-    if (w == path) rights |= landlock::write_rights();
-  for (const auto& x : p.execute)
-    if (x == path) rights |= landlock::execute_rights();
-  return rights & handled;
-}
-
 void apply_landlock(const Policy& p) {
   const auto kernel = landlock::query_abi();
   if (p.landlock_abi > 0 && kernel.abi < p.landlock_abi)
@@ -81,43 +69,31 @@ void apply_landlock(const Policy& p) {
   // The probe reported Landlock missing and the operator accepted that gap.
   if (kernel.abi == 0) return;
   const int abi = std::min(kernel.abi, landlock::kNewestKnownAbi);
-  landlock::RulesetAttr attr;
-  attr.handled_access_fs = landlock::fs_rights(abi);
-  attr.handled_access_net = landlock::net_rights(abi);
-  attr.scoped = landlock::scopes(abi);
+  auto rules = landlock::rules_for(p, abi);
   const int ruleset = static_cast<int>(
-      ::syscall(SYS_landlock_create_ruleset, &attr, landlock::ruleset_attr_size(abi), 0));
+      ::syscall(SYS_landlock_create_ruleset, &rules.handled, landlock::ruleset_attr_size(abi), 0));
   if (ruleset < 0) die("creating the Landlock ruleset", errno);
 
-  std::vector<std::string> paths;
-  for (const auto* list : {&p.list, &p.read, &p.write, &p.execute})
-    for (const auto& path : *list)
-      if (std::find(paths.begin(), paths.end(), path) == paths.end()) paths.push_back(path);
-  if (p.network == NetworkPlan::broker && abi >= 9) paths.push_back("/run/errand");
-
-  for (const auto& path : paths) {
-    const int fd = ::open(path.c_str(), O_PATH | O_CLOEXEC);
+  for (const auto& r : rules.paths) {
+    const int fd = ::open(r.path.c_str(), O_PATH | O_CLOEXEC);
     if (fd < 0) {
       if (errno == ENOENT) continue;
-      die("opening " + path + " for its Landlock rule", errno);
+      die("opening " + r.path + " for its Landlock rule", errno);
     }
     struct stat st {};
     ::fstat(fd, &st);
-    auto rights = rights_for(p, path, attr.handled_access_fs);
-    if (path == "/run/errand") rights |= LANDLOCK_ACCESS_FS_RESOLVE_UNIX & attr.handled_access_fs;
+    auto rights = r.rights;
     if (!S_ISDIR(st.st_mode)) rights &= landlock::file_rights();
     landlock::PathBeneathAttr rule{rights, fd};
     if (rights != 0 &&
         ::syscall(SYS_landlock_add_rule, ruleset, landlock::kRulePathBeneath, &rule, 0) != 0)
-      die("adding the Landlock rule for " + path, errno);
+      die("adding the Landlock rule for " + r.path, errno);
     ::close(fd);
   }
-  if (attr.handled_access_net & LANDLOCK_ACCESS_NET_CONNECT_TCP) {
-    for (const auto port : p.connect_ports) {
-      landlock::NetPortAttr rule{LANDLOCK_ACCESS_NET_CONNECT_TCP, port};
-      if (::syscall(SYS_landlock_add_rule, ruleset, landlock::kRuleNetPort, &rule, 0) != 0)
-        die("adding the Landlock rule for TCP port " + std::to_string(port), errno);
-    }
+  for (const auto& r : rules.ports) {
+    landlock::NetPortAttr rule{r.rights, r.port};
+    if (::syscall(SYS_landlock_add_rule, ruleset, landlock::kRuleNetPort, &rule, 0) != 0)
+      die("adding the Landlock rule for TCP port " + std::to_string(r.port), errno);
   }
   if (::syscall(SYS_landlock_restrict_self, ruleset, 0) != 0)
     die("restricting the agent with Landlock", errno);
@@ -148,6 +124,10 @@ void exec_agent(const Prepared& prepared, int exec_error_fd) {
     const rlimit limit{p.file_max, p.file_max};
     if (::setrlimit(RLIMIT_FSIZE, &limit) != 0) die("setting RLIMIT_FSIZE", errno);
   }
+  // No core file from anything the agent runs: a dump is the agent's memory handed to the
+  // host's core handler, which runs outside the sandbox.
+  const rlimit no_core{0, 0};
+  if (::setrlimit(RLIMIT_CORE, &no_core) != 0) die("setting RLIMIT_CORE", errno);
   if (::chdir(p.cwd.c_str()) != 0) die("chdir to " + p.cwd, errno);
   if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) die("PR_SET_NO_NEW_PRIVS", errno);
   drop_capabilities();
@@ -171,7 +151,7 @@ void exec_agent(const Prepared& prepared, int exec_error_fd) {
       start = colon + 1;
     }
   }
-  const int rc = seccomp_load(filter.ctx);
+  const int rc = load_seccomp_filter(filter);
   if (rc != 0) die("loading the syscall filter", -rc);
 
   int last_error = ENOENT;

@@ -68,6 +68,18 @@ void restrict_mount(const std::string& target, bool writable) {
   mount_or_fail(nullptr, target, nullptr, flags, {}, "making " + target + " read-only");
 }
 
+// MS_REC brings the source's submounts into the bind, but a remount changes only its top, so
+// a mount below a read-only path would stay writable. mount_setattr (Linux 5.12) sets the
+// flags on the whole tree; on an older kernel only the top is restricted, which the probe
+// reports as a gap.
+void restrict_tree(const std::string& target, bool writable) {
+  mount_attr attr{};
+  attr.attr_set = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | (writable ? 0 : MOUNT_ATTR_RDONLY);
+  if (::mount_setattr(AT_FDCWD, target.c_str(), AT_RECURSIVE, &attr, sizeof attr) == 0) return;
+  if (errno != ENOSYS) fail_errno("restricting every mount below " + target);
+  restrict_mount(target, writable);
+}
+
 // Binds one host path; a symlink is recreated rather than followed, so /bin -> usr/bin stays
 // a link into what is bound. A system path this host lacks is skipped; a required one (the
 // broker's socket, errand's resolv.conf) missing is an error.
@@ -94,7 +106,7 @@ void bind_one(const std::string& source, const std::string& target, bool writabl
   else
     make_file(to);
   mount_or_fail(from.c_str(), to, nullptr, MS_BIND | MS_REC, {}, "binding " + source);
-  restrict_mount(to, writable);
+  restrict_tree(to, writable);
 }
 
 void make_dev(const Policy& policy) {
@@ -138,7 +150,7 @@ void make_proc() {
     if (::access(path.c_str(), F_OK) != 0) continue;
     mount_or_fail(path.c_str(), path, nullptr, MS_BIND | MS_REC, {},
                   std::string("binding /proc/") + sub);
-    restrict_mount(path, false);
+    restrict_tree(path, false);
   }
 }
 

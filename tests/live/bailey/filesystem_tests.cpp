@@ -1,11 +1,15 @@
 // What a session must not read or write: the host's secrets, the daemon's home and state,
 // other sessions, anything outside /workspace and /state, the daemon's environment.
 
+#include <sys/mount.h>
 #include <unistd.h>
 
+#include <boost/json/array.hpp>
 #include <catch2/catch_test_macros.hpp>
 #include <catch2/generators/catch_generators.hpp>
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 
 #include "tests/live/bailey/live_harness.hpp"
@@ -103,4 +107,59 @@ TEST_CASE("the daemon's /proc entry and environment are out of reach", "[live]")
     const auto r = h.run(spec);
     CHECK(r.out == "ANTHROPIC_API_KEY=errand-session-standin\n");
   }
+}
+
+namespace {
+
+// A directory outside /tmp (which a grant may not overlap) with a tmpfs mounted below it, the
+// shape of a read-only grant over a tree that holds another mount.
+class DirectoryWithSubmount {
+ public:
+  DirectoryWithSubmount() {
+    char name[] = "/var/tmp/errand-live-submount-XXXXXX";
+    REQUIRE(::mkdtemp(name) != nullptr);
+    dir_ = name;
+    fs::create_directories(dir_ / "below");
+    // Owned by the daemon's uid, as the agent is, so only the mount's flags can refuse it.
+    const auto options = "size=1m,mode=0755,uid=" + std::to_string(::geteuid()) +
+                         ",gid=" + std::to_string(::getegid());
+    mounted_ = ::mount("tmpfs", (dir_ / "below").c_str(), "tmpfs", 0, options.c_str()) == 0;
+    if (mounted_) std::ofstream(dir_ / "below" / "file") << "on the submount";
+  }
+  ~DirectoryWithSubmount() {
+    if (mounted_) ::umount2((dir_ / "below").c_str(), MNT_DETACH);
+    std::error_code ec;
+    fs::remove_all(dir_, ec);
+  }
+  const fs::path& dir() const { return dir_; }
+  bool mounted() const { return mounted_; }
+
+ private:
+  fs::path dir_;
+  bool mounted_ = false;
+};
+
+}  // namespace
+
+TEST_CASE("a read-only grant is read-only on the mounts below it too", "[live]") {
+  require_full_host();
+  DirectoryWithSubmount tree;
+  if (!tree.mounted())
+    FAIL("mounting the test's tmpfs failed (" << std::strerror(errno)
+                                              << "); this test needs root to create it");
+  Harness h(boost::json::object{
+      {"policyExtra", boost::json::object{{"read", boost::json::array{tree.dir().string()}}}}});
+  const auto file = (tree.dir() / "below" / "file").string();
+  const auto readable = h.run(h.spec({"read", file}));
+  INFO(readable.out << readable.err << readable.launch_error);
+  CHECK(readable.exit.exit_code == 0);
+  // Landlock holds writes to file contents whatever the mount says; a mode change it does not
+  // hold, so only a read-only submount refuses it.
+  const auto changed = h.run(h.spec({"chmod", file}));
+  INFO(changed.out << changed.err);
+  CHECK(changed.exit.exit_code == 1);
+  CHECK(contains(changed.out, "errno=EROFS "));
+  const auto created = h.run(h.spec({"write", (tree.dir() / "below" / "new").string()}));
+  CHECK(created.exit.exit_code == 1);
+  CHECK((contains(created.out, "errno=EROFS ") || contains(created.out, "errno=EACCES ")));
 }

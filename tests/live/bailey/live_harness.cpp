@@ -126,6 +126,7 @@ errand::sdk::LaunchSpec Harness::spec(const std::vector<std::string>& probe_args
   s.network = settings->network;
   s.egress = settings->egress;
   s.egress_ports = settings->egress_ports;
+  s.listen_ports = settings->listen_ports;
   s.hide_host_address = settings->hide_host_address;
   s.broker_socket = broker_->path();
   return s;

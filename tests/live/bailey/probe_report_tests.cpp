@@ -51,6 +51,9 @@ TEST_CASE("on this host every configured guarantee is enforced", "[live]") {
   CHECK(contains(enforced, "seccomp"));
   CHECK(contains(enforced, "127.0.0.1:3128"));
   CHECK(contains(enforced, "memory 4g per session"));
+  // This kernel (5.12 or later) has mount_setattr, so read-only holds below every bind.
+  CHECK(contains(enforced, "with every mount below it (mount_setattr)"));
+  CHECK(contains(enforced, "sockets: only the unix, IPv4, IPv6 and netlink families"));
 }
 
 TEST_CASE("hiding a feature turns it into a gap that says what is not enforced", "[live]") {

@@ -77,6 +77,18 @@ TEST_CASE("egressPorts outside 1-65535 are refused", "[config][sandbox]") {
              ContainsSubstring("at most 65535, not 65536"));
 }
 
+TEST_CASE("listenPorts defaults to none and holds only ports", "[config][sandbox]") {
+  CHECK(setting(effective_of(minimal_config()), "sandbox.listenPorts") == boost::json::array{});
+  auto config = minimal_config();
+  set(config, "sandbox.listenPorts", boost::json::array{8080, 0, 8080});
+  const auto problems = problems_of(config);
+  INFO(format_problems(problems));
+  REQUIRE(problems.size() == 2);
+  CHECK_THAT(problem_at(problems, "sandbox.listenPorts[1]").message,
+             ContainsSubstring("at least 1, not 0"));
+  CHECK_THAT(problem_at(problems, "sandbox.listenPorts").message, ContainsSubstring("8080"));
+}
+
 TEST_CASE("egress.allow entries must be hosts, *.suffix or *", "[config][sandbox]") {
   const auto [entry, gist] = GENERATE(table<std::string, std::string>({
       {"https://github.com", "without a scheme"},

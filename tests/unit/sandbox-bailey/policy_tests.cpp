@@ -90,7 +90,8 @@ TEST_CASE("the generated policy.toml says what the session gets") {
   CHECK(contains(toml, "HOME = \"/state/home\""));
   CHECK(contains(toml, "CARGO_HOME = \"/var/cache/errand/cargo\""));
   CHECK(contains(toml, "mode = \"broker\""));
-  CHECK(contains(toml, "connect_ports = [3128]"));
+  CHECK(contains(toml, "connect_ports = []\nbind_ports = []"));
+  CHECK(contains(toml, "unix_connect = [\"/workspace\", \"/state\", \"/tmp\", \"/run/errand\"]"));
   CHECK(contains(toml, "broker_socket = \"/var/lib/errand/brokers/s1.sock\""));
   CHECK(contains(toml, "file_max = 1073741824"));
   CHECK(contains(toml, "memory = 4294967296"));
@@ -115,6 +116,8 @@ TEST_CASE("what is rendered is what the launcher reads back") {
   CHECK(a.env_set == b.env_set);
   CHECK(a.env_pass == b.env_pass);
   CHECK(a.connect_ports == b.connect_ports);
+  CHECK(a.bind_ports == b.bind_ports);
+  CHECK(a.unix_connect == b.unix_connect);
   CHECK(a.broker_socket == b.broker_socket);
   CHECK(a.cgroup_join == b.cgroup_join);
   CHECK(a.argv == b.argv);
@@ -152,11 +155,14 @@ TEST_CASE("network modes map to plans") {
   CHECK(plan_network(s, true) == NetworkPlan::pasta);
   CHECK(plan_network(s, false) == NetworkPlan::host);
   s.egress_ports = {443, 80};
+  s.listen_ports = {8080};
   auto c = context();
   c.pasta_path = "/usr/bin/pasta";
   auto built = build_policy(s, c);
   REQUIRE(built.has_value());
   CHECK(built->policy.connect_ports == std::vector<std::uint16_t>{443, 80});
+  CHECK(built->policy.bind_ports == std::vector<std::uint16_t>{8080});
+  CHECK_FALSE(has(built->policy.unix_connect, "/run/errand"));
   CHECK(built->policy.pasta_path == "/usr/bin/pasta");
   c.pasta_path.clear();
   built = build_policy(s, c);
@@ -212,7 +218,12 @@ TEST_CASE("a policy file the launcher could not enforce as written is refused") 
   };
   CHECK_FALSE(broken("mode = \"broker\"", "mode = \"everything\"").policy);
   CHECK_FALSE(broken("target = \"/workspace\"", "target = \"workspace\"").policy);
-  CHECK_FALSE(broken("connect_ports = [3128]", "connect_ports = [70000]").policy);
+  CHECK_FALSE(broken("connect_ports = []", "connect_ports = [70000]").policy);
+  // Under the broker a port rule would be written but never applied.
+  const auto ruled = broken("bind_ports = []", "bind_ports = [8080]");
+  CHECK_FALSE(ruled.policy);
+  CHECK(contains(ruled.error, "must be empty with mode none or broker"));
+  CHECK_FALSE(broken("unix_connect = [", "unix_connect = [\"relative\", ").policy);
   CHECK_FALSE(broken("pass = [\"ANTHROPIC_API_KEY\"]", "pass = [\"BAD-NAME\"]").policy);
   CHECK_FALSE(broken("argv = [\"kage\", \"rpc\"]", "argv = []").policy);
   const auto refused = broken("memory = 4294967296", "memory = -1");

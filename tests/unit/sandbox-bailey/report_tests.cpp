@@ -11,6 +11,7 @@ HostFeatures full_host() {
   f.landlock_abi = 7;
   f.userns = true;
   f.seccomp = true;
+  f.recursive_mount_flags = true;
   f.cgroup.kind = cgroups::Kind::v1;
   f.cgroup.memory = "/sys/fs/cgroup/memory";
   f.cgroup.pids = "/sys/fs/cgroup/pids";
@@ -118,7 +119,9 @@ TEST_CASE("open egress: port rules need ABI 4, hideHostAddress needs pasta") {
   auto r = build_report(host, settings);
   CHECK(r.gaps.empty());
   CHECK(contains(joined(r.enforced), "wired out by pasta"));
-  CHECK(contains(joined(r.enforced), "TCP connections only to ports 443, 80 (Landlock)"));
+  CHECK(contains(joined(r.enforced),
+                 "TCP connections only to ports 443, 80; no TCP port may be listened on "
+                 "(sandbox.listenPorts is empty) (Landlock)"));
   CHECK(contains(joined(r.notes), "UDP, QUIC and DNS are not restricted"));
 
   hide_features(host, "pasta,landlock-net");
@@ -126,8 +129,10 @@ TEST_CASE("open egress: port rules need ABI 4, hideHostAddress needs pasta") {
   const auto gaps = gaps_of(r);
   INFO(gaps);
   CHECK(contains(gaps,
-                 "outbound TCP held to ports 443, 80 -- this kernel's Landlock ABI (3) "
-                 "has no network rules"));
+                 "outbound TCP held to ports 443, 80; no TCP port may be listened on "
+                 "(sandbox.listenPorts is empty) -- this kernel's Landlock ABI (3) has no "
+                 "network rules (ABI 4, Linux 6.7), so a session with egress.mode open "
+                 "reaches and listens on any port"));
   CHECK(contains(gaps,
                  "the host's address hidden from sessions (sandbox.hideHostAddress) -- "
                  "pasta is not installed"));
@@ -164,4 +169,44 @@ TEST_CASE("policyExtra grants and sandbox.env names are listed; writable grants 
   CHECK(contains(notes, "writable grant: sessions can change /var/cache/errand/cargo"));
   CHECK_FALSE(contains(notes, "do-not-show"));
   for (const auto& e : r.enforced) CHECK_FALSE(contains(e, "do-not-show"));
+}
+
+TEST_CASE("sandbox.listenPorts is reported where it acts and called inert where it does not") {
+  auto settings = defaults();
+  settings.listen_ports = {8080, 5173};
+  auto r = build_report(full_host(), settings);
+  CHECK(contains(joined(r.enforced), "may listen on and connect to any TCP port of its own"));
+  CHECK(contains(joined(r.notes), "sandbox.listenPorts does nothing here"));
+
+  settings.egress = errand::sdk::EgressMode::open;
+  r = build_report(full_host(), settings);
+  CHECK(contains(joined(r.enforced),
+                 "listening only on ports 8080, 5173 (sandbox.listenPorts), which it may also "
+                 "connect to (Landlock)"));
+  CHECK_FALSE(contains(joined(r.notes), "sandbox.listenPorts does nothing"));
+}
+
+TEST_CASE("the syscall and socket lines name the refused families, ENOSYS and core dumps") {
+  const auto enforced = joined(build_report(full_host(), defaults()).enforced);
+  CHECK(contains(enforced,
+                 "sockets: only the unix, IPv4, IPv6 and netlink families; any other (vsock, "
+                 "packet, ...) fails with EAFNOSUPPORT (seccomp)"));
+  CHECK(contains(enforced, "TIOCSETD"));
+  CHECK(contains(enforced, "calls newer than this build answer ENOSYS"));
+  CHECK(contains(enforced, "no core dumps"));
+}
+
+TEST_CASE("without mount_setattr, read-only below a bind is a gap; with it, enforced") {
+  auto host = full_host();
+  CHECK(contains(joined(build_report(host, defaults()).enforced),
+                 "read-only unless writable, with every mount below it (mount_setattr)"));
+  hide_features(host, "mount-setattr");
+  const auto r = build_report(host, defaults());
+  const auto gaps = gaps_of(r);
+  INFO(gaps);
+  REQUIRE(r.gaps.size() == 1);
+  CHECK(contains(gaps,
+                 "read-only binds read-only below too -- mount_setattr failed (hidden by the "
+                 "test hook ERRAND_BAILEY_HIDE): a mount below a read-only path"));
+  CHECK(contains(gaps, "mount_setattr needs Linux 5.12"));
 }

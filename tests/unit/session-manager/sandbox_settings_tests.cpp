@@ -15,7 +15,7 @@ TEST_CASE("sizes, limits and modes become the launch spec's") {
     "memory": "512m", "cpus": 1.5, "pids": 64, "fileMax": "1g", "tmpSize": 1024,
     "shmSize": "2k", "disk": "5g", "diskCheckMs": 2000, "gracePeriodMs": 3000,
     "network": "restricted", "egress": {"mode": "proxy"}, "egressPorts": [443, 8443],
-    "hideHostAddress": true, "env": {"LANGUAGE": "en"}, "pathExtra": ["/opt/tools/bin"],
+    "listenPorts": [8080, 5173], "hideHostAddress": true, "env": {"LANGUAGE": "en"}, "pathExtra": ["/opt/tools/bin"],
     "policyExtra": {"read": ["/srv/data"], "write": ["/srv/out"], "execute": ["/opt/x"]}})"));
   REQUIRE(settings.has_value());
   CHECK(settings->limits.memory_bytes == 512ull << 20);
@@ -39,6 +39,8 @@ TEST_CASE("sizes, limits and modes become the launch spec's") {
   apply_sandbox_settings(*settings, spec);
   CHECK(spec.limits.memory_bytes == settings->limits.memory_bytes);
   CHECK(spec.egress_ports == settings->egress_ports);
+  CHECK(settings->listen_ports == std::vector<std::uint16_t>{8080, 5173});
+  CHECK(spec.listen_ports == settings->listen_ports);
   CHECK(spec.extra_execute == settings->extra_execute);
   CHECK(spec.env_extra == settings->env_extra);
 }
@@ -57,6 +59,10 @@ TEST_CASE("a bad value is refused naming its key") {
   const auto port = sandbox_settings_from_config(config(R"({"egressPorts": [0]})"));
   REQUIRE_FALSE(port.has_value());
   CHECK(port.error().message.find("sandbox.egressPorts") != std::string::npos);
+  const auto listen = sandbox_settings_from_config(config(R"({"listenPorts": [70000]})"));
+  REQUIRE_FALSE(listen.has_value());
+  CHECK(listen.error().message.find("sandbox.listenPorts") != std::string::npos);
+  CHECK(sandbox_settings_from_config(config("{}"))->listen_ports.empty());
   const auto path = sandbox_settings_from_config(config(R"({"pathExtra": ["relative"]})"));
   REQUIRE_FALSE(path.has_value());
   CHECK(path.error().message.find("sandbox.pathExtra") != std::string::npos);

@@ -6,7 +6,8 @@
  * descriptor. Fields are append-only: a new field goes at the end and bumps ERRAND_ABI_MINOR, as
  * does a virtual function appended to one of the C++ interfaces.
  *   1.0  the descriptor, ChatTransport, SandboxBackend, EgressBroker
- *   1.1  BrokerEvents::on_provider_usage */
+ *   1.1  BrokerEvents::on_provider_usage
+ *   1.2  LaunchSpec::listen_ports */
 #ifndef ERRAND_SDK_PLUGIN_ABI_H
 #define ERRAND_SDK_PLUGIN_ABI_H
 
@@ -14,7 +15,7 @@
 #include <stdint.h>
 
 #define ERRAND_ABI_MAJOR 1
-#define ERRAND_ABI_MINOR 1
+#define ERRAND_ABI_MINOR 2
 #define ERRAND_PLUGIN_ENTRY_SYMBOL "errand_plugin_entry_v1"
 
 #ifdef __cplusplus

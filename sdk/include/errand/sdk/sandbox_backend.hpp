@@ -74,6 +74,9 @@ struct LaunchSpec {
   EgressMode egress = EgressMode::proxy;
   std::vector<std::uint16_t> egress_ports{443};
   bool hide_host_address = false;
+  // sandbox.listenPorts: the TCP ports a session may listen on when it shares a network with
+  // others (egress open); a private namespace lets it listen anywhere. Since ABI 1.2.
+  std::vector<std::uint16_t> listen_ports;
 };
 
 enum class LimitCause { none, memory, pids, file_size, disk, cpu };
