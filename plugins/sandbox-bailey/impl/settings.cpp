@@ -94,9 +94,9 @@ sdk::Result<BaileySettings> read_settings(const boost::json::object& c) {
   else
     return make_error("sandbox.egress.mode must be proxy or open");
 
-  if (const auto* ports = find_setting(c, "sandbox.egressPorts"))
-    if (!ports->is_array() || ports->as_array().empty())
-      return make_error("sandbox.egressPorts must be a non-empty list of ports");
+  if (const auto* egress_ports = find_setting(c, "sandbox.egressPorts");
+      egress_ports != nullptr && (!egress_ports->is_array() || egress_ports->as_array().empty()))
+    return make_error("sandbox.egressPorts must be a non-empty list of ports");
   for (auto [key, slot] : {std::pair{"sandbox.egressPorts", &s.egress_ports},
                            std::pair{"sandbox.listenPorts", &s.listen_ports}}) {
     auto list = ports(c, key);

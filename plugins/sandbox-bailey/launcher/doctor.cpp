@@ -35,11 +35,14 @@ void print_human(const HostFeatures& f) {
   out << "  user namespaces: " << (f.userns ? "yes" : "no (" + f.userns_detail + ")") << "\n";
   out << "  seccomp: "
       << (f.seccomp ? "yes, " + std::to_string(denied_syscall_names().size()) +
-                          " calls refused plus clone3, namespace clones, TIOCSTI/TIOCLINUX "
-                          "and unsafe personalities"
+                          " calls refused plus clone3, namespace clones, "
+                          "TIOCSTI/TIOCLINUX/TIOCSETD, unsafe personalities, socket families "
+                          "but unix, IPv4, IPv6 and netlink, and calls newer than this build"
                     : "no (" + f.seccomp_detail + ")")
       << "\n";
-  degraded = degraded || !f.userns || !f.seccomp;
+  out << "  read-only below every bind (mount_setattr): "
+      << (f.recursive_mount_flags ? "yes" : "no (" + f.recursive_mount_flags_detail + ")") << "\n";
+  degraded = degraded || !f.userns || !f.seccomp || !f.recursive_mount_flags;
   const char* kind = f.cgroup.kind == cgroups::Kind::v2   ? "cgroup v2"
                      : f.cgroup.kind == cgroups::Kind::v1 ? "cgroup v1"
                                                           : nullptr;

@@ -128,6 +128,11 @@ errand::sdk::LaunchSpec Harness::spec(const std::vector<std::string>& probe_args
   s.egress_ports = settings->egress_ports;
   s.listen_ports = settings->listen_ports;
   s.hide_host_address = settings->hide_host_address;
+  // sandbox.policyExtra reaches the spec as the core's settings would carry it.
+  for (auto [from, to] : {std::pair{&settings->extra_read, &s.extra_read},
+                          std::pair{&settings->extra_write, &s.extra_write},
+                          std::pair{&settings->extra_execute, &s.extra_execute}})
+    to->assign(from->begin(), from->end());
   s.broker_socket = broker_->path();
   return s;
 }

@@ -1,6 +1,7 @@
 // The syscall surface: each call the filter refuses fails with the errno it gives, and signals
 // cannot leave the session.
 
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -67,8 +68,8 @@ TEST_CASE("sockets of families other than unix, IPv4, IPv6 and netlink are refus
   require_full_host();
   Harness h;
   SECTION("vsock, packet and alg fail with EAFNOSUPPORT, from socket() and socketpair()") {
-    // Without the filter vsock and alg sockets are created here and packet fails with EPERM
-    // (no CAP_NET_RAW), so only the filter answers EAFNOSUPPORT to all three.
+    // Without the filter a vsock socket is created here and a packet socket fails with EPERM
+    // (no CAP_NET_RAW), so EAFNOSUPPORT for them comes from the filter alone.
     for (const char* call : {"socket", "socketpair"})
       for (const char* family : {"vsock", "packet", "alg"}) {
         const auto r = h.run(h.spec({call, family}));
@@ -113,7 +114,18 @@ TEST_CASE("syscall numbers past the highest this build knows answer ENOSYS", "[l
 TEST_CASE("the agent may not dump core", "[live]") {
   require_full_host();
   Harness h;
+  // The launcher inherits the daemon's limit; raise it first, so a session that kept it would
+  // show a non-zero limit rather than pass on an environment that happened to set 0.
+  rlimit before{};
+  REQUIRE(::getrlimit(RLIMIT_CORE, &before) == 0);
+  const rlimit unlimited{RLIM_INFINITY, RLIM_INFINITY};
+  const rlimit raised = ::setrlimit(RLIMIT_CORE, &unlimited) == 0
+                            ? unlimited
+                            : rlimit{before.rlim_max, before.rlim_max};
+  ::setrlimit(RLIMIT_CORE, &raised);
   const auto r = h.run(h.spec({"rlimit-core"}));
+  ::setrlimit(RLIMIT_CORE, &before);
+  REQUIRE(raised.rlim_cur > 0);
   INFO(r.out << r.err << r.launch_error);
   CHECK(r.out == "ok soft=0 hard=0\n");
 }
