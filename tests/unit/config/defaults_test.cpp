@@ -40,6 +40,7 @@ TEST_CASE("defaults are filled for every key left out", "[config][defaults]") {
   CHECK(setting(effective, "sandbox.requireFullEnforcement") == true);
   CHECK(setting(effective, "sandbox.network") == "restricted");
   CHECK(setting(effective, "sandbox.egressPorts") == boost::json::array{443});
+  CHECK(setting(effective, "sandbox.listenPorts") == boost::json::array{});
   CHECK(setting(effective, "sandbox.image") == "localhost/errand-agent:latest");
   CHECK(setting(effective, "sandbox.memory") == "4g");
   CHECK(setting(effective, "sandbox.cpus") == 2);
