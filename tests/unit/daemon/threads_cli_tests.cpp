@@ -126,6 +126,7 @@ TEST_CASE("errand threads collect removes a thread archived by !stop, not one me
   DaemonHarness stopped;
   stopped.write_config(stopped.config_text());
   seed_thread(stopped, sessions::ThreadState::resumable, Archived::by_stop);
+  CHECK(stopped.run({"threads", "list"}).out.find("resumable, archived") != std::string::npos);
   const auto dry = stopped.run({"threads", "collect"});
   CHECK(dry.exit_code == 1);
   CHECK(dry.out.find("would remove thread 1300000000000000001") != std::string::npos);
