@@ -140,7 +140,9 @@ int collect(Stores& stores, bool yes) {
   int status = 0;
   std::size_t closed = 0;
   for (const auto& summary : *threads) {
-    if (summary.thread.state != sessions::ThreadState::closed) continue;
+    const bool archived = summary.thread.state == sessions::ThreadState::resumable &&
+                          summary.thread.archived_at.has_value();
+    if (summary.thread.state != sessions::ThreadState::closed && !archived) continue;
     ++closed;
     const int one = remove_thread(stores, summary.thread, yes);
     if (one != 0) status = one;

@@ -36,6 +36,13 @@ std::string table(const std::vector<std::array<std::string, N>>& rows) {
   return out;
 }
 
+// "resumable, archived" for a thread the chat service archived, which collect removes.
+std::string state_of(const sessions::ThreadRecord& thread) {
+  std::string state(sessions::to_string(thread.state));
+  if (thread.archived_at && thread.state != sessions::ThreadState::closed) state += ", archived";
+  return state;
+}
+
 }  // namespace
 
 std::string render_thread_list(const std::vector<sessions::ThreadSummary>& threads,
@@ -44,9 +51,9 @@ std::string render_thread_list(const std::vector<sessions::ThreadSummary>& threa
   std::vector<std::array<std::string, 7>> rows;
   rows.push_back({"THREAD", "STATE", "PROJECT", "OWNER", "SESSIONS", "TURNS", "UPDATED"});
   for (const auto& s : threads) {
-    rows.push_back({s.thread.thread_id, std::string(sessions::to_string(s.thread.state)),
-                    s.thread.project_name, s.thread.owner_id, std::to_string(s.sessions),
-                    std::to_string(s.turns), time_of(s.thread.updated_at)});
+    rows.push_back({s.thread.thread_id, state_of(s.thread), s.thread.project_name,
+                    s.thread.owner_id, std::to_string(s.sessions), std::to_string(s.turns),
+                    time_of(s.thread.updated_at)});
   }
   return table(rows);
 }
@@ -54,7 +61,8 @@ std::string render_thread_list(const std::vector<sessions::ThreadSummary>& threa
 std::string render_thread_detail(const ThreadDetail& d) {
   std::string out;
   out += "thread:   " + d.thread.thread_id + "\n";
-  out += "state:    " + std::string(sessions::to_string(d.thread.state)) + "\n";
+  out += "state:    " + state_of(d.thread) + "\n";
+  if (d.thread.archived_at) out += "archived: " + time_of(*d.thread.archived_at) + "\n";
   out += "project:  " + d.thread.project_name + " (" + d.thread.project_path + ")\n";
   out += "owner:    " + d.thread.owner_id + "\n";
   if (!d.thread.guests.empty())

@@ -5,6 +5,8 @@
 #include "core/daemon/plugin_contributions.hpp"
 #include "core/plugins/search_path.hpp"
 
+#include <boost/json/serialize.hpp>
+
 namespace errand::daemon {
 
 ConfigurationSource ConfigurationSource::discover(const RunEnvironment& env, spdlog::logger& log,
@@ -45,6 +47,12 @@ config::LoadResult ConfigurationSource::load() const {
         {"", "no configuration file was found; " + describe_search()}};
   }
   return config::load_config_file(*file, schema, contributions);
+}
+
+config::LoadResult ConfigurationSource::load_written(const boost::json::object& written) const {
+  if (!schema_problems.empty()) return schema_problems;
+  return config::load_config_text(boost::json::serialize(written), file.value_or(""), schema,
+                                  contributions);
 }
 
 std::string ConfigurationSource::describe_search() const {

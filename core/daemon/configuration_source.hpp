@@ -33,6 +33,9 @@ struct ConfigurationSource {
 
   // Loads and validates the file against the composed schema; every problem at once.
   config::LoadResult load() const;
+  // Validates a written configuration made in memory (a reload's, with the fields it does not
+  // reach held) exactly as a file's, reporting it as read from the file.
+  config::LoadResult load_written(const boost::json::object& written) const;
   // A sentence saying where errand looked, for "no configuration found".
   std::string describe_search() const;
 };

@@ -1,10 +1,10 @@
 #include "core/daemon/daemon.hpp"
 
 #include "core/config/problem.hpp"
-#include "core/config/reload.hpp"
 #include "core/config/secrets.hpp"
 #include "core/config/settings.hpp"
 #include "core/config/watcher.hpp"
+#include "core/daemon/configuration_reload.hpp"
 #include "core/daemon/configuration_source.hpp"
 #include "core/daemon/enforcement_report.hpp"
 #include "core/daemon/exit_codes.hpp"
@@ -55,22 +55,20 @@ struct Runtime {
   std::unique_ptr<sessions::TurnQueue> queue;
   std::shared_ptr<sessions::SessionManager> manager;
 
+  std::optional<ConfigurationReload> reloads;
+
   void reload() {
-    auto loaded = source.load();
-    if (!loaded) {
-      log->error("configuration reload refused; the daemon keeps the configuration it had.\n{}",
-                 config::format_problems(loaded.error()));
-      return;
-    }
-    for (const auto& change : config::unreachable_by_reload(config.effective, loaded->effective)) {
-      if (change.path.empty()) {
-        log->info("{}", change.message);
-      } else {
-        log->warn("{}: {}", change.path, change.message);
-      }
-    }
-    config = std::move(*loaded);
-    scrubber.set_configured(config::collect_secrets(config.effective, source.schema));
+    auto probe = [this](const boost::json::object& effective) {
+      return host->probe_backend_with(config::settings_from(effective).sandbox_backend, effective);
+    };
+    auto accepted = reloads->next(source, config, probe, *log);
+    if (!accepted) return;
+    config = std::move(accepted->applied);
+    // The file's secrets are scrubbed too: a token written for the next start is still secret.
+    auto secrets = config::collect_secrets(config.effective, source.schema);
+    for (auto& secret : config::collect_secrets(accepted->file_effective, source.schema))
+      secrets.push_back(std::move(secret));
+    scrubber.set_configured(std::move(secrets));
     logging.set_level(config::settings_from(config.effective).log_level);
     if (queue) {
       if (auto limits = sessions::queue_limits_from_config(config.effective); limits)
@@ -79,8 +77,10 @@ struct Runtime {
         log->warn("the queue keeps its limits: {}", limits.error().message);
     }
     if (manager) manager->update_config(config.effective);
-    log->info("configuration reloaded from {}; new sessions and the daemon's answers use it",
-              config.source.string());
+    log->info(
+        "configuration reloaded from {}; new sessions and the daemon's answers use it, and "
+        "sessions already running keep what they were launched with",
+        config.source.string());
   }
 };
 
@@ -199,6 +199,7 @@ int run_daemon(const RunEnvironment& env, std::ostream& out) {
   }
   boost::asio::co_spawn(rt.io, rt.manager->register_commands(), boost::asio::detached);
 
+  rt.reloads.emplace(rt.config, report);
   rt.watcher = std::make_unique<config::ConfigWatcher>(rt.io.get_executor(), rt.config.source,
                                                        kReloadDebounce, [&rt] { rt.reload(); });
   if (auto watching = rt.watcher->start(); !watching) {

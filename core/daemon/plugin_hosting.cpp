@@ -19,8 +19,8 @@ const plugins::PluginRecord* PluginHost::find(std::string_view kind, const std::
   return nullptr;
 }
 
-const sdk::HostServices& PluginHost::services_for(const plugins::PluginRecord& record,
-                                                  const boost::json::object& config) {
+sdk::HostServices PluginHost::make_services(const plugins::PluginRecord& record,
+                                            const boost::json::object& config) const {
   sdk::HostServices services;
   services.executor = context_.executor;
   services.log = context_.logging.logger(record.name);
@@ -30,7 +30,12 @@ const sdk::HostServices& PluginHost::services_for(const plugins::PluginRecord& r
   services.config = config;
   services.plugin_path = record.path;
   services.state_dir = context_.state_dir;
-  return services_.emplace_back(std::move(services));
+  return services;
+}
+
+const sdk::HostServices& PluginHost::services_for(const plugins::PluginRecord& record,
+                                                  const boost::json::object& config) {
+  return services_.emplace_back(make_services(record, config));
 }
 
 PluginHost::Created PluginHost::create_backend(const std::string& backend,
@@ -49,6 +54,22 @@ PluginHost::Created PluginHost::create_backend(const std::string& backend,
     return "the sandbox backend " + record->name + " could not start: " + created.error();
   backend_ = std::move(*created);
   return {};
+}
+
+PluginHost::Probed PluginHost::probe_backend_with(const std::string& backend,
+                                                  const boost::json::object& config) {
+  std::string why;
+  const auto* record = find("sandbox", "sandbox-" + backend,
+                            "the sandbox backend \"" + backend + "\" (sandbox.backend)", why);
+  if (record == nullptr) return Probed(boost::system::in_place_error, why);
+  // The instance must not outlive the services it was handed, so both end here.
+  const auto services = make_services(*record, config);
+  auto created = plugins::create_instance<sdk::SandboxBackend>(*record, services);
+  if (!created)
+    return Probed(
+        boost::system::in_place_error,
+        "the sandbox backend " + record->name + " refused the configuration: " + created.error());
+  return (*created)->probe();
 }
 
 PluginHost::Created PluginHost::create_broker(const boost::json::object& config) {

@@ -42,6 +42,11 @@ class PluginHost {
   Created create_broker(const boost::json::object& config);
   Created create_chat(const std::string& transport, const boost::json::object& config);
 
+  // What the backend would report for another configuration: a second instance of the same
+  // plugin is created with it, probed and dropped, while the serving instance is left alone.
+  using Probed = boost::system::result<sdk::EnforcementReport, std::string>;
+  Probed probe_backend_with(const std::string& backend, const boost::json::object& config);
+
   sdk::SandboxBackend* backend() const noexcept { return backend_.get(); }
   sdk::EgressBroker* broker() const noexcept { return broker_.get(); }
   sdk::ChatTransport* chat() const noexcept { return chat_.get(); }
@@ -52,6 +57,8 @@ class PluginHost {
  private:
   const plugins::PluginRecord* find(std::string_view kind, const std::string& plugin_name,
                                     const std::string& what, std::string& why) const;
+  sdk::HostServices make_services(const plugins::PluginRecord& record,
+                                  const boost::json::object& config) const;
   const sdk::HostServices& services_for(const plugins::PluginRecord& record,
                                         const boost::json::object& config);
 

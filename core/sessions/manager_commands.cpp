@@ -107,11 +107,7 @@ std::string SessionManager::channel_status() const {
       fmt::format("{} live session(s) of {}; turn slots: {} of {} in use; {} prompt(s) waiting",
                   queue.live_sessions, queue.limits.max_live_sessions, queue.turns_in_flight,
                   queue.limits.max_concurrent_turns, queue.queued);
-  if (queue.paused_until) {
-    std::string providers;
-    for (const auto& p : queue.paused_providers) providers += (providers.empty() ? "" : ", ") + p;
-    text += "\nadmission is paused: the provider " + providers + " asked to slow down";
-  }
+  if (queue.paused_until) text += "\n" + pause_sentence(queue, services_->clock.now());
   for (const auto& [id, session] : sessions_)
     text += fmt::format("\n- `{}` (project `{}`)", id, session->project_name());
   return text;

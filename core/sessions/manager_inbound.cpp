@@ -297,17 +297,20 @@ void SessionManager::handle_thread_closed(const sdk::ThreadClosed& closed) {
       stop.reason = closed.deleted ? "the thread was deleted" : "the thread was archived";
       stop.thread_deleted = closed.deleted;
       session->second->request_stop(std::move(stop));
-      return;
+      if (closed.deleted) return;
     }
   }
-  if (!closed.deleted) return;
   auto services = services_;
   auto log = log_;
   const std::string thread_id = closed.thread_id;
-  auto mark = [services, log, thread_id]() -> asio::awaitable<void> {
-    auto close = [thread_id](ThreadsDb& db) -> sdk::Result<void> {
+  const bool deleted = closed.deleted;
+  // A deleted thread is closed for good; an archived one stays resumable, and is marked so
+  // that collect can find it.
+  auto mark = [services, log, thread_id, deleted]() -> asio::awaitable<void> {
+    auto close = [thread_id, deleted](ThreadsDb& db) -> sdk::Result<void> {
       auto found = db.find_thread(thread_id);
       if (!found || !*found) return {};
+      if (!deleted) return db.set_thread_archived(thread_id);
       return db.set_thread_state(thread_id, ThreadState::closed);
     };
     auto closed_now = co_await services->threads.run(close);

@@ -499,6 +499,17 @@ std::string describe_duration(std::chrono::milliseconds duration) {
   return unit(h.count(), "hour") + " " + unit(m.count(), "minute");
 }
 
+std::string pause_sentence(const QueueSnapshot& snapshot,
+                           std::chrono::system_clock::time_point now) {
+  if (!snapshot.paused_until) return {};
+  std::string providers;
+  for (const auto& p : snapshot.paused_providers) providers += (providers.empty() ? "" : ", ") + p;
+  const auto left =
+      std::chrono::duration_cast<std::chrono::milliseconds>(*snapshot.paused_until - now);
+  return fmt::format("admission is paused: the provider {} asked to slow down; it resumes in {}",
+                     providers, describe_duration(std::max(left, std::chrono::milliseconds(0))));
+}
+
 std::string queued_sentence(std::size_t position) {
   return fmt::format("waiting for a turn slot, position {} in the queue", position);
 }

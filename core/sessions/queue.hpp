@@ -179,5 +179,9 @@ std::string queued_sentence(std::size_t position);
 std::string full_queue_sentence(std::size_t max_queue_length);
 std::string expired_sentence(std::chrono::milliseconds max_wait);
 std::string describe_duration(std::chrono::milliseconds duration);
+// For !status while a provider pause holds admission: which providers asked, and when admission
+// resumes. Empty when nothing is paused.
+std::string pause_sentence(const QueueSnapshot& snapshot,
+                           std::chrono::system_clock::time_point now);
 
 }  // namespace errand::sessions

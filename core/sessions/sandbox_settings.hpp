@@ -1,7 +1,10 @@
 #pragma once
 
 // The sandbox.* settings a session is launched with, read once from the effective configuration
-// when the session starts, so a later reload never changes a running sandbox.
+// when the session starts, so a later reload never changes a running sandbox. The configuration
+// handed here after a reload already holds the network, egress and host-address fields at their
+// start-up values (core/config/reload.hpp), so a new session meets the broker the daemon
+// started with.
 
 #include <boost/json/object.hpp>
 #include <errand/sdk/result.hpp>

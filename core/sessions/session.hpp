@@ -13,6 +13,7 @@
 #include "core/chat/command_arguments.hpp"
 #include "core/chat/render/thread_renderer.hpp"
 #include "core/chat/render/transcript.hpp"
+#include "core/sessions/carried_grants.hpp"
 #include "core/sessions/chat_reply.hpp"
 #include "core/sessions/sandbox_settings.hpp"
 #include "core/sessions/session_paths.hpp"
@@ -110,6 +111,9 @@ class Session : public std::enable_shared_from_this<Session> {
   boost::asio::awaitable<bool> record_start(std::string& why);
   bool prepare_directories(std::string& why);
   boost::asio::awaitable<bool> open_broker(std::string& why);
+  // A resumed session asks its broker again for the thread's `always` grants.
+  void carry_grants();
+  void keep_carried_grant(const CarriedGrant& grant);
   boost::asio::awaitable<bool> launch_sandbox(std::string& why);
   boost::asio::awaitable<bool> open_conversation(std::string& why);
   boost::asio::awaitable<void> fail_start(const std::string& why);
@@ -118,6 +122,8 @@ class Session : public std::enable_shared_from_this<Session> {
   // session_stop.cpp
   boost::asio::awaitable<void> shut_down();
   boost::asio::awaitable<void> drop_waiting_prompts();
+  // After !stop: the chat service archives the thread, and threads.db records that it did.
+  boost::asio::awaitable<void> archive_thread();
 
   // session_turns.cpp
   void submit(InboundPrompt prompt);
@@ -164,6 +170,7 @@ class Session : public std::enable_shared_from_this<Session> {
   std::shared_ptr<chat::ThreadRenderer> renderer_;
   std::optional<chat::TranscriptWriter> transcript_;
   std::optional<sdk::BrokerSession> broker_session_;
+  std::vector<CarriedGrant> carried_grants_;  // this thread's `always` grants
   std::unique_ptr<sdk::SandboxProcess> process_;
   std::unique_ptr<agent::AcpClient> client_;
   std::string acp_session_id_;

@@ -19,7 +19,8 @@ namespace {
 std::string span_text(const chat::GrantArgument& grant) {
   switch (grant.span) {
     case sdk::GrantSpan::once: return "for its next connection";
-    case sdk::GrantSpan::always: return "for the rest of this session and the ones after it";
+    case sdk::GrantSpan::always:
+      return "for the rest of this session and every session resumed in this thread";
     case sdk::GrantSpan::until:
       return "for " + describe_duration(
                           std::chrono::duration_cast<std::chrono::milliseconds>(grant.duration));
@@ -110,6 +111,8 @@ void Session::grant(chat::GrantArgument grant, ReplyTo to) {
     }
     self->record(boost::json::object{
         {"type", "grant"}, {"host", grant.host}, {"by", to.author_id}, {"span", span_text(grant)}});
+    if (grant.span == sdk::GrantSpan::always)
+      self->keep_carried_grant({granted->host, to.author_id});
     self->reply(to, "`" + grant.host + "` is granted " + span_text(grant) + ".");
   });
 }
@@ -132,7 +135,7 @@ std::string Session::status_text() const {
   const auto queue = services_->queue.snapshot();
   text += fmt::format("\nturn slots: {} of {} in use, {} waiting in the queue",
                       queue.turns_in_flight, queue.limits.max_concurrent_turns, queue.queued);
-  if (queue.paused_until) text += "\nadmission is paused: a provider asked to slow down";
+  if (queue.paused_until) text += "\n" + pause_sentence(queue, services_->clock.now());
   if (usage_ && usage_->size > 0)
     text += fmt::format("\ncontext: {} of {} tokens used", usage_->used, usage_->size);
   if (usage_ && usage_->cost_amount)

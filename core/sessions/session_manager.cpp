@@ -16,8 +16,6 @@ namespace errand::sessions {
 namespace asio = boost::asio;
 namespace json = boost::json;
 
-namespace {}  // namespace
-
 const std::string& SessionManager::KnownThread::owner_id() const {
   static const std::string none;
   if (live) return live->owner_id();
@@ -60,8 +58,6 @@ SessionManager::Settings SessionManager::read_settings(const json::object& confi
 void SessionManager::update_config(const json::object& config) {
   auto settings = read_settings(config);
   asio::post(strand_, [self = shared_from_this(), settings = std::move(settings)]() mutable {
-    // The served channel belongs to the connection, which a reload does not reach.
-    settings.channel_id = self->settings_.channel_id;
     if (agent::agent_kind(*settings.config) != self->glue_kind_) self->glue_.reset();
     self->settings_ = std::move(settings);
   });

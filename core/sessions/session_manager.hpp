@@ -37,7 +37,9 @@ class SessionManager final : public sdk::ChatEvents,
                                                 const boost::json::object& config);
   ~SessionManager() override;
 
-  // A reload: the next session, and the daemon's own answers, use it.
+  // A reload: the next session, and the daemon's own answers, use it. The daemon hands over
+  // the configuration with the fields a reload does not reach (the chat section among them, so
+  // the served channel and who may use it) still at their start-up values.
   void update_config(const boost::json::object& config);
   // Registers the command table as slash commands; a failure is logged, never fatal.
   boost::asio::awaitable<void> register_commands();

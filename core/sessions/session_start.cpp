@@ -219,7 +219,45 @@ asio::awaitable<bool> Session::open_broker(std::string& why) {
   secrets_.add(opened->proxy_credential);
   for (const auto& [provider, stand_in] : opened->stand_ins) secrets_.add(stand_in.value);
   broker_session_ = std::move(*opened);
+  if (plan_.previous_session_id) carry_grants();
   co_return true;
+}
+
+void Session::carry_grants() {
+  const auto previous = SessionPaths::of(services_->state_dir, *plan_.previous_session_id).record;
+  auto kept = read_carried_grants(previous);
+  if (!kept) {
+    log_->warn("session {}: {}", id(), kept.error().message);
+    renderer_->notice("the `always` grants of this thread could not be read back (" +
+                      kept.error().message + "); grant them again if the agent needs them.");
+    return;
+  }
+  std::string carried;
+  for (const auto& grant : *kept) {
+    sdk::GrantRequest request;
+    request.host = grant.host;
+    request.span = sdk::GrantSpan::always;
+    request.granted_by = grant.granted_by;
+    if (auto granted = services_->broker->grant(id(), std::move(request)); !granted) {
+      renderer_->notice("`" + grant.host + "` is no longer granted: " + granted.error().message);
+      continue;
+    }
+    keep_carried_grant(grant);
+    carried += (carried.empty() ? "`" : ", `") + grant.host + "`";
+  }
+  if (!carried.empty())
+    renderer_->notice("granted always in this thread, and so again for this session: " + carried +
+                      ".");
+}
+
+void Session::keep_carried_grant(const CarriedGrant& grant) {
+  for (const auto& kept : carried_grants_)
+    if (kept.host == grant.host) return;
+  carried_grants_.push_back(grant);
+  if (auto written = write_carried_grants(paths_.record, carried_grants_); !written)
+    log_->warn(
+        "session {}: the thread's `always` grants could not be kept for the next session: {}", id(),
+        written.error().message);
 }
 
 asio::awaitable<bool> Session::launch_sandbox(std::string& why) {

@@ -38,6 +38,19 @@ asio::awaitable<void> Session::drop_waiting_prompts() {
   co_return;
 }
 
+asio::awaitable<void> Session::archive_thread() {
+  const std::string thread_id = plan_.thread_id;
+  auto archived = co_await services_->chat.close_thread(thread_id);
+  if (!archived) {
+    log_->warn("session {}: the thread could not be archived: {}", id(), archived.error().message);
+    co_return;
+  }
+  // Recorded, so that `errand threads collect` finds the thread while it stays resumable.
+  auto mark = [thread_id](ThreadsDb& db) { return db.set_thread_archived(thread_id); };
+  if (auto marked = co_await services_->threads.run(mark); !marked)
+    log_->error("threads.db: {}", marked.error().message);
+}
+
 asio::awaitable<void> Session::shut_down() {
   phase_ = Phase::stopping;
   const StopRequest request = stop_request_ ? *stop_request_ : StopRequest{};
@@ -97,13 +110,8 @@ asio::awaitable<void> Session::shut_down() {
   phase_ = Phase::ended;
   log_->info("session {}: ended ({})", id(), request.reason);
   if (hooks_.ended) hooks_.ended(id(), plan_.thread_id);
-  if (request.archive_thread && !request.thread_deleted && !plan_.thread_id.empty()) {
-    const std::string thread_id = plan_.thread_id;
-    auto archived = co_await services_->chat.close_thread(thread_id);
-    if (!archived)
-      log_->warn("session {}: the thread could not be archived: {}", id(),
-                 archived.error().message);
-  }
+  if (request.archive_thread && !request.thread_deleted && !plan_.thread_id.empty())
+    co_await archive_thread();
   ended_.fire();
 }
 

@@ -80,6 +80,15 @@ sdk::Result<void> ThreadsDb::set_thread_state(std::string_view thread_id, Thread
   });
 }
 
+sdk::Result<void> ThreadsDb::set_thread_archived(std::string_view thread_id) {
+  return guarded(mutex_, [&]() -> sdk::Result<void> {
+    const auto now = now_ms();
+    return update_thread(
+        *db_, "UPDATE threads SET archived_at=?, updated_at=? WHERE thread_id=?", thread_id,
+        [&](SqliteStatement& s) { s.bind(1, now).bind(2, now).bind(3, thread_id); });
+  });
+}
+
 sdk::Result<void> ThreadsDb::set_thread_model(std::string_view thread_id, std::string_view model) {
   return guarded(mutex_, [&]() -> sdk::Result<void> {
     return update_thread(*db_, "UPDATE threads SET model=?, updated_at=? WHERE thread_id=?",
@@ -156,8 +165,8 @@ sdk::Result<std::vector<ThreadSummary>> ThreadsDb::list_threads() {
                     kThreadColumns));
     std::vector<ThreadSummary> all;
     while (s.step()) {
-      all.push_back(ThreadSummary{read_thread(s), static_cast<std::size_t>(s.integer(10)),
-                                  static_cast<std::size_t>(s.integer(11))});
+      all.push_back(ThreadSummary{read_thread(s), static_cast<std::size_t>(s.integer(11)),
+                                  static_cast<std::size_t>(s.integer(12))});
     }
     return all;
   });
@@ -193,7 +202,8 @@ sdk::Result<void> ThreadsDb::session_started(const SessionRecord& r) {
     bool thread_known = false;
     db_->in_transaction([&] {
       auto update = db_->prepare(
-          "UPDATE threads SET last_session_id=?, state='live', updated_at=? WHERE thread_id=?");
+          "UPDATE threads SET last_session_id=?, state='live', archived_at=NULL, updated_at=? "
+          "WHERE thread_id=?");
       update.bind(1, r.session_id).bind(2, now_ms()).bind(3, r.thread_id).run();
       thread_known = db_->changes() > 0;
       if (!thread_known) return;

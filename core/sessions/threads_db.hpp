@@ -46,6 +46,9 @@ struct ThreadRecord {
   TimePoint updated_at{};
   ThreadState state = ThreadState::live;
   std::string last_session_id;
+  // When the chat service last archived the thread (by !stop, or by hand); cleared when a
+  // session starts in it again. Such a thread stays resumable, and collect removes it.
+  std::optional<TimePoint> archived_at;
 };
 
 struct SessionRecord {
@@ -104,7 +107,7 @@ struct RestartReconciliation {
 // ThreadsStore (threads_store.hpp), which runs them on a worker thread.
 class ThreadsDb {
  public:
-  static constexpr int kSchemaVersion = 1;
+  static constexpr int kSchemaVersion = 2;
   static constexpr std::string_view kRestartReason = "daemon restart";
 
   // Opens or creates the file (mode 0600, WAL) and migrates it to kSchemaVersion. Times are
@@ -118,6 +121,7 @@ class ThreadsDb {
   // Threads. save_thread inserts or replaces every field but created_at of an existing row.
   sdk::Result<void> save_thread(const ThreadRecord& thread);
   sdk::Result<void> set_thread_state(std::string_view thread_id, ThreadState state);
+  sdk::Result<void> set_thread_archived(std::string_view thread_id);
   sdk::Result<void> set_thread_model(std::string_view thread_id, std::string_view model);
   sdk::Result<void> set_thread_guests(std::string_view thread_id,
                                       const std::vector<std::string>& guests);
@@ -130,7 +134,8 @@ class ThreadsDb {
   // Deletes the thread with its sessions and turns.
   sdk::Result<RemovedThread> remove_thread(std::string_view thread_id);
 
-  // Sessions. Starting one makes it the thread's last session and the thread live.
+  // Sessions. Starting one makes it the thread's last session and the thread live (and no
+  // longer archived).
   sdk::Result<void> session_started(const SessionRecord& session);
   // Ends the session (once; a second end keeps the first) and makes its thread resumable.
   sdk::Result<void> session_ended(std::string_view session_id, std::string_view reason);

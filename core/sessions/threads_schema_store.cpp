@@ -51,7 +51,13 @@ CREATE INDEX turns_by_session ON turns(session_id);
 CREATE INDEX turns_by_thread ON turns(thread_id);
 )sql";
 
-constexpr std::array<std::string_view, 1> kMigrations{kSchemaV1};
+// Version 2: when the chat service last archived the thread (every !stop archives), so that
+// `errand threads collect` can find archived threads that are still resumable.
+constexpr std::string_view kSchemaV2 = R"sql(
+ALTER TABLE threads ADD COLUMN archived_at INTEGER;
+)sql";
+
+constexpr std::array<std::string_view, 2> kMigrations{kSchemaV1, kSchemaV2};
 static_assert(kMigrations.size() == ThreadsDb::kSchemaVersion);
 
 }  // namespace
@@ -104,6 +110,7 @@ ThreadRecord read_thread(const SqliteStatement& s) {
   t.updated_at = from_ms(s.integer(7));
   t.state = thread_state_from(s.text(8)).value_or(ThreadState::resumable);
   t.last_session_id = s.text(9);
+  t.archived_at = from_ms(s.optional_integer(10));
   return t;
 }
 

@@ -19,7 +19,7 @@ std::span<const std::string_view> migrations();
 
 inline constexpr std::string_view kThreadColumns =
     "t.thread_id, t.project_name, t.project_path, t.owner_id, t.guests, t.model, t.created_at, "
-    "t.updated_at, t.state, t.last_session_id";
+    "t.updated_at, t.state, t.last_session_id, t.archived_at";
 inline constexpr std::string_view kSessionColumns =
     "session_id, thread_id, backend, started_at, ended_at, end_reason";
 inline constexpr std::string_view kTurnColumns =

@@ -102,6 +102,9 @@ TEST_CASE("!stop ends the session and archives the thread; a new reply resumes i
     return false;
   }));
   CHECK(h.threads_db()->find_thread(thread).value()->state == ThreadState::resumable);
+  // Recorded as archived, which `errand threads collect` looks for.
+  CHECK(eventually(
+      [&] { return h.threads_db()->find_thread(thread).value()->archived_at.has_value(); }));
 
   h.post("say back again", thread);
   REQUIRE(h.wait_for_text(thread, "back again"));
@@ -111,6 +114,7 @@ TEST_CASE("!stop ends the session and archives the thread; a new reply resumes i
   REQUIRE(sessions.size() == 2);
   CHECK(sessions[0].session_id != sessions[1].session_id);
   CHECK(h.threads_db()->find_thread(thread).value()->project_name == "resumable");
+  CHECK(!h.threads_db()->find_thread(thread).value()->archived_at);
 }
 
 TEST_CASE("neither the chat token nor the provider key reaches the sandbox or outbound text",

@@ -13,8 +13,13 @@ using namespace errand::test;
 
 namespace {
 
-// One archived thread with one ended session, a turn, a receipt and the session's directories.
-void seed_thread(const DaemonHarness& h, sessions::ThreadState state) {
+enum class Archived { no, by_stop };
+
+// One thread with one ended session, a turn, a receipt and the session's directories. by_stop
+// leaves it as !stop does: the session ended by a person, the thread archived in the chat
+// service and still resumable.
+void seed_thread(const DaemonHarness& h, sessions::ThreadState state,
+                 Archived archived = Archived::no) {
   const auto state_dir = h.dir() / "state";
   std::filesystem::create_directories(state_dir);
   daemon::SystemClock clock;
@@ -32,8 +37,10 @@ void seed_thread(const DaemonHarness& h, sessions::ThreadState state) {
   REQUIRE(threads.admit_message({"1400", thread.thread_id, "s-abc123", "200"}).has_value());
   REQUIRE(threads.turn_admitted("1400", "s-abc123").has_value());
   REQUIRE(threads.turn_ended("1400", sessions::TurnOutcome::completed).has_value());
-  REQUIRE(threads.session_ended("s-abc123", "stopped").has_value());
+  REQUIRE(threads.session_ended("s-abc123", "stopped by 200").has_value());
   REQUIRE(threads.set_thread_state(thread.thread_id, state).has_value());
+  if (archived == Archived::by_stop)
+    REQUIRE(threads.set_thread_archived(thread.thread_id).has_value());
 
   auto receipts = receipts::ReceiptsDb::open(
       state_dir / "receipts.db",
@@ -98,7 +105,7 @@ TEST_CASE("errand threads remove says what would go, then removes it only with -
   CHECK(show.exit_code == 1);
 }
 
-TEST_CASE("errand threads collect removes what archived threads left, and refuses live ones") {
+TEST_CASE("errand threads collect removes what deleted threads left, and refuses live ones") {
   DaemonHarness h;
   h.write_config(h.config_text());
   seed_thread(h, sessions::ThreadState::closed);
@@ -113,4 +120,26 @@ TEST_CASE("errand threads collect removes what archived threads left, and refuse
   CHECK(refused.exit_code == 1);
   CHECK(refused.err.find("live session") != std::string::npos);
   CHECK(std::filesystem::exists(live.dir() / "state" / "sessions" / "s-abc123"));
+}
+
+TEST_CASE("errand threads collect removes a thread archived by !stop, not one merely idle") {
+  DaemonHarness stopped;
+  stopped.write_config(stopped.config_text());
+  seed_thread(stopped, sessions::ThreadState::resumable, Archived::by_stop);
+  CHECK(stopped.run({"threads", "list"}).out.find("resumable, archived") != std::string::npos);
+  const auto dry = stopped.run({"threads", "collect"});
+  CHECK(dry.exit_code == 1);
+  CHECK(dry.out.find("would remove thread 1300000000000000001") != std::string::npos);
+  const auto collected = stopped.run({"threads", "collect", "--yes"});
+  CHECK(collected.exit_code == 0);
+  CHECK_FALSE(std::filesystem::exists(stopped.dir() / "state" / "sessions" / "s-abc123"));
+  CHECK(stopped.run({"threads", "show", "1300000000000000001"}).exit_code == 1);
+
+  DaemonHarness idle;
+  idle.write_config(idle.config_text());
+  seed_thread(idle, sessions::ThreadState::resumable);
+  const auto nothing = idle.run({"threads", "collect", "--yes"});
+  CHECK(nothing.exit_code == 0);
+  CHECK(nothing.out.find("nothing to collect") != std::string::npos);
+  CHECK(std::filesystem::exists(idle.dir() / "state" / "sessions" / "s-abc123"));
 }
