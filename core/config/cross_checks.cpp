@@ -129,17 +129,6 @@ void check_alias_names(const json::object& config, std::vector<Problem>& problem
   }
 }
 
-// Accepting a setting that then does nothing would describe a session the operator does not
-// get, so a disk-backed /tmp is refused until a backend applies it.
-void check_unsupported(const json::object& config, std::vector<Problem>& problems) {
-  const auto* disk_tmp = sdk::find_setting(config, "sandbox.diskTmp");
-  if (disk_tmp != nullptr && disk_tmp->is_bool() && disk_tmp->as_bool()) {
-    problems.push_back({"sandbox.diskTmp",
-                        "`sandbox.diskTmp` is not supported yet: every backend gives /tmp a "
-                        "private tmpfs of `sandbox.tmpSize`; remove the key or set it to false"});
-  }
-}
-
 }  // namespace
 
 void check_across_keys(const json::object& config, std::vector<Problem>& problems) {
@@ -149,7 +138,6 @@ void check_across_keys(const json::object& config, std::vector<Problem>& problem
   check_provider_definitions(config, problems);
   check_sandbox_env(config, problems);
   check_alias_names(config, problems);
-  check_unsupported(config, problems);
 }
 
 }  // namespace errand::config
