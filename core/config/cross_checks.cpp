@@ -7,6 +7,7 @@
 #include <errand/sdk/config_values.hpp>
 #include <filesystem>
 
+#include "core/agent/kage_glue.hpp"
 #include "core/config/provider_checks.hpp"
 #include "core/config/suggest.hpp"
 
@@ -129,6 +130,18 @@ void check_alias_names(const json::object& config, std::vector<Problem>& problem
   }
 }
 
+// kage would refuse these names at every launch; refusing them on every load (start and each
+// reload) says so before any session is tried.
+void check_kage_provider_names(const json::object& config, std::vector<Problem>& problems) {
+  const auto* providers = object_at(config, "agent.providers");
+  if (providers == nullptr || string_setting(config, "agent.kind") != "kage") return;
+  for (const auto& entry : *providers) {
+    if (auto refusal = agent::kage_reserved_name_refusal(entry.key()))
+      problems.push_back({"agent.providers." + std::string(entry.key()),
+                          "`agent.providers." + std::string(entry.key()) + "`: " + *refusal});
+  }
+}
+
 }  // namespace
 
 void check_across_keys(const json::object& config, std::vector<Problem>& problems) {
@@ -138,6 +151,7 @@ void check_across_keys(const json::object& config, std::vector<Problem>& problem
   check_provider_definitions(config, problems);
   check_sandbox_env(config, problems);
   check_alias_names(config, problems);
+  check_kage_provider_names(config, problems);
 }
 
 }  // namespace errand::config
