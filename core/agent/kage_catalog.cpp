@@ -7,6 +7,7 @@
 #include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
 #include <cstdlib>
+#include <errand/sdk/config_values.hpp>
 #include <numeric>
 #include <optional>
 #include <system_error>
@@ -73,6 +74,17 @@ sdk::Result<KageCatalog> parse_kage_models_list(const json::value& result) {
     catalog.providers.push_back(std::move(provider));
   }
   return catalog;
+}
+
+KageDiscoveryOptions kage_discovery_options(const json::object& config) {
+  KageDiscoveryOptions options;
+  if (const auto* command = sdk::find_setting(config, "agent.command");
+      command != nullptr && command->is_array() && !command->as_array().empty()) {
+    options.argv.clear();
+    for (const auto& arg : command->as_array())
+      if (arg.is_string()) options.argv.emplace_back(arg.as_string());
+  }
+  return options;
 }
 
 EnvironmentList kage_discovery_environment(const std::filesystem::path& scratch_dir) {

@@ -1,15 +1,16 @@
 #pragma once
 
 // What the host's kage knows: the providers (and their models) it answers _kage/models/list
-// with. The daemon asks once, when the first session needs it; the kage glue uses the answer to
-// tell a provider kage already knows (written as an override of its endpoint) from one it must be
-// told about.
+// with. The daemon asks when it starts (and a kage that cannot answer stops the start); the kage
+// glue uses the answer to tell a provider kage already knows (written as an override of its
+// endpoint) from one it must be told about.
 
 #include "core/agent/host_process.hpp"
 
 #include <spdlog/logger.h>
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/awaitable.hpp>
+#include <boost/json/object.hpp>
 #include <boost/json/value.hpp>
 #include <chrono>
 #include <cstdint>
@@ -54,6 +55,10 @@ struct KageDiscoveryOptions {
   // For initialize and for _kage/models/list each.
   std::chrono::milliseconds timeout{15000};
 };
+
+// The options for the kage the configuration names: agent.command when it is written, else
+// `kage rpc`.
+KageDiscoveryOptions kage_discovery_options(const boost::json::object& config);
 
 // The environment discover_kage_providers uses when options.environment is empty.
 EnvironmentList kage_discovery_environment(const std::filesystem::path& scratch_dir);

@@ -13,11 +13,6 @@ namespace json = boost::json;
 
 namespace {
 
-bool is_reserved(std::string_view name) {
-  return std::find(kage_reserved_providers.begin(), kage_reserved_providers.end(), name) !=
-         kage_reserved_providers.end();
-}
-
 void render_custom_models(std::string& out, const std::string& table, const json::array& models) {
   for (const auto& model : models) {
     std::string id, name;
@@ -41,6 +36,15 @@ void render_custom_models(std::string& out, const std::string& table, const json
 
 }  // namespace
 
+std::optional<std::string> kage_reserved_name_refusal(std::string_view name) {
+  if (std::find(kage_reserved_providers.begin(), kage_reserved_providers.end(), name) ==
+      kage_reserved_providers.end())
+    return std::nullopt;
+  return "kage reserves the provider name \"" + std::string(name) +
+         "\" for itself, so every session would fail at launch; give this provider another "
+         "name";
+}
+
 void KageGlue::check(const json::object& config, sdk::ConfigProblems& problems) const {
   const auto* providers = sdk::find_setting(config, "agent.providers");
   if (providers == nullptr || !providers->is_object()) return;
@@ -49,10 +53,8 @@ void KageGlue::check(const json::object& config, sdk::ConfigProblems& problems) 
   for (const auto& entry : providers->as_object()) {
     const std::string name(entry.key());
     const std::string path = "agent.providers." + name;
-    if (is_reserved(name)) {
-      problems.add(path, "kage reserves the provider name \"" + name +
-                             "\" for itself, so every session would fail at launch; give this "
-                             "provider another name");
+    if (auto refusal = kage_reserved_name_refusal(name)) {
+      problems.add(path, *refusal);
       continue;
     }
     if (!entry.value().is_object()) continue;
@@ -78,9 +80,8 @@ sdk::Result<std::string> render_kage_config(const std::vector<ProviderRoute>& ro
   std::string out =
       "# Written by errand when the session launched; edits are replaced at the next launch.\n";
   for (const auto& route : routes) {
-    if (is_reserved(route.name))
-      return sdk::make_error("kage reserves the provider name \"" + route.name +
-                             "\"; rename agent.providers." + route.name);
+    if (auto refusal = kage_reserved_name_refusal(route.name))
+      return sdk::make_error("agent.providers." + route.name + ": " + *refusal);
     if (catalog.knows(route.name)) {
       if (route.base_url.empty()) continue;
       out += "\n[providers." + toml_key(route.name) + "]\n";

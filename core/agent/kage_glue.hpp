@@ -7,6 +7,8 @@
 #include "core/agent/agent_glue.hpp"
 
 #include <array>
+#include <optional>
+#include <string>
 #include <string_view>
 
 namespace errand::agent {
@@ -14,6 +16,10 @@ namespace errand::agent {
 // Provider names kage keeps for itself, so a configuration using one would make every session
 // fail at launch. "custom" is the table custom providers are declared under.
 inline constexpr std::array<std::string_view, 2> kage_reserved_providers{"acp", "custom"};
+
+// The refusal of a provider name kage keeps for itself, or nullopt. The configuration checks
+// refuse it on every load, at start and on each reload, and a launch checks again.
+std::optional<std::string> kage_reserved_name_refusal(std::string_view name);
 
 inline constexpr std::string_view kage_home_inside = "/state/kage";
 // Relative to the session's state directory (seen inside as /state).

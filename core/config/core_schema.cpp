@@ -120,50 +120,59 @@ json::object output() {
                    defaulted(whole_number("Tool output longer than this is cut when posted.", 1),
                              1500)},
                   {"maxAttachmentBytes",
-                   defaulted(whole_number("The largest attachment accepted from a message, "
-                                          "in bytes.",
-                                          1),
-                             5242880)},
+                   unsupported(whole_number("The largest attachment accepted from a message, "
+                                            "in bytes.",
+                                            1),
+                               "an image attachment is fetched up to a fixed 5 MiB and other "
+                               "attachments are named in the prompt, not fetched; remove the "
+                               "key")},
                   {"maxAttachmentsPerMessage",
-                   defaulted(whole_number("How many attachments one message may carry.", 1), 4)},
+                   unsupported(whole_number("How many attachments one message may carry.", 1),
+                               "every attachment of a message is considered; remove the key")},
                   {"postDiffs", defaulted(flag("Post a diff after the agent edits files."), true)},
               }),
       json::object{});
 }
 
 json::object web() {
-  return section(
-      "The local web interface. Absent means no interface; it has no login, so the address it "
-      "binds to is its access control.",
-      {
-          {"host", defaulted(with(text("The address the interface binds to."), "minLength", 1),
-                             "127.0.0.1")},
-          {"port", defaulted(whole_number("The port the interface listens on.", 1, 65535), 8787)},
-          {"observer",
-           defaulted(flag("Serve an interface that can watch and read but change nothing."),
-                     false)},
-          {"publicUrl",
-           with(text("The address people use to reach the interface, when it is behind a "
-                     "proxy; used in links posted to threads."),
-                "format", "uri")},
-      });
+  return unsupported(
+      section(
+          "The local web interface. Absent means no interface; it has no login, so the address it "
+          "binds to is its access control.",
+          {
+              {"host", defaulted(with(text("The address the interface binds to."), "minLength", 1),
+                                 "127.0.0.1")},
+              {"port",
+               defaulted(whole_number("The port the interface listens on.", 1, 65535), 8787)},
+              {"observer",
+               defaulted(flag("Serve an interface that can watch and read but change nothing."),
+                         false)},
+              {"publicUrl",
+               with(text("The address people use to reach the interface, when it is behind a "
+                         "proxy; used in links posted to threads."),
+                    "format", "uri")},
+          }),
+      "errand has no web interface yet; remove the block");
 }
 
 json::object github() {
-  return section(
-      "A GitHub identity handed to sessions. Absent means sessions get none.",
-      {
-          {"token",
-           secret(hinted(with(text("A GitHub token the agent uses (as GH_TOKEN). It does enter "
-                                   "the sandbox, and is scrubbed from what a session reports."),
-                              "minLength", 8),
-                         "Paste the whole token: one shorter than 8 bytes could not be "
-                         "scrubbed from output safely, so it is refused."))},
-          {"userName", with(text("The name the agent's commits are made under."), "minLength", 1)},
-          {"userEmail",
-           with(text("The e-mail address the agent's commits are made under."), "minLength", 1)},
-      },
-      {"token", "userName", "userEmail"});
+  return unsupported(
+      section(
+          "A GitHub identity handed to sessions. Absent means sessions get none.",
+          {
+              {"token",
+               secret(hinted(with(text("A GitHub token the agent uses (as GH_TOKEN). It does enter "
+                                       "the sandbox, and is scrubbed from what a session reports."),
+                                  "minLength", 8),
+                             "Paste the whole token: one shorter than 8 bytes could not be "
+                             "scrubbed from output safely, so it is refused."))},
+              {"userName",
+               with(text("The name the agent's commits are made under."), "minLength", 1)},
+              {"userEmail", with(text("The e-mail address the agent's commits are made under."),
+                                 "minLength", 1)},
+          },
+          {"token", "userName", "userEmail"}),
+      "no GitHub identity is handed to sessions yet; remove the block");
 }
 
 }  // namespace core_sections
@@ -206,10 +215,10 @@ json::object core_schema() {
       {"timeouts", core_sections::timeouts()},
       {"output", core_sections::output()},
       {"shutdown",
-       defaulted(section("Who may stop the daemon from chat.",
-                         {{"allowedUserIds", defaulted(user_ids("Accounts that may use !shutdown."),
-                                                       json::array{})}}),
-                 json::object{})},
+       unsupported(section("Who may stop the daemon from chat.",
+                           {{"allowedUserIds", user_ids("Accounts that may use !shutdown.")}}),
+                   "there is no !shutdown command yet; stop the daemon through its service "
+                   "manager (SIGTERM), and remove the block")},
       {"broker",
        defaulted(section("Settings of the egress broker plugin. errand itself defines none; the "
                          "broker plugin contributes its keys here.",

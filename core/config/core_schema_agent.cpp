@@ -130,32 +130,37 @@ json::object agent() {
            with(text("The model a session starts on; absent means the provider's default."),
                 "minLength", 1)},
           {"rulesPath",
-           absolute_path("A file of house rules handed to the agent at the start of every "
-                         "session.")},
+           unsupported(absolute_path("A file of house rules handed to the agent at the start "
+                                     "of every session."),
+                       "nothing hands the file to the agent yet; put the rules where the agent "
+                       "itself reads them, and remove the key")},
           {"aliases",
            defaulted(map_of("Short names for models, usable with !model and in agent.model.",
                             with(text("The model the alias stands for."), "minLength", 1)),
                      json::object{})},
           {"fallback",
-           defaulted(list_of("Models to start on, in order, when the starting model's usage "
-                             "window is spent.",
-                             with(text("A model."), "minLength", 1)),
-                     json::array{})},
+           unsupported(list_of("Models to start on, in order, when the starting model's usage "
+                               "window is spent.",
+                               with(text("A model."), "minLength", 1)),
+                       "a session stays on its model when the usage window is spent; switch "
+                       "with !model, and remove the key")},
           {"delegate",
-           section(
-               "A cheaper model of the same provider that the agent may ask one question "
-               "about one thing. Absent means no delegation.",
-               {
-                   {"model", with(text("The model delegated questions go to."), "minLength", 1)},
-                   {"perTurn",
-                    defaulted(whole_number("Delegated questions allowed per turn.", 1), 8)},
-                   {"deadlineMs",
-                    defaulted(whole_number("How long a delegated question may take, in "
-                                           "milliseconds.",
-                                           1),
-                              60000)},
-               },
-               {"model"})},
+           unsupported(
+               section("A cheaper model of the same provider that the agent may ask one question "
+                       "about one thing. Absent means no delegation.",
+                       {
+                           {"model",
+                            with(text("The model delegated questions go to."), "minLength", 1)},
+                           {"perTurn",
+                            defaulted(whole_number("Delegated questions allowed per turn.", 1), 8)},
+                           {"deadlineMs",
+                            defaulted(whole_number("How long a delegated question may take, in "
+                                                   "milliseconds.",
+                                                   1),
+                                      60000)},
+                       },
+                       {"model"}),
+               "no agent is handed a model to delegate to yet; remove the block")},
           {"providers",
            hinted(with(with(map_of("The model providers sessions may use, by name.", provider()),
                             "minProperties", 1),

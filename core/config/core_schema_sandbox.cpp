@@ -11,10 +11,12 @@ namespace {
 constexpr std::string_view no_empty_list_hint =
     "Leave the key out rather than writing an empty list.";
 
-json::object path_grants(std::string_view description) {
-  return hinted(with(with(list_of(description, absolute_path("An absolute path.")), "minItems", 1),
-                     "uniqueItems", true),
-                no_empty_list_hint);
+json::object path_list(std::string_view description) {
+  return with(list_of(description, absolute_path("An absolute path.")), "uniqueItems", true);
+}
+
+json::object non_empty_paths(std::string_view description) {
+  return hinted(with(path_list(description), "minItems", 1), no_empty_list_hint);
 }
 
 json::object egress() {
@@ -45,12 +47,14 @@ json::object egress() {
 }
 
 json::object policy_extra() {
-  return section("Extra filesystem grants for every session, added to what the daemon grants.",
-                 {
-                     {"read", path_grants("Paths sessions may read.")},
-                     {"write", path_grants("Paths sessions may write.")},
-                     {"execute", path_grants("Paths sessions may run programs from.")},
-                 });
+  // An empty list is a grant of nothing, as the documented examples write it.
+  return section(
+      "Extra filesystem grants for every session, added to what the daemon grants.",
+      {
+          {"read", path_list("Paths sessions may read; [] grants nothing.")},
+          {"write", path_list("Paths sessions may write; [] grants nothing.")},
+          {"execute", path_list("Paths sessions may run programs from; [] grants nothing.")},
+      });
 }
 
 json::object environment() {
@@ -111,10 +115,10 @@ json::object sandbox() {
                               "egress mode open, so they see a synthetic address rather than "
                               "the host's."),
                          false)},
-              {"image", defaulted(with(text("The image podman sessions run from; inert under other "
-                                            "backends."),
-                                       "minLength", 1),
-                                  "localhost/errand-agent:latest")},
+              {"image",
+               unsupported(with(text("The image podman sessions run from."), "minLength", 1),
+                           "no podman backend is shipped, and bailey runs the host's own "
+                           "programs; remove the key")},
               {"memory", defaulted(size("Memory per session."), "4g")},
               {"cpus",
                defaulted(json::object{{"type", "number"},
@@ -126,9 +130,10 @@ json::object sandbox() {
               {"tmpSize", defaulted(size("The size of a session's private /tmp."), "512m")},
               {"shmSize", defaulted(size("The size of a session's private /dev/shm."), "256m")},
               {"diskTmp",
-               defaulted(flag("Put /tmp in the session's state directory (emptied at each "
-                              "launch) instead of memory."),
-                         false)},
+               unsupported(flag("Put /tmp in the session's state directory (emptied at each "
+                                "launch) instead of memory."),
+                           "every backend gives /tmp a private tmpfs of `sandbox.tmpSize`; "
+                           "remove the key")},
               {"disk", defaulted(size("The disk a session may use; measured, and the session is "
                                       "stopped past it."),
                                  "5g")},
@@ -144,8 +149,8 @@ json::object sandbox() {
                          10000)},
               {"policyExtra", policy_extra()},
               {"pathExtra",
-               path_grants("Directories put on a session's PATH, after the agent's own and "
-                           "before /usr/bin. Naming one grants nothing.")},
+               non_empty_paths("Directories put on a session's PATH, after the agent's own and "
+                               "before /usr/bin. Naming one grants nothing.")},
               {"env", environment()},
           }),
       json::object{});

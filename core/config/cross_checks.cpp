@@ -7,6 +7,7 @@
 #include <errand/sdk/config_values.hpp>
 #include <filesystem>
 
+#include "core/agent/kage_glue.hpp"
 #include "core/config/provider_checks.hpp"
 #include "core/config/suggest.hpp"
 
@@ -129,14 +130,15 @@ void check_alias_names(const json::object& config, std::vector<Problem>& problem
   }
 }
 
-// Accepting a setting that then does nothing would describe a session the operator does not
-// get, so a disk-backed /tmp is refused until a backend applies it.
-void check_unsupported(const json::object& config, std::vector<Problem>& problems) {
-  const auto* disk_tmp = sdk::find_setting(config, "sandbox.diskTmp");
-  if (disk_tmp != nullptr && disk_tmp->is_bool() && disk_tmp->as_bool()) {
-    problems.push_back({"sandbox.diskTmp",
-                        "`sandbox.diskTmp` is not supported yet: every backend gives /tmp a "
-                        "private tmpfs of `sandbox.tmpSize`; remove the key or set it to false"});
+// kage would refuse these names at every launch; refusing them on every load (start and each
+// reload) says so before any session is tried.
+void check_kage_provider_names(const json::object& config, std::vector<Problem>& problems) {
+  const auto* providers = object_at(config, "agent.providers");
+  if (providers == nullptr || string_setting(config, "agent.kind") != "kage") return;
+  for (const auto& entry : *providers) {
+    if (auto refusal = agent::kage_reserved_name_refusal(entry.key()))
+      problems.push_back({"agent.providers." + std::string(entry.key()),
+                          "`agent.providers." + std::string(entry.key()) + "`: " + *refusal});
   }
 }
 
@@ -149,7 +151,7 @@ void check_across_keys(const json::object& config, std::vector<Problem>& problem
   check_provider_definitions(config, problems);
   check_sandbox_env(config, problems);
   check_alias_names(config, problems);
-  check_unsupported(config, problems);
+  check_kage_provider_names(config, problems);
 }
 
 }  // namespace errand::config

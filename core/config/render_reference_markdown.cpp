@@ -94,6 +94,8 @@ std::string description_of(const json::object& node) {
   std::string text = string_member(node, "description");
   if (node.contains("x-errand-secret"))
     text += " **Secret**: scrubbed from output, blanked in logs.";
+  if (auto reason = string_member(node, "x-errand-unsupported"); !reason.empty())
+    text += " **Not supported yet**, refused when written: " + reason + ".";
   if (auto plugin = string_member(node, "x-errand-plugin"); !plugin.empty())
     text += " (From the plugin `" + plugin + "`.)";
   return text;

@@ -79,6 +79,12 @@ json::object hinted(json::object node, std::string_view hint) {
   return node;
 }
 
+json::object unsupported(json::object node, std::string_view reason) {
+  node.erase("default");
+  node["x-errand-unsupported"] = reason;
+  return node;
+}
+
 json::object with(json::object node, std::string_view keyword, json::value value) {
   node[keyword] = std::move(value);
   return node;

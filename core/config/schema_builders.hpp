@@ -6,6 +6,8 @@
 //   "x-errand-hint": "..."       appended to any problem reported at that key (what to do)
 //   "x-errand-default-note"      a default that depends on other keys, for the reference page
 //   "x-errand-plugin": "name"    the plugin that contributed the key
+//   "x-errand-unsupported": "..." the key (or every key of the section) is refused when written:
+//                                 nothing reads it yet; the sentence says why and what to do
 
 #include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
@@ -37,6 +39,9 @@ boost::json::object section(
 boost::json::object defaulted(boost::json::object node, boost::json::value default_value);
 boost::json::object secret(boost::json::object node);
 boost::json::object hinted(boost::json::object node, std::string_view hint);
+// Marks a key nothing reads yet, so that writing it is refused with `reason` rather than
+// accepted and ignored; its default goes, since no default of it is in force either.
+boost::json::object unsupported(boost::json::object node, std::string_view reason);
 boost::json::object with(boost::json::object node, std::string_view keyword,
                          boost::json::value value);
 

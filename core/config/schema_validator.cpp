@@ -219,6 +219,11 @@ class Validator {
       const std::string at = child_path(path, key);
       if (names != nullptr && names->is_object()) check_name(key, names->as_object(), at);
       if (const auto* property = properties.if_contains(key); property && property->is_object()) {
+        if (const auto reason = string_keyword(property->as_object(), "x-errand-unsupported");
+            !reason.empty()) {
+          problems_.push_back({at, "`" + at + "` is not supported yet: " + std::string(reason)});
+          continue;
+        }
         validate(value, property->as_object(), at);
       } else if (additional != nullptr && additional->is_object()) {
         validate(value, additional->as_object(), at);

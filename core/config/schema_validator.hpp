@@ -14,7 +14,8 @@ namespace errand::config {
 // additionalProperties (bool or schema), propertyNames, required, minProperties, enum, minimum,
 // maximum, exclusiveMinimum, minLength, pattern, minItems, uniqueItems, items, anyOf and format
 // (see formats.hpp). Other keywords are annotations and ignored. A node's "x-errand-hint" sentence
-// is appended to the problems reported at that node.
+// is appended to the problems reported at that node; a key whose node carries
+// "x-errand-unsupported" is refused with that sentence whatever its value.
 void validate_against_schema(const boost::json::value& value, const boost::json::object& schema,
                              const std::string& path, std::vector<Problem>& problems);
 

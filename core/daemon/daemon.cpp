@@ -9,6 +9,7 @@
 #include "core/daemon/enforcement_report.hpp"
 #include "core/daemon/exit_codes.hpp"
 #include "core/daemon/plugin_hosting.hpp"
+#include "core/daemon/startup_checks.hpp"
 #include "core/daemon/state_lock.hpp"
 #include "core/daemon/system_clock.hpp"
 #include "core/log/logging.hpp"
@@ -103,6 +104,13 @@ int run_daemon(const RunEnvironment& env, std::ostream& out) {
       "configuration loaded from {}: {}", rt.config.source.string(),
       boost::json::serialize(config::blank_secrets(rt.config.effective, rt.source.schema)));
 
+  if (auto refusal = empty_egress_refusal(rt.config.effective)) {
+    rt.log->error("{}", *refusal);
+    return kExitRefused;
+  }
+  for (const auto& warning : unresolved_provider_warnings(rt.config.effective))
+    rt.log->warn("{}", warning);
+
   std::string why;
   if (!sessions::make_private_directory(settings.state_dir, why)) {
     why = "stateDir: " + why;
@@ -174,6 +182,11 @@ int run_daemon(const RunEnvironment& env, std::ostream& out) {
       return kExitRefused;
     }
   }
+  auto kage_catalog = kage_catalog_at_start(rt.config.effective, rt.logging.logger("agent"));
+  if (!kage_catalog) {
+    rt.log->error("{}", kage_catalog.error().message);
+    return kExitRefused;
+  }
   if (auto chat = host.create_chat(settings.chat_transport, rt.config.effective); !chat) {
     rt.log->error("{}", chat.error());
     return kExitRefused;
@@ -192,6 +205,7 @@ int run_daemon(const RunEnvironment& env, std::ostream& out) {
                                 rt.scrubber, rt.clock, *rt.store, *rt.queue, rt.logging,
                                 settings.sandbox_backend, settings.state_dir},
       rt.config.effective);
+  if (*kage_catalog) rt.manager->use_kage_catalog(std::move(**kage_catalog));
   if (host.broker() != nullptr) host.broker()->set_events(rt.manager.get());
   if (auto started = host.chat()->start(*rt.manager); !started) {
     rt.log->error("the chat transport could not start: {}", started.error().message);

@@ -19,6 +19,8 @@ std::string render_enforcement_report(const sdk::EnforcementReport& report) {
   if (!report.summary.empty()) out += "  " + report.summary + "\n";
   for (const auto& item : report.enforced) out += "  enforced: " + item + "\n";
   for (const auto& note : report.notes) out += "  note: " + note + "\n";
+  // Said even when empty, so `"write": []` reads as the grant of nothing it is.
+  if (report.granted.empty()) out += "  granted by sandbox.policyExtra: nothing\n";
   for (const auto& grant : report.granted) {
     out += "  granted by sandbox.policyExtra: " + grant.path.string() + " (" + access_of(grant) +
            ")\n";

@@ -129,15 +129,10 @@ asio::awaitable<std::shared_ptr<const agent::AgentGlue>> SessionManager::agent_g
   const std::string kind = agent::agent_kind(config);
   if (glue_ && glue_kind_ == kind) co_return glue_;
   if (kind == "kage" && !kage_catalog_) {
-    // The host's kage is asked once which providers it knows, when the first session needs it.
-    agent::KageDiscoveryOptions options;
-    if (const auto* command = sdk::find_setting(config, "agent.command");
-        command != nullptr && command->is_array() && !command->as_array().empty()) {
-      options.argv.clear();
-      for (const auto& arg : command->as_array())
-        if (arg.is_string()) options.argv.emplace_back(arg.as_string());
-    }
-    auto discovered = co_await agent::discover_kage_providers(strand_, options, log_);
+    // The daemon hands over the catalog it asked for at start-up; this asks only when a reload
+    // switched agent.kind to kage afterwards.
+    auto discovered = co_await agent::discover_kage_providers(
+        strand_, agent::kage_discovery_options(config), log_);
     if (!discovered) {
       why = discovered.error().message;
       co_return nullptr;

@@ -41,6 +41,8 @@ class SessionManager final : public sdk::ChatEvents,
   // the configuration with the fields a reload does not reach (the chat section among them, so
   // the served channel and who may use it) still at their start-up values.
   void update_config(const boost::json::object& config);
+  // The host kage's catalog, asked for when the daemon started.
+  void use_kage_catalog(agent::KageCatalog catalog) { kage_catalog_ = std::move(catalog); }
   // Registers the command table as slash commands; a failure is logged, never fatal.
   boost::asio::awaitable<void> register_commands();
   // Stops taking anything new and stops every session (broker, then sandbox, then the record);

@@ -24,7 +24,8 @@ const std::string kAsideGlyph = "\xF0\x9F\x92\xAC";
 TEST_CASE(
     "the daemon answers !help, !usage and !model in the channel and refuses thread-only "
     "commands there",
-    "[e2e]") {
+    "[e2e]"
+    "[key:agent.providers.<name>.models]") {
   E2eHarness h;
   h.set("agent.providers.anthropic.models", boost::json::array{"fake-large", "fake-small"});
   h.start();
@@ -151,7 +152,9 @@ TEST_CASE("in a session's thread: !ls, !cat, !file, !status, an aside, !model an
   CHECK(recorded.find("from a stranger") == npos);
 }
 
-TEST_CASE("slash commands are registered from the table and answered like typed ones", "[e2e]") {
+TEST_CASE("slash commands are registered from the table and answered like typed ones",
+          "[e2e]"
+          "[key:chat.guildId]") {
   E2eHarness h;
   h.start();
   REQUIRE(eventually([&] {

@@ -19,7 +19,9 @@ bool ended(E2eHarness& h, const std::string& thread, std::size_t sessions = 1) {
   return all.size() == sessions && all.back().ended_at.has_value();
 }
 
-TEST_CASE("an idle session ends after timeouts.idleMs and its thread stays resumable", "[e2e]") {
+TEST_CASE("an idle session ends after timeouts.idleMs and its thread stays resumable",
+          "[e2e]"
+          "[key:timeouts.idleMs]") {
   E2eHarness h;
   h.set("timeouts.idleMs", 1500);
   h.start();
@@ -56,7 +58,8 @@ TEST_CASE("archiving a thread stops its session; deleting one closes it for good
 TEST_CASE(
     "a prompt that waits longer than maxQueueWaitMs gets the expired reaction and a "
     "sentence",
-    "[e2e]") {
+    "[e2e]"
+    "[key:limits.maxQueueWaitMs]") {
   E2eHarness h;
   h.set("limits.maxConcurrentTurns", 1);
   h.set("limits.maxQueueWaitMs", 1000);
@@ -82,7 +85,8 @@ TEST_CASE(
 }
 
 TEST_CASE("under agent.permissions ask the owner answers the agent's question in the thread",
-          "[e2e]") {
+          "[e2e]"
+          "[key:agent.permissions]") {
   E2eHarness h;
   h.set("agent.permissions", "ask");
   h.start();

@@ -40,7 +40,9 @@ std::string marker() {
   return "marker-" + std::to_string(value);
 }
 
-TEST_CASE("three sessions with maxConcurrentTurns 1 never have two turns in flight", "[e2e]") {
+TEST_CASE("three sessions with maxConcurrentTurns 1 never have two turns in flight",
+          "[e2e]"
+          "[key:limits.maxConcurrentTurns]") {
   E2eHarness h;
   h.set("limits.maxConcurrentTurns", 1);
   h.start();
@@ -109,7 +111,9 @@ TEST_CASE("kill -9 mid-turn, restart: no orphan sandbox, the turn interrupted, t
 }
 
 TEST_CASE("a host outside the allowlist is suggested for !grant, and !grant lets it through",
-          "[e2e]") {
+          "[e2e]"
+          "[key:sandbox.egress.allow]"
+          "[key:sandbox.egressPorts]") {
   LoopbackHostServer server;
   if (!server.problem().empty()) FAIL(server.problem());
   E2eHarness h;

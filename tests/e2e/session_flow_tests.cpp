@@ -23,7 +23,12 @@ std::string mention(std::string_view user) {
 }
 
 TEST_CASE("a channel message opens a thread; the agent's reply and the command it ran come back",
-          "[e2e]") {
+          "[e2e]"
+          "[key:chat.channelId]"
+          "[key:chat.apiBase]"
+          "[key:chat.gatewayUrl]"
+          "[key:agent.command]"
+          "[key:projectRoot]") {
   E2eHarness h;
   h.start();
   const auto opening = h.post(
@@ -118,7 +123,9 @@ TEST_CASE("!stop ends the session and archives the thread; a new reply resumes i
 }
 
 TEST_CASE("neither the chat token nor the provider key reaches the sandbox or outbound text",
-          "[e2e]") {
+          "[e2e]"
+          "[key:chat.token]"
+          "[key:agent.providers.<name>.credential]") {
   E2eHarness h;
   h.start();
   const auto config_path = (h.root() / "config.json").string();

@@ -9,7 +9,9 @@
 using namespace bailey_live;
 using errand::sdk::LimitCause;
 
-TEST_CASE("a file past sandbox.fileMax fails with EFBIG or SIGXFSZ ends the writer", "[live]") {
+TEST_CASE("a file past sandbox.fileMax fails with EFBIG or SIGXFSZ ends the writer",
+          "[live]"
+          "[key:sandbox.fileMax]") {
   require_full_host();
   Harness h(boost::json::object{{"fileMax", "1m"}});
   SECTION("with SIGXFSZ ignored the write fails") {
@@ -26,7 +28,9 @@ TEST_CASE("a file past sandbox.fileMax fails with EFBIG or SIGXFSZ ends the writ
   }
 }
 
-TEST_CASE("forks past sandbox.pids fail with EAGAIN", "[live]") {
+TEST_CASE("forks past sandbox.pids fail with EAGAIN",
+          "[live]"
+          "[key:sandbox.pids]") {
   require_full_host();
   Harness h(boost::json::object{{"pids", 16}});
   const auto r = h.run(h.spec({"fork-until", "200"}));
@@ -37,7 +41,9 @@ TEST_CASE("forks past sandbox.pids fail with EAGAIN", "[live]") {
   CHECK(r.exit.cleanup_complete);
 }
 
-TEST_CASE("memory past sandbox.memory is OOM-killed and reported as the memory limit", "[live]") {
+TEST_CASE("memory past sandbox.memory is OOM-killed and reported as the memory limit",
+          "[live]"
+          "[key:sandbox.memory]") {
   require_full_host();
   Harness h(boost::json::object{{"memory", "64m"}});
   const auto r = h.run(h.spec({"memory", "512"}));
@@ -48,7 +54,11 @@ TEST_CASE("memory past sandbox.memory is OOM-killed and reported as the memory l
   CHECK(r.exit.cleanup_complete);
 }
 
-TEST_CASE("a session past its disk budget is stopped and the exit says why", "[live]") {
+TEST_CASE("a session past its disk budget is stopped and the exit says why",
+          "[live]"
+          "[key:sandbox.disk]"
+          "[key:sandbox.diskCheckMs]"
+          "[key:sandbox.gracePeriodMs]") {
   require_full_host();
   Harness h(boost::json::object{{"disk", "4m"}, {"diskCheckMs", 1000}, {"gracePeriodMs", 500}});
   const auto started = std::chrono::steady_clock::now();

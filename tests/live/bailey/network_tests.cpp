@@ -86,7 +86,9 @@ TEST_CASE("under the broker nothing but the relay is reachable", "[live]") {
   }
 }
 
-TEST_CASE("network none is an empty namespace", "[live]") {
+TEST_CASE("network none is an empty namespace",
+          "[live]"
+          "[key:sandbox.network]") {
   require_full_host();
   Harness h(boost::json::object{{"network", "none"}});
   const auto addrs = h.run(h.spec({"addrs"}));
@@ -98,7 +100,10 @@ TEST_CASE("network none is an empty namespace", "[live]") {
   CHECK(connect_failed(out));
 }
 
-TEST_CASE("egress open shares the host's network but holds TCP to the allowed ports", "[live]") {
+TEST_CASE("egress open shares the host's network but holds TCP to the allowed ports",
+          "[live]"
+          "[key:sandbox.egress.mode]"
+          "[key:sandbox.egressPorts]") {
   require_full_host();
   HostTcpService allowed, other;
   REQUIRE(allowed.bound());
@@ -118,7 +123,8 @@ TEST_CASE("egress open shares the host's network but holds TCP to the allowed po
 }
 
 TEST_CASE("hideHostAddress gives the session pasta's synthetic address and not the host's",
-          "[live]") {
+          "[live]"
+          "[key:sandbox.hideHostAddress]") {
   require_full_host();
   HostTcpService service;
   Harness h(boost::json::object{{"egress", boost::json::object{{"mode", "open"}}},

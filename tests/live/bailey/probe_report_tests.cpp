@@ -94,7 +94,8 @@ TEST_CASE("errand-bailey doctor reports this host and exits 0", "[live]") {
 }
 
 TEST_CASE("a hidden gap makes errand run exit 3 under requireFullEnforcement",
-          "[live][errand-run]") {
+          "[live][errand-run]"
+          "[key:plugins.path]") {
   require_full_host();
   const fs::path errand = ERRAND_EXECUTABLE;
   REQUIRE(fs::exists(errand));

@@ -34,7 +34,11 @@ AgentLaunch prepare(const json::object& config, const errand::sdk::BrokerSession
 
 }  // namespace
 
-TEST_CASE("a generic agent gets its provider's route and stand-in in the variables it names") {
+TEST_CASE("a generic agent gets its provider's route and stand-in in the variables it names",
+          "[key:agent.baseUrlVariable]"
+          "[key:agent.credentialVariable]"
+          "[key:agent.provider]"
+          "[key:agent.model]") {
   const auto config = config_with(R"({
     "kind": "acp", "command": ["my-agent", "--acp"], "provider": "anthropic",
     "baseUrlVariable": "MY_BASE_URL", "credentialVariable": "MY_KEY", "model": "big:low",
@@ -50,7 +54,8 @@ TEST_CASE("a generic agent gets its provider's route and stand-in in the variabl
   CHECK(launch.files.empty());
 }
 
-TEST_CASE("without credentialVariable the provider's credentialName carries the stand-in") {
+TEST_CASE("without credentialVariable the provider's credentialName carries the stand-in",
+          "[key:agent.providers.<name>.credentialName]") {
   const auto config = config_with(R"({
     "kind": "acp", "command": ["my-agent"], "provider": "anthropic",
     "providers": {"anthropic": {"credential": "sk-real", "credentialName": "ANTHROPIC_API_KEY"}}})");
@@ -78,7 +83,9 @@ TEST_CASE("a generic agent with no way to learn its key is refused with the keys
   CHECK_FALSE(glue.prepare(inputs));
 }
 
-TEST_CASE("a provider outside the broker is reached directly with its own key") {
+TEST_CASE("a provider outside the broker is reached directly with its own key",
+          "[key:agent.providers.<name>.broker]"
+          "[key:agent.providers.<name>.baseUrl]") {
   const auto config = config_with(R"({
     "kind": "acp", "command": ["a"], "provider": "local",
     "providers": {"local": {"credential": "local-key", "credentialName": "LOCAL_KEY",

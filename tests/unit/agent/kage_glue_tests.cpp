@@ -56,7 +56,10 @@ std::string env_value(const AgentLaunch& launch, const std::string& name) {
 
 }  // namespace
 
-TEST_CASE("kage's config.toml overrides a provider kage knows and declares one it does not") {
+TEST_CASE("kage's config.toml overrides a provider kage knows and declares one it does not",
+          "[key:agent.providers.<name>.models]"
+          "[key:agent.providers.<name>.kind]"
+          "[key:agent.providers.<name>.credentialName]") {
   const auto config = config_with(two_providers);
   const auto broker = broker_session();
   const auto routes = provider_routes(config, &broker);
@@ -84,7 +87,10 @@ TEST_CASE("kage's config.toml overrides a provider kage knows and declares one i
         "context = 128000\n");
 }
 
-TEST_CASE("a kage launch under the broker holds stand-ins and relay routes, never a key") {
+TEST_CASE("a kage launch under the broker holds stand-ins and relay routes, never a key",
+          "[key:agent.model]"
+          "[key:agent.aliases.<name>]"
+          "[key:agent.provider]") {
   const auto config = config_with(two_providers);
   const auto broker = broker_session();
   errand::test::TempDir dir;
@@ -215,7 +221,7 @@ TEST_CASE("the kage glue grants the directory kage is found in and where its lin
         "install it or name it with its full path in agent.command");
 }
 
-TEST_CASE("make_agent_glue picks the glue agent.kind names") {
+TEST_CASE("make_agent_glue picks the glue agent.kind names", "[key:agent.kind]") {
   const auto kage = config_with(two_providers);
   CHECK_FALSE(make_agent_glue(kage, nullptr));
   const auto catalog = catalog_of({"anthropic"});

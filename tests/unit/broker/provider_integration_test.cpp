@@ -157,7 +157,9 @@ std::string stand_in(const errand::sdk::BrokerSession& s, const std::string& pro
 }  // namespace
 
 TEST_CASE_METHOD(ProviderFixture, "an x-api-key provider gets the real key only in x-api-key",
-                 "[provider][integration]") {
+                 "[provider][integration]"
+                 "[key:agent.providers.<name>.placement]"
+                 "[key:agent.providers.<name>.credential]") {
   BrokerHarness harness(config(), options());
   const auto s = harness.open("s-xkey");
   BrokerClient client(s.socket_path);
@@ -215,7 +217,9 @@ TEST_CASE_METHOD(ProviderFixture,
 }
 
 TEST_CASE_METHOD(ProviderFixture, "strict capabilities refuse calls the list does not name",
-                 "[provider][integration]") {
+                 "[provider][integration]"
+                 "[key:agent.providers.<name>.capabilities]"
+                 "[key:agent.providers.<name>.strictCapabilities]") {
   BrokerHarness harness(config(), options());
   const auto s = harness.open("s-caps");
   const std::string auth = "Bearer " + stand_in(s, "openai");
@@ -237,7 +241,8 @@ TEST_CASE_METHOD(ProviderFixture, "strict capabilities refuse calls the list doe
 }
 
 TEST_CASE_METHOD(ProviderFixture, "a list that is not strict forwards and warns",
-                 "[provider][integration]") {
+                 "[provider][integration]"
+                 "[key:agent.providers.<name>.capabilities]") {
   BrokerHarness harness(config(), options());
   const auto s = harness.open("s-warn");
   BrokerClient client(s.socket_path);
@@ -424,7 +429,8 @@ TEST_CASE_METHOD(ProviderFixture, "the limits a provider's answer carries are to
 }
 
 TEST_CASE_METHOD(ProviderFixture, "maxConcurrentRequests bounds the calls the upstream sees",
-                 "[provider][integration][pacing]") {
+                 "[provider][integration][pacing]"
+                 "[key:agent.providers.<name>.maxConcurrentRequests]") {
   BrokerHarness harness(config(), options());
   const auto a = harness.open("s-pace-a");
   const auto b = harness.open("s-pace-b");
@@ -543,7 +549,9 @@ TEST_CASE_METHOD(ProviderFixture, "receipts hold the call's fields and never a s
 }
 
 TEST_CASE_METHOD(ProviderFixture, "a plain http base URL to a loopback literal is called",
-                 "[provider][integration]") {
+                 "[provider][integration]"
+                 "[key:agent.providers.<name>.baseUrl]"
+                 "[key:sandbox.egress.allowInternal]") {
   BrokerHarness harness(config(), options());
   const auto s = harness.open("s-local");
   BrokerClient client(s.socket_path);

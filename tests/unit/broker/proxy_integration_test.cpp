@@ -132,7 +132,8 @@ TEST_CASE_METHOD(ProxyFixture, "CONNECT without the session's credential is answ
 }
 
 TEST_CASE_METHOD(ProxyFixture, "only ports in sandbox.egressPorts are opened",
-                 "[proxy][integration]") {
+                 "[proxy][integration]"
+                 "[key:sandbox.egressPorts]") {
   BrokerHarness harness(config(true, {"*"}), options());
   const auto s = harness.open("s-port");
   BrokerClient client(s.socket_path);

@@ -16,7 +16,10 @@ BrokerSettings read(std::string_view json) {
 }
 }  // namespace
 
-TEST_CASE("an egress block left out means every host; one without allow means none", "[settings]") {
+TEST_CASE("an egress block left out means every host; one without allow means none",
+          "[settings]"
+          "[key:sandbox.egress.allow]"
+          "[key:sandbox.egressPorts]") {
   CHECK(read(R"({})").allow.patterns() == std::vector<std::string>{"*"});
   CHECK(read(R"({"sandbox": {"egress": {"mode": "proxy"}}})").allow.patterns().empty());
   CHECK(read(R"({"sandbox": {"egress": {"allow": ["a.com"]}}})").allow.patterns() ==
@@ -25,7 +28,10 @@ TEST_CASE("an egress block left out means every host; one without allow means no
   CHECK(read(R"({"sandbox": {"egressPorts": [80, 443]}})").port_allowed(80));
 }
 
-TEST_CASE("placement follows the setting, then the kind, then neither", "[settings]") {
+TEST_CASE("placement follows the setting, then the kind, then neither",
+          "[settings]"
+          "[key:agent.providers.<name>.placement]"
+          "[key:agent.providers.<name>.kind]") {
   const auto s = read(R"({"agent": {"providers": {
     "a": {"credential": "k1234567", "kind": "anthropic"},
     "o": {"credential": "k1234567", "kind": "openai"},
@@ -48,7 +54,9 @@ TEST_CASE("placement follows the setting, then the kind, then neither", "[settin
 }
 
 TEST_CASE("a provider base URL must be https, or http to a loopback literal with allowInternal",
-          "[settings]") {
+          "[settings]"
+          "[key:sandbox.egress.allowInternal]"
+          "[key:agent.providers.<name>.baseUrl]") {
   const auto plain = read(R"({"agent": {"providers": {
     "p": {"credential": "k1234567", "baseUrl": "http://llm.example.com"},
     "l": {"credential": "k1234567", "baseUrl": "http://127.0.0.1:8080/v1/"}

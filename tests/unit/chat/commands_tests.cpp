@@ -141,7 +141,10 @@ TEST_CASE("the !help text is generated from the table for where it is asked") {
   CHECK_THAT(in_thread, ContainsSubstring("!!!"));
 }
 
-TEST_CASE("access: blocked first, then operators, owner, allowed users, anyone") {
+TEST_CASE("access: blocked first, then operators, owner, allowed users, anyone",
+          "[key:chat.allowedUserIds]"
+          "[key:chat.blockedUserIds]"
+          "[key:chat.operatorUserIds]") {
   AccessLists lists{{"op"}, {"alice", "bob"}, {"mallory", "op-blocked"}};
   lists.operator_ids.push_back("op-blocked");
   const auto check = [&](CommandAccess required, std::string_view author, std::string_view owner) {
@@ -175,7 +178,10 @@ TEST_CASE("access: blocked first, then operators, owner, allowed users, anyone")
   CHECK_FALSE(check(CommandAccess::allowed, "mallory", "").has_value());
 }
 
-TEST_CASE("access lists are read from chat.*") {
+TEST_CASE("access lists are read from chat.*",
+          "[key:chat.allowedUserIds]"
+          "[key:chat.blockedUserIds]"
+          "[key:chat.operatorUserIds]") {
   boost::json::object config{{"chat",
                               {{"allowedUserIds", {"a", "b"}},
                                {"operatorUserIds", {"o"}},

@@ -88,7 +88,10 @@ TEST_CASE("truncation keeps the head and the tail within the limit") {
   CHECK(fenced("a ``` b") == "```\na ''' b\n```");
 }
 
-TEST_CASE("render settings come from output.* and bad values are refused") {
+TEST_CASE("render settings come from output.* and bad values are refused",
+          "[key:output.forwardToolOutput]"
+          "[key:output.maxToolOutputChars]"
+          "[key:output.postDiffs]") {
   boost::json::object config{
       {"output", {{"forwardToolOutput", true}, {"maxToolOutputChars", 99}, {"postDiffs", false}}}};
   auto settings = render_settings_from_config(config);

@@ -34,7 +34,8 @@ std::string long_output() {
 
 }  // namespace
 
-TEST_CASE("a tool call is one line, edited with its outcome and its output cut to the limit") {
+TEST_CASE("a tool call is one line, edited with its outcome and its output cut to the limit",
+          "[key:output.maxToolOutputChars]") {
   RendererHarness h(forwarding(300), 2000, 5ms);
   h.run([&](ThreadRenderer& r) -> boost::asio::awaitable<void> {
     r.tool_started(ToolCallStart{"t1", "cargo test --all"});
@@ -52,7 +53,8 @@ TEST_CASE("a tool call is one line, edited with its outcome and its output cut t
   CHECK(shown.size() - fence - 4 - 3 <= 300);
 }
 
-TEST_CASE("tool output stays out of the thread unless output.forwardToolOutput is set") {
+TEST_CASE("tool output stays out of the thread unless output.forwardToolOutput is set",
+          "[key:output.forwardToolOutput]") {
   RendererHarness h({}, 2000, 1ms);
   h.run([&](ThreadRenderer& r) -> boost::asio::awaitable<void> {
     r.tool_started(ToolCallStart{"t1", "make"});
@@ -130,7 +132,7 @@ TEST_CASE("a long diff is cut at a whole line to fit one message, with a note") 
   REQUIRE(close != std::string::npos);
 }
 
-TEST_CASE("no diff is posted when output.postDiffs is off") {
+TEST_CASE("no diff is posted when output.postDiffs is off", "[key:output.postDiffs]") {
   RenderSettings settings;
   settings.post_diffs = false;
   RendererHarness h(settings, 2000, 1ms);

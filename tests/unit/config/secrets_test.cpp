@@ -14,8 +14,6 @@ namespace {
 
 boost::json::object effective_with_every_secret() {
   auto config = minimal_config();
-  config["github"] = boost::json::object{
-      {"token", "ghp_0123456789abcdef"}, {"userName", "bot"}, {"userEmail", "bot@example.com"}};
   set(config, "agent.providers.local",
       boost::json::object{{"credential", "short"}, {"baseUrl", "http://127.0.0.1:8080"}});
   set(config, "agent.providers.openai", boost::json::object{{"credential", "sk-openai-abcdefgh"}});
@@ -31,8 +29,8 @@ TEST_CASE("secrets of 8 bytes or more are collected", "[config][secrets]") {
   auto secrets = collect_secrets(effective_with_every_secret(), core_schema());
   // In the order the configuration holds them, which is no promise; compared as a set.
   std::sort(secrets.begin(), secrets.end());
-  CHECK(secrets == std::vector<std::string>{"bot-token-0123456789", "ghp_0123456789abcdef",
-                                            "sk-ant-0123456789", "sk-openai-abcdefgh"});
+  CHECK(secrets == std::vector<std::string>{"bot-token-0123456789", "sk-ant-0123456789",
+                                            "sk-openai-abcdefgh"});
 }
 
 TEST_CASE("a secret named twice is collected once", "[config][secrets]") {
@@ -47,7 +45,6 @@ TEST_CASE("every secret field is blanked for logging, short ones included", "[co
   const auto effective = effective_with_every_secret();
   const auto blanked = blank_secrets(effective, core_schema());
   CHECK(*find_setting(blanked, "chat.token") == "[redacted]");
-  CHECK(*find_setting(blanked, "github.token") == "[redacted]");
   CHECK(*find_setting(blanked, "agent.providers.anthropic.credential") == "[redacted]");
   CHECK(*find_setting(blanked, "agent.providers.local.credential") == "[redacted]");
   CHECK(*find_setting(blanked, "agent.providers.openai.credential") == "[redacted]");

@@ -12,6 +12,15 @@ std::filesystem::path build_dir() {
 DaemonHarness::DaemonHarness() {
   std::filesystem::create_directories(dir_ / "projects");
   std::filesystem::create_directories(dir_ / "home");
+  std::filesystem::create_directories(dir_ / "bin");
+  write_fake_kage();
+}
+
+void DaemonHarness::write_fake_kage(const std::string& environment) const {
+  const auto agent = build_dir() / "tests" / "fakes" / "bin" / "fake-acp-agent";
+  write_file(fake_kage_path(),
+             "#!/bin/sh\nexec /usr/bin/env " + environment + " '" + agent.string() + "' \"$@\"\n");
+  std::filesystem::permissions(fake_kage_path(), std::filesystem::perms::owner_all);
 }
 
 std::string DaemonHarness::config_text(const std::string& sandbox_extra,
@@ -26,6 +35,8 @@ std::string DaemonHarness::config_text(const std::string& sandbox_extra,
     "allowedUserIds": ["200"],
   },
   "agent": {
+    "command": [")" +
+         fake_kage_path().string() + R"(", "rpc"],
     "provider": "anthropic",
     "providers": {
       "anthropic": { "credentialName": "ANTHROPIC_API_KEY", "credential": "fixture-provider-key-abcdef", "kind": "anthropic" }

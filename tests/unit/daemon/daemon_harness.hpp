@@ -15,9 +15,15 @@ class DaemonHarness {
  public:
   DaemonHarness();
 
-  // A valid configuration; `sandbox_extra` is spliced into the sandbox object.
+  // A valid configuration; `sandbox_extra` is spliced into the sandbox object. Its agent is
+  // kage, run as the fake kage below.
   std::string config_text(const std::string& sandbox_extra = "",
                           const std::string& chat_token = "fixture-chat-token-0123456789") const;
+  // Rewrites the fake kage the configuration names: the scripted ACP agent, started with
+  // `environment` ("NAME=value" words, e.g. FAKE_AGENT_MODELS_LIST=unknown for a kage too old
+  // to say which providers it knows).
+  void write_fake_kage(const std::string& environment = "") const;
+  std::filesystem::path fake_kage_path() const { return dir_ / "bin" / "kage"; }
   void write_config(const std::string& text) const;
 
   std::vector<std::string> environment() const;

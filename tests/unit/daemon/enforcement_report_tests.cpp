@@ -33,3 +33,14 @@ TEST_CASE("a report without gaps says everything is enforced") {
   CHECK(daemon::render_enforcement_report(r).find("every configured guarantee is enforced") !=
         std::string::npos);
 }
+
+TEST_CASE("a report with no policyExtra grant says nothing is granted") {
+  sdk::EnforcementReport r;
+  r.backend = "bailey";
+  CHECK(daemon::render_enforcement_report(r).find("granted by sandbox.policyExtra: nothing") !=
+        std::string::npos);
+  r.granted = {{"/srv/out", false, true, false}};
+  const auto text = daemon::render_enforcement_report(r);
+  CHECK(text.find("granted by sandbox.policyExtra: nothing") == std::string::npos);
+  CHECK(text.find("granted by sandbox.policyExtra: /srv/out (write)") != std::string::npos);
+}

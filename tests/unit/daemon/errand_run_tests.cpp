@@ -26,7 +26,8 @@ TEST_CASE(
   CHECK(r.err.find("sandbox.pids") != std::string::npos);
 }
 
-TEST_CASE("a backend whose probe reports a gap stops the daemon with exit 3 naming the gap") {
+TEST_CASE("a backend whose probe reports a gap stops the daemon with exit 3 naming the gap",
+          "[key:sandbox.requireFullEnforcement]") {
   DaemonHarness h;
   h.write_config(h.config_text(R"("fixture": {"gaps": ["per-session memory limit"]})"));
   const auto r = h.run({"run"});
@@ -38,7 +39,9 @@ TEST_CASE("a backend whose probe reports a gap stops the daemon with exit 3 nami
 
 TEST_CASE(
     "with requireFullEnforcement false the daemon starts, prints the gap and stops cleanly on "
-    "SIGTERM") {
+    "SIGTERM",
+    "[key:sandbox.requireFullEnforcement]"
+    "[key:chat.transport]") {
   DaemonHarness h;
   h.write_config(h.config_text(
       R"("requireFullEnforcement": false, "fixture": {"gaps": ["per-session memory limit"]})"));
@@ -49,7 +52,8 @@ TEST_CASE(
   CHECK(daemon->wait_for(20s) == 0);
 }
 
-TEST_CASE("a missing sandbox backend plugin is refused with exit 2, never a fallback") {
+TEST_CASE("a missing sandbox backend plugin is refused with exit 2, never a fallback",
+          "[key:sandbox.backend]") {
   DaemonHarness h;
   auto text = h.config_text();
   text.replace(text.find("\"backend\": \"fixture\""), 20, "\"backend\": \"absent\"");
@@ -60,7 +64,7 @@ TEST_CASE("a missing sandbox backend plugin is refused with exit 2, never a fall
   CHECK(r.err.find("unsandboxed") != std::string::npos);
 }
 
-TEST_CASE("a second daemon on the same state directory exits 4") {
+TEST_CASE("a second daemon on the same state directory exits 4", "[key:stateDir]") {
   DaemonHarness h;
   h.write_config(h.config_text());
   auto first = h.start({"run"});
@@ -79,7 +83,9 @@ TEST_CASE("no configuration file found is exit 2 naming where errand looked") {
   CHECK(r.err.find(h.config_path().string()) != std::string::npos);
 }
 
-TEST_CASE("the chat token and provider key never reach the log") {
+TEST_CASE("the chat token and provider key never reach the log",
+          "[key:chat.token]"
+          "[key:agent.providers.<name>.credential]") {
   DaemonHarness h;
   h.write_config(h.config_text());
   auto daemon = h.start({"run"});

@@ -10,7 +10,25 @@ boost::json::object config(const char* sandbox) {
   return boost::json::parse(std::string(R"({"sandbox": )") + sandbox + "}").as_object();
 }
 
-TEST_CASE("sizes, limits and modes become the launch spec's") {
+TEST_CASE("sizes, limits and modes become the launch spec's",
+          "[key:sandbox.memory]"
+          "[key:sandbox.cpus]"
+          "[key:sandbox.pids]"
+          "[key:sandbox.fileMax]"
+          "[key:sandbox.tmpSize]"
+          "[key:sandbox.shmSize]"
+          "[key:sandbox.disk]"
+          "[key:sandbox.diskCheckMs]"
+          "[key:sandbox.gracePeriodMs]"
+          "[key:sandbox.network]"
+          "[key:sandbox.egress.mode]"
+          "[key:sandbox.egressPorts]"
+          "[key:sandbox.hideHostAddress]"
+          "[key:sandbox.env.<name>]"
+          "[key:sandbox.pathExtra]"
+          "[key:sandbox.policyExtra.read]"
+          "[key:sandbox.policyExtra.write]"
+          "[key:sandbox.policyExtra.execute]") {
   const auto settings = sandbox_settings_from_config(config(R"({
     "memory": "512m", "cpus": 1.5, "pids": 64, "fileMax": "1g", "tmpSize": 1024,
     "shmSize": "2k", "disk": "5g", "diskCheckMs": 2000, "gracePeriodMs": 3000,
@@ -45,7 +63,9 @@ TEST_CASE("sizes, limits and modes become the launch spec's") {
   CHECK(spec.env_extra == settings->env_extra);
 }
 
-TEST_CASE("only a restricted network with the proxy uses the broker") {
+TEST_CASE("only a restricted network with the proxy uses the broker",
+          "[key:sandbox.network]"
+          "[key:sandbox.egress.mode]") {
   CHECK_FALSE(sandbox_settings_from_config(config(R"({"network": "none"})"))->uses_broker());
   CHECK_FALSE(sandbox_settings_from_config(config(R"({"network": "open"})"))->uses_broker());
   CHECK_FALSE(

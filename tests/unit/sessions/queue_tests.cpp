@@ -103,7 +103,7 @@ TEST_CASE("a waiting prompt is told its position only when it changes") {
   CHECK(h.told["m3"].positions == std::vector<std::size_t>{1});
 }
 
-TEST_CASE("a full queue refuses with a sentence naming its length") {
+TEST_CASE("a full queue refuses with a sentence naming its length", "[key:limits.maxQueueLength]") {
   QueueHarness h(limits(1, 2));
   h.submit("a", "m1");
   h.submit("b", "m2");
@@ -249,7 +249,8 @@ TEST_CASE("the same message is never queued twice") {
   CHECK(std::holds_alternative<Rejected>(h.submit("a", "m1")));
 }
 
-TEST_CASE("live sessions are counted apart from turns and refused past maxLiveSessions") {
+TEST_CASE("live sessions are counted apart from turns and refused past maxLiveSessions",
+          "[key:limits.maxLiveSessions]") {
   auto l = limits(1);
   l.max_live_sessions = 2;
   QueueHarness h(l);
@@ -282,7 +283,11 @@ TEST_CASE("more slots on reload admit waiting prompts at once; a shorter queue k
   CHECK(std::holds_alternative<Rejected>(h.submit("e", "m5")));
 }
 
-TEST_CASE("limits are read from the effective configuration and refused when not positive") {
+TEST_CASE("limits are read from the effective configuration and refused when not positive",
+          "[key:limits.maxConcurrentTurns]"
+          "[key:limits.maxLiveSessions]"
+          "[key:limits.maxQueueLength]"
+          "[key:limits.maxQueueWaitMs]") {
   boost::json::object config{{"limits",
                               {{"maxConcurrentTurns", 5},
                                {"maxLiveSessions", 6},
