@@ -56,7 +56,8 @@ TEST_CASE("with network none a TCP server still starts on its own loopback", "[l
   CHECK(answered(r));
 }
 
-TEST_CASE("under egress open only the ports of sandbox.listenPorts may be bound", "[live]") {
+TEST_CASE("under egress open only the ports of sandbox.listenPorts may be bound",
+          "[live][key:sandbox.listenPorts]") {
   require_full_host();
   const int listed = free_port();
   const int other = free_port();
