@@ -70,15 +70,16 @@ TEST_CASE("claude-agent-acp runs a command inside the sandbox and reports its ou
       h.wait_for_text(thread, std::string(fakes::shell_report_prefix) + kPrinted, kAgentTurn);
   INFO(h.bot_text(thread) << "\n--- daemon log ---\n" << h.daemon_log());
   REQUIRE(reported);
-  // Claude Code called the fake through the broker with the stand-in, never the real key, and
-  // the tool result it sent back holds what the shell printed inside the sandbox.
+  // Claude Code called the fake through the broker, which put the real key in place of the
+  // session's stand-in, and the tool result it sent back holds what the shell printed inside
+  // the sandbox.
   const auto requests = h.provider().requests();
   REQUIRE_FALSE(requests.empty());
   bool called_messages = false;
   for (const auto& r : requests) {
     if (r.target.find("/v1/messages") == npos) continue;
     called_messages = true;
-    CHECK(r.header("x-api-key").starts_with("errand-session-"));
+    CHECK(r.header("x-api-key") == kProviderKey);
   }
   CHECK(called_messages);
   CHECK(any_request_body_contains(h.provider(), kPrinted));
@@ -118,7 +119,7 @@ TEST_CASE("codex-acp runs a command inside the sandbox and reports its output",
   for (const auto& r : h.provider().requests()) {
     if (r.target != "/v1/responses") continue;
     called_responses = true;
-    CHECK(r.header("authorization").starts_with("Bearer errand-session-"));
+    CHECK(r.header("authorization") == "Bearer " + std::string(kProviderKey));
   }
   CHECK(called_responses);
   CHECK(any_request_body_contains(h.provider(), "errand-42 in /workspace"));

@@ -131,12 +131,12 @@ class FakeAgent {
 
   static json::array auth_methods() {
     const std::string variable = auth_variable();
-    if (variable.empty()) return {};
-    return {json::object{{"id", "fake-login"}, {"name", "Log in with a browser"}},
-            json::object{{"type", "env_var"},
-                         {"id", "fake-api-key"},
-                         {"name", "Use " + variable},
-                         {"vars", json::array{json::object{{"name", variable}}}}}};
+    if (variable.empty()) return json::array{};
+    return json::array{json::object{{"id", "fake-login"}, {"name", "Log in with a browser"}},
+                       json::object{{"type", "env_var"},
+                                    {"id", "fake-api-key"},
+                                    {"name", "Use " + variable},
+                                    {"vars", json::array{json::object{{"name", variable}}}}}};
   }
 
   void authenticate(const json::value& id, const json::object& params) {

@@ -29,7 +29,7 @@ errand::sdk::Result<AgentLaunch> prepare(const json::object& config, bool broker
   broker.proxy_credential = "errand-session-" + std::string(64, '1');
   const auto& providers = config.at("agent").at("providers").as_object();
   for (const auto& entry : providers)
-    broker.stand_ins[entry.key()] = {
+    broker.stand_ins[std::string(entry.key())] = {
         std::string(entry.value().as_object().at("credentialName").as_string()),
         "errand-session-" + std::string(64, '2')};
   GenericAcpGlue glue;
