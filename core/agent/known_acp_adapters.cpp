@@ -16,8 +16,10 @@ void set_claude_up(AgentLaunch& launch) {
   // Claude Code refuses to run without permission prompts as root unless it is told it is
   // inside a sandbox, which it is.
   launch.env.emplace_back("IS_SANDBOX", "1");
-  for (const char* off : {"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "DISABLE_AUTOUPDATER",
-                          "DISABLE_TELEMETRY", "DISABLE_ERROR_REPORTING"})
+  // The last one stops it fetching its plugin marketplace from GitHub at start.
+  for (const char* off :
+       {"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "DISABLE_AUTOUPDATER", "DISABLE_TELEMETRY",
+        "DISABLE_ERROR_REPORTING", "CLAUDE_CODE_DISABLE_OFFICIAL_MARKETPLACE_AUTOINSTALL"})
     launch.env.emplace_back(off, "1");
   const json::object settings{{"sandbox", json::object{{"enabled", false}}}};
   launch.files.push_back({std::string(claude_settings_path), json::serialize(settings) + "\n"});

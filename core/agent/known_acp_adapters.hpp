@@ -9,7 +9,7 @@
 //
 // - claude-agent-acp (Claude Code): CLAUDE_CONFIG_DIR=/state/claude with settings.json turning
 //   its sandbox off, IS_SANDBOX=1 (it refuses to skip permission prompts as root otherwise),
-//   and Claude Code's variables that stop non-essential traffic.
+//   and the variables that stop non-essential traffic (telemetry, updates, its plugin marketplace).
 // - codex-acp: CODEX_HOME=/state/codex with a config.toml that names the session's provider
 //   route as its model provider (codex reads no base-URL variable), speaking the Responses API
 //   with the key from the route's credential variable, with its sandbox and approvals off.

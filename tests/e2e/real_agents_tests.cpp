@@ -12,6 +12,7 @@
 #include <catch2/catch_test_macros.hpp>
 #include <cstdlib>
 #include <filesystem>
+#include <set>
 
 namespace errand::e2e {
 namespace {
@@ -56,6 +57,20 @@ fs::path only_session_state(const E2eHarness& h, const std::string& thread) {
 // The agents take longer than the scripted one: node starts, Claude Code loads.
 constexpr auto kAgentTurn = 180s;
 
+// The hosts the broker refused the agent, from its log lines ("CONNECT host:443 refused 403").
+std::set<std::string> refused_hosts(const E2eHarness& h) {
+  std::set<std::string> hosts;
+  const auto log = h.daemon_log();
+  for (auto at = log.find("refused 403"); at != npos; at = log.find("refused 403", at + 1)) {
+    const auto line_start = log.rfind('\n', at) + 1;
+    const auto connect = log.find("CONNECT ", line_start);
+    if (connect == npos || connect > at) continue;
+    const auto host_start = connect + 8;
+    hosts.insert(log.substr(host_start, log.find(':', host_start) - host_start));
+  }
+  return hosts;
+}
+
 }  // namespace
 
 TEST_CASE("claude-agent-acp runs a command inside the sandbox and reports its output",
@@ -87,6 +102,10 @@ TEST_CASE("claude-agent-acp runs a command inside the sandbox and reports its ou
   const auto settings =
       errand::test::read_file(only_session_state(h, thread) / agent::claude_settings_path);
   CHECK(settings.find(R"("sandbox":{"enabled":false})") != npos);
+  // Its telemetry, update check and marketplace install are off. What is left, Claude Code's
+  // fetch of its plugin security list at every start, has no switch; the broker refuses it and
+  // the session goes on.
+  CHECK(refused_hosts(h) == std::set<std::string>{"raw.githubusercontent.com"});
   CHECK(h.stop() == 0);
 }
 
@@ -127,6 +146,8 @@ TEST_CASE("codex-acp runs a command inside the sandbox and reports its output",
       errand::test::read_file(only_session_state(h, thread) / agent::codex_config_path);
   CHECK(config.find("sandbox_mode = \"danger-full-access\"") != npos);
   CHECK(config.find("base_url = \"http://127.0.0.1:3128/provider/openai\"") != npos);
+  // With its update check and analytics off, codex tried no host but its provider.
+  CHECK(refused_hosts(h).empty());
   CHECK(h.stop() == 0);
 }
 

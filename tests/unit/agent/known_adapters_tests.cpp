@@ -69,8 +69,9 @@ TEST_CASE("claude-agent-acp gets its config directory with its sandbox off, and 
   CHECK(value_of(*launch, "ANTHROPIC_BASE_URL") == "http://127.0.0.1:3128/provider/anthropic");
   CHECK(value_of(*launch, "CLAUDE_CONFIG_DIR") == "/state/claude");
   CHECK(value_of(*launch, "IS_SANDBOX") == "1");
-  for (const char* off : {"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "DISABLE_AUTOUPDATER",
-                          "DISABLE_TELEMETRY", "DISABLE_ERROR_REPORTING"})
+  for (const char* off :
+       {"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "DISABLE_AUTOUPDATER", "DISABLE_TELEMETRY",
+        "DISABLE_ERROR_REPORTING", "CLAUDE_CODE_DISABLE_OFFICIAL_MARKETPLACE_AUTOINSTALL"})
     CHECK(value_of(*launch, off) == "1");
   const auto* settings = file_named(*launch, claude_settings_path);
   REQUIRE(settings != nullptr);
