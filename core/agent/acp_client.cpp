@@ -2,6 +2,7 @@
 
 #include "core/agent/acp_connection.hpp"
 #include "core/agent/acp_requests.hpp"
+#include "core/agent/auth_method_choice.hpp"
 
 #include <algorithm>
 
@@ -16,6 +17,7 @@ struct AcpClient::Core : std::enable_shared_from_this<AcpClient::Core> {
   AcpClientOptions options;
   std::shared_ptr<spdlog::logger> log;
   AgentHello hello;
+  std::string authenticated_with;  // the method authenticate succeeded with, if any
   std::vector<std::weak_ptr<PermissionResponder::State>> open_questions;
 
   void on_request(rpc::Request request);
@@ -138,12 +140,38 @@ asio::awaitable<sdk::Result<AgentHello>> AcpClient::initialize() {
   co_return std::move(*hello);
 }
 
+asio::awaitable<sdk::Result<void>> AcpClient::authenticate(std::string method_id) {
+  auto core = core_;
+  auto connection = core->connection;
+  json::object params{{"methodId", method_id}};
+  auto answer =
+      co_await connection->call("authenticate", std::move(params), core->options.setup_timeout);
+  if (!answer)
+    co_return sdk::make_error("the agent refused to authenticate with its method " + method_id +
+                                  " (" + answer.error().message + ")",
+                              answer.error().kind);
+  core->authenticated_with = method_id;
+  core->log->info("authenticated with the agent's method {}", rpc::excerpt(method_id));
+  co_return sdk::Result<void>{};
+}
+
 asio::awaitable<sdk::Result<OpenedSession>> AcpClient::new_session(std::string cwd) {
   auto core = core_;
   auto connection = core->connection;
   auto answer = co_await connection->call("session/new", session_params({}, cwd),
                                           core->options.setup_timeout);
-  if (!answer) co_return answer.error();
+  if (!answer) {
+    if (answer.error().kind != sdk::Error::Kind::failed || core->hello.auth_methods.empty() ||
+        !core->authenticated_with.empty())
+      co_return answer.error();
+    co_return sdk::make_error(
+        answer.error().message + "; errand did not authenticate, since the agent offers " +
+            describe_auth_methods(core->hello.auth_methods) +
+            " and the session's environment carries the variables of none of them: set the "
+            "provider's credentialName (or agent.credentialVariable) to a variable one of them "
+            "reads",
+        answer.error().kind);
+  }
   co_return parse_opened_session(*answer, {});
 }
 

@@ -54,6 +54,11 @@ class AcpClient {
   // protocolVersion 1, no file system and no terminal offered. Refuses an agent that answers
   // with another protocol version.
   boost::asio::awaitable<sdk::Result<AgentHello>> initialize();
+  // ACP authenticate with one of the methods initialize offered (auth_method_choice.hpp picks
+  // it). A refusal carries the agent's own words.
+  boost::asio::awaitable<sdk::Result<void>> authenticate(std::string method_id);
+  // When the agent refuses because it wants authentication first, the refusal lists what it
+  // offered, since that is what the operator must act on.
   boost::asio::awaitable<sdk::Result<OpenedSession>> new_session(std::string cwd = "/workspace");
   // Resumes a session the agent stored; refused without sending when the agent did not
   // advertise loadSession. The agent replays the history as session/update events first.

@@ -20,6 +20,26 @@ const json::object* object_in(const json::object& o, std::string_view key) {
   return v != nullptr && v->is_object() ? &v->as_object() : nullptr;
 }
 
+// An entry without an id cannot be asked for, so it is left out rather than refusing the agent.
+std::optional<AuthMethod> parse_auth_method(const json::value& entry) {
+  if (!entry.is_object()) return std::nullopt;
+  const auto& o = entry.as_object();
+  AuthMethod method{config::string_member(o, "id"),
+                    config::string_member(o, "name"),
+                    config::string_member(o, "type"),
+                    {}};
+  if (method.id.empty()) return std::nullopt;
+  if (const auto* vars = o.if_contains("vars"); vars != nullptr && vars->is_array())
+    for (const auto& var : vars->as_array())
+      if (var.is_object())
+        if (auto name = config::string_member(var.as_object(), "name"); !name.empty())
+          method.variables.push_back(std::move(name));
+  // The first draft of env_var methods named one variable as varName.
+  if (auto single = config::string_member(o, "varName"); !single.empty())
+    method.variables.push_back(std::move(single));
+  return method;
+}
+
 }  // namespace
 
 StopReason stop_reason_from(std::string_view name) {
@@ -63,6 +83,9 @@ sdk::Result<AgentHello> parse_initialize_result(const json::value& result) {
     if (const auto* prompt = object_in(*caps, "promptCapabilities"))
       hello.image_prompts = flag(*prompt, "image");
   }
+  if (const auto* methods = r.if_contains("authMethods"); methods != nullptr && methods->is_array())
+    for (const auto& entry : methods->as_array())
+      if (auto method = parse_auth_method(entry)) hello.auth_methods.push_back(std::move(*method));
   if (const auto* info = object_in(r, "agentInfo")) {
     hello.name = config::string_member(*info, "name");
     hello.version = config::string_member(*info, "version");

@@ -42,6 +42,15 @@ struct AcpClientOptions {
   std::string client_version = "0";
 };
 
+// One way the agent offers to authenticate (initialize's authMethods). Only an env_var method
+// names the variables it reads; any other kind the agent carries out on its own terms.
+struct AuthMethod {
+  std::string id;
+  std::string name;
+  std::string type;                    // "env_var", "terminal", or empty (the agent's own)
+  std::vector<std::string> variables;  // env_var: the names it reads from the environment
+};
+
 // What initialize told us about the agent.
 struct AgentHello {
   int protocol_version = 0;
@@ -50,6 +59,7 @@ struct AgentHello {
   std::string name;
   std::string version;
   boost::json::object capabilities;  // agentCapabilities as sent
+  std::vector<AuthMethod> auth_methods;
 };
 
 // A session the agent opened or loaded.

@@ -1,5 +1,6 @@
 #include "core/agent/generic_acp_glue.hpp"
 
+#include "core/agent/known_acp_adapters.hpp"
 #include "core/config/string_settings.hpp"
 
 #include <errand/sdk/config_values.hpp>
@@ -49,6 +50,10 @@ sdk::Result<AgentLaunch> GenericAcpGlue::prepare(const LaunchInputs& inputs) con
   if (!model.model.empty()) launch.config_options.emplace_back("model", model.model);
   if (!model.thinking_level.empty())
     launch.config_options.emplace_back("thinking", model.thinking_level);
+
+  if (auto set_up = add_adapter_setup(known_adapter(launch.argv.front()), **route, model, launch);
+      !set_up)
+    return set_up.error();
 
   auto dirs = agent_install_dirs(inputs, launch.argv.front());
   if (!dirs) return dirs.error();

@@ -15,6 +15,17 @@ bool is_executable_file(const fs::path& candidate) {
   return fs::is_regular_file(candidate, ec) && ::access(candidate.c_str(), X_OK) == 0;
 }
 
+// Where Node's module lookup from a file inside a package ends: the first node_modules on the
+// way down from the root.
+std::optional<fs::path> outermost_node_modules(const fs::path& file) {
+  fs::path prefix;
+  for (const auto& part : file) {
+    prefix /= part;
+    if (part == "node_modules") return prefix;
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::optional<fs::path> find_program(std::string_view program, std::string_view search_path) {
@@ -40,8 +51,12 @@ std::vector<fs::path> install_directories(const fs::path& found) {
   std::vector<fs::path> dirs{found.parent_path()};
   std::error_code ec;
   const fs::path real = fs::canonical(found, ec);
-  if (!ec && std::find(dirs.begin(), dirs.end(), real.parent_path()) == dirs.end())
-    dirs.push_back(real.parent_path());
+  const auto add = [&](const fs::path& dir) {
+    if (std::find(dirs.begin(), dirs.end(), dir) == dirs.end()) dirs.push_back(dir);
+  };
+  if (!ec) add(real.parent_path());
+  for (const auto& file : {found, ec ? found : real})
+    if (auto tree = outermost_node_modules(file)) add(*tree);
   return dirs;
 }
 

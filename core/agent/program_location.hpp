@@ -2,6 +2,8 @@
 
 // Finding an agent's install on the host, as `which` would, so the sandbox can grant its
 // directories: the one the command is found in and, when that is a symlink, the one it leads to.
+// An npm install (claude-agent-acp, codex-acp) is a tree: the script the link leads to loads its
+// dependencies from the node_modules directories above it, so the outermost one is granted too.
 
 #include <filesystem>
 #include <optional>
@@ -15,8 +17,8 @@ namespace errand::agent {
 std::optional<std::filesystem::path> find_program(std::string_view program,
                                                   std::string_view search_path);
 
-// The directory found on the path and the directory of its resolved real file, without
-// duplicates.
+// The directory found on the path, the directory of its resolved real file and, when either
+// lies inside a node_modules tree, the outermost node_modules directory, without duplicates.
 std::vector<std::filesystem::path> install_directories(const std::filesystem::path& found);
 
 }  // namespace errand::agent

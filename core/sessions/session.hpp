@@ -175,6 +175,8 @@ class Session : public std::enable_shared_from_this<Session> {
   std::unique_ptr<agent::AcpClient> client_;
   std::string acp_session_id_;
   std::vector<std::pair<std::string, std::string>> config_options_;
+  // The variables the agent was started with, so an authMethod reading them can be chosen.
+  std::vector<std::string> environment_names_;
   bool replaying_ = false;
   std::string model_;
 

@@ -2,6 +2,7 @@
 // in that order, each step checking whether a stop was asked for meanwhile.
 
 #include "core/agent/acp_settings.hpp"
+#include "core/agent/auth_method_choice.hpp"
 #include "core/agent/provider_routes.hpp"
 #include "core/agent/state_files.hpp"
 #include "core/sessions/private_directory.hpp"
@@ -291,6 +292,9 @@ asio::awaitable<bool> Session::launch_sandbox(std::string& why) {
   }
   spec.agent_dirs = launch->agent_dirs;
   config_options_ = launch->config_options;
+  environment_names_.clear();
+  for (const auto& variable : spec.env) environment_names_.push_back(variable.first);
+  for (const auto& variable : spec.env_extra) environment_names_.push_back(variable.first);
   auto launched = co_await services_->backend.launch(spec);
   if (!launched) {
     why = "the sandbox could not start: " + launched.error().message;
@@ -332,6 +336,13 @@ asio::awaitable<bool> Session::open_conversation(std::string& why) {
   if (!hello) {
     why = "the agent did not complete the ACP handshake: " + hello.error().message;
     co_return false;
+  }
+  if (auto method = agent::choose_auth_method(hello->auth_methods, environment_names_)) {
+    auto authenticated = co_await client_->authenticate(method->id);
+    if (!authenticated) {
+      why = authenticated.error().message;
+      co_return false;
+    }
   }
   bool loaded = false;
   std::string resume_note;

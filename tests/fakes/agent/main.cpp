@@ -6,7 +6,10 @@
 // FAKE_AGENT_PROVIDERS (comma separated ids) is what _kage/models/list answers, and
 // FAKE_AGENT_MODELS_LIST=unknown|silent makes it behave like a kage too old to answer;
 // FAKE_AGENT_PROTOCOL_VERSION and FAKE_AGENT_LOAD_SESSION=0 change what initialize says;
-// FAKE_AGENT_MODEL is the model a session starts on.
+// FAKE_AGENT_MODEL is the model a session starts on. FAKE_AGENT_AUTH_VARIABLE=NAME makes it
+// offer an env_var authMethod reading NAME (beside a login of its own) and answer session/new
+// "Authentication required" until authenticate succeeded, as codex-acp does; authenticate then
+// fails when NAME is unset, or with the words in FAKE_AGENT_AUTH_REFUSAL when those are set.
 
 #include "tests/fakes/agent/agent_wire.hpp"
 #include "tests/fakes/agent/cancellation.hpp"
@@ -97,6 +100,9 @@ class FakeAgent {
     if (name == "session/cancel") return cancellation_.cancel();
     if (id.is_null()) return;  // other notifications need nothing
     if (name == "initialize") return initialize(id);
+    if (name == "authenticate") return authenticate(id, params);
+    if ((name == "session/new" || name == "session/load") && !authenticated())
+      return wire_.reply_error(id, -32000, "Authentication required");
     if (name == "session/new") return open_session(id, new_session_id(), false);
     if (name == "session/load") return load_session(id, params);
     if (name == "session/prompt") return prompt(id, params);
@@ -117,7 +123,32 @@ class FakeAgent {
                                                                   {"audio", false},
                                                                   {"embeddedContext", false}}}}},
                 {"agentInfo", json::object{{"name", "fake-acp-agent"}, {"version", "1"}}},
-                {"authMethods", json::array{}}});
+                {"authMethods", auth_methods()}});
+  }
+
+  static std::string auth_variable() { return env_or("FAKE_AGENT_AUTH_VARIABLE", ""); }
+  bool authenticated() const { return auth_variable().empty() || authenticated_; }
+
+  static json::array auth_methods() {
+    const std::string variable = auth_variable();
+    if (variable.empty()) return json::array{};
+    return json::array{json::object{{"id", "fake-login"}, {"name", "Log in with a browser"}},
+                       json::object{{"type", "env_var"},
+                                    {"id", "fake-api-key"},
+                                    {"name", "Use " + variable},
+                                    {"vars", json::array{json::object{{"name", variable}}}}}};
+  }
+
+  void authenticate(const json::value& id, const json::object& params) {
+    const auto* method = params.if_contains("methodId");
+    if (method == nullptr || !method->is_string() || method->as_string() != "fake-api-key")
+      return wire_.reply_error(id, -32602, "Invalid params: only fake-api-key works here");
+    const std::string refusal = env_or("FAKE_AGENT_AUTH_REFUSAL", "");
+    if (!refusal.empty()) return wire_.reply_error(id, -32000, refusal);
+    if (env_or(auth_variable().c_str(), "").empty())
+      return wire_.reply_error(id, -32000, auth_variable() + " is not set");
+    authenticated_ = true;
+    wire_.reply(id, json::object{});
   }
 
   void open_session(const json::value& id, const std::string& session_id, bool loaded) {
@@ -194,6 +225,7 @@ class FakeAgent {
   std::map<std::string, FakeSession> sessions_;
   std::thread prompt_;
   std::atomic<bool> running_{false};
+  bool authenticated_ = false;
 };
 
 }  // namespace

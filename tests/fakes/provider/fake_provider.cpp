@@ -43,6 +43,10 @@ void FakeProvider::push(ScriptedAnswer answer) {
   impl_->script.push(std::move(answer));
 }
 
+void FakeProvider::drive_shell_command(std::string command) {
+  impl_->script.set_shell_command(std::move(command));
+}
+
 std::vector<RecordedRequest> FakeProvider::requests() const {
   return impl_->script.requests();
 }

@@ -1,8 +1,9 @@
 #pragma once
 
 // A model provider for tests, on 127.0.0.1 with a port the kernel picks: plain HTTP and HTTPS
-// (a test CA made at start), Anthropic-compatible (POST .../v1/messages, x-api-key) and
-// OpenAI-compatible (POST .../chat/completions, Authorization: Bearer), streaming or not, with
+// (a test CA made at start), Anthropic-compatible (POST .../v1/messages and
+// .../v1/messages/count_tokens, x-api-key) and OpenAI-compatible (POST .../chat/completions and
+// the Responses API's POST .../responses, Authorization: Bearer), streaming or not, with
 // answers scripted per test and every request recorded so a test can say which key arrived.
 // It serves on a thread of its own; every member is safe to call from the test's thread.
 
@@ -56,6 +57,9 @@ class FakeProvider {
 
   // Answers are used in order; with none queued a call gets a default text answer.
   void push(ScriptedAnswer answer);
+  // From now on, a real agent's request offering its shell tool is answered by running command
+  // with it, and the request carrying the tool's result by reporting it (shell_turn.hpp).
+  void drive_shell_command(std::string command);
   std::vector<RecordedRequest> requests() const;
   bool wait_for_requests(std::size_t count, std::chrono::milliseconds timeout) const;
 

@@ -6,6 +6,7 @@
 //   --expect-key KEY   answer 401 to a call that does not carry KEY in its dialect's header
 //   --ca-file PATH     where to write the test CA (default: $TMPDIR/fake-provider-ca-<pid>.pem)
 //   --record PATH      append every request to PATH as one JSON line
+//   --shell-command C  play the model for a real agent: have it run C with its shell tool
 //
 // While it runs, POST /_fake/answers {"kind": "text"|"tool_use"|"rate_limited"|"failure"|"cut",
 // ...} queues an answer and GET /_fake/requests lists the requests recorded so far.
@@ -29,6 +30,7 @@ int main(int argc, char** argv) {
   std::filesystem::path ca_file = std::filesystem::temp_directory_path() /
                                   ("fake-provider-ca-" + std::to_string(::getpid()) + ".pem");
   std::string record_path;
+  std::string shell_command;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     const bool has_value = i + 1 < argc;
@@ -40,6 +42,8 @@ int main(int argc, char** argv) {
       ca_file = argv[++i];
     } else if (arg == "--record" && has_value) {
       record_path = argv[++i];
+    } else if (arg == "--shell-command" && has_value) {
+      shell_command = argv[++i];
     } else {
       std::cerr << "fake-provider: unknown or incomplete argument " << arg << "\n";
       return 2;
@@ -68,6 +72,7 @@ int main(int argc, char** argv) {
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
 
   errand::fakes::FakeProvider provider(std::move(options));
+  if (!shell_command.empty()) provider.drive_shell_command(shell_command);
   for (auto& text : answers) provider.push(errand::fakes::ScriptedAnswer::answer(std::move(text)));
   std::ofstream(ca_file) << provider.ca_pem();
   std::cout << json::serialize(json::object{{"http", provider.http_url()},

@@ -120,6 +120,98 @@ std::vector<std::string> openai_stream(const ScriptedAnswer& answer, const std::
   return events;
 }
 
+// The item a Responses answer is made of: a function call (codex's exec_command) or a message.
+json::object responses_item(const ScriptedAnswer& answer, const std::string& item_id,
+                            const std::string& call_id, bool done) {
+  const char* status = done ? "completed" : "in_progress";
+  if (answer.kind == ScriptedAnswer::Kind::tool_use)
+    return {{"type", "function_call"},
+            {"id", item_id},
+            {"call_id", call_id},
+            {"name", answer.tool_name},
+            {"arguments", done ? answer.tool_input_json : ""},
+            {"status", status}};
+  json::array content;
+  if (done)
+    content.push_back(json::object{
+        {"type", "output_text"}, {"text", answer.text}, {"annotations", json::array{}}});
+  return {{"type", "message"},
+          {"id", item_id},
+          {"role", "assistant"},
+          {"status", status},
+          {"content", std::move(content)}};
+}
+
+json::object responses_object(const ScriptedAnswer& answer, const std::string& id,
+                              const std::string& model, json::array output, bool done) {
+  json::object response{{"id", id},
+                        {"object", "response"},
+                        {"created_at", static_cast<std::int64_t>(std::time(nullptr))},
+                        {"status", done ? "completed" : "in_progress"},
+                        {"model", model},
+                        {"output", std::move(output)}};
+  if (done)
+    response["usage"] =
+        json::object{{"input_tokens", answer.input_tokens},
+                     {"input_tokens_details", json::object{{"cached_tokens", 0}}},
+                     {"output_tokens", answer.output_tokens},
+                     {"output_tokens_details", json::object{{"reasoning_tokens", 0}}},
+                     {"total_tokens", answer.input_tokens + answer.output_tokens}};
+  return response;
+}
+
+std::vector<std::string> responses_stream(const ScriptedAnswer& answer, const std::string& model) {
+  const std::string id = next_id("resp_fake_");
+  const bool tool = answer.kind == ScriptedAnswer::Kind::tool_use;
+  const std::string item_id = next_id(tool ? "fc_fake_" : "msg_fake_");
+  const std::string call_id = next_id("call_fake_");
+  std::int64_t sequence = 0;
+  std::vector<std::string> events;
+  auto add = [&](const char* type, json::object data) {
+    data["type"] = type;
+    data["sequence_number"] = sequence++;
+    events.push_back(sse(type, data));
+  };
+  add("response.created", {{"response", responses_object(answer, id, model, {}, false)}});
+  add("response.in_progress", {{"response", responses_object(answer, id, model, {}, false)}});
+  add("response.output_item.added",
+      {{"output_index", 0}, {"item", responses_item(answer, item_id, call_id, false)}});
+  if (!tool)
+    add("response.content_part.added",
+        {{"item_id", item_id},
+         {"output_index", 0},
+         {"content_index", 0},
+         {"part",
+          json::object{{"type", "output_text"}, {"text", ""}, {"annotations", json::array{}}}}});
+  for (const auto& piece : text_pieces(tool ? answer.tool_input_json : answer.text)) {
+    if (tool)
+      add("response.function_call_arguments.delta",
+          {{"item_id", item_id}, {"output_index", 0}, {"delta", piece}});
+    else
+      add("response.output_text.delta",
+          {{"item_id", item_id}, {"output_index", 0}, {"content_index", 0}, {"delta", piece}});
+  }
+  if (answer.kind == ScriptedAnswer::Kind::cut) return events;
+  if (tool) {
+    add("response.function_call_arguments.done",
+        {{"item_id", item_id}, {"output_index", 0}, {"arguments", answer.tool_input_json}});
+  } else {
+    add("response.output_text.done",
+        {{"item_id", item_id}, {"output_index", 0}, {"content_index", 0}, {"text", answer.text}});
+    add("response.content_part.done", {{"item_id", item_id},
+                                       {"output_index", 0},
+                                       {"content_index", 0},
+                                       {"part", json::object{{"type", "output_text"},
+                                                             {"text", answer.text},
+                                                             {"annotations", json::array{}}}}});
+  }
+  const auto item = responses_item(answer, item_id, call_id, true);
+  add("response.output_item.done", {{"output_index", 0}, {"item", item}});
+  add("response.completed",
+      {{"response", responses_object(answer, id, model, json::array{item}, true)}});
+  return events;
+}
+
 }  // namespace
 
 ScriptedAnswer ScriptedAnswer::answer(std::string text) {
@@ -176,12 +268,21 @@ std::vector<std::string> text_pieces(const std::string& text) {
 
 std::vector<std::string> stream_events(Dialect dialect, const ScriptedAnswer& answer,
                                        const std::string& model) {
-  return dialect == Dialect::anthropic ? anthropic_stream(answer, model)
-                                       : openai_stream(answer, model);
+  switch (dialect) {
+    case Dialect::anthropic: return anthropic_stream(answer, model);
+    case Dialect::openai: return openai_stream(answer, model);
+    case Dialect::responses: return responses_stream(answer, model);
+  }
+  return {};
 }
 
 std::string complete_body(Dialect dialect, const ScriptedAnswer& answer, const std::string& model) {
   const bool tool = answer.kind == ScriptedAnswer::Kind::tool_use;
+  if (dialect == Dialect::responses)
+    return json::serialize(responses_object(
+        answer, next_id("resp_fake_"), model,
+        json::array{responses_item(answer, next_id("item_fake_"), next_id("call_fake_"), true)},
+        true));
   if (dialect == Dialect::anthropic) {
     json::object block = tool ? json::object{{"type", "tool_use"},
                                              {"id", next_id("toolu_fake_")},
@@ -266,7 +367,7 @@ std::vector<std::pair<std::string, std::string>> limit_headers(Dialect dialect,
                                                                std::size_t answered) {
   std::vector<std::pair<std::string, std::string>> headers;
   const auto text = [](std::size_t n) { return std::to_string(n); };
-  if (dialect == Dialect::openai) {
+  if (dialect != Dialect::anthropic) {
     headers.emplace_back("x-ratelimit-limit-requests", "500");
     headers.emplace_back("x-ratelimit-remaining-requests", text(500 - (answered % 500) - 1));
     headers.emplace_back("x-ratelimit-reset-requests", "6m0s");

@@ -1,8 +1,9 @@
 #pragma once
 
-// What the fake provider answers, in the two wire dialects errand's agents speak: Anthropic's
-// Messages API (server-sent events message_start ... message_stop) and OpenAI's chat
-// completions (chunk objects ending in [DONE]). Tests script the next answers.
+// What the fake provider answers, in the wire dialects errand's agents speak: Anthropic's
+// Messages API (server-sent events message_start ... message_stop), OpenAI's chat completions
+// (chunk objects ending in [DONE]) and OpenAI's Responses API (typed events response.created ...
+// response.completed, as codex reads them). Tests script the next answers.
 
 #include <boost/json/object.hpp>
 #include <cstdint>
@@ -12,7 +13,7 @@
 
 namespace errand::fakes {
 
-enum class Dialect { anthropic, openai };
+enum class Dialect { anthropic, openai, responses };
 
 struct ScriptedAnswer {
   enum class Kind {

@@ -1,5 +1,7 @@
 #include "tests/fakes/provider/provider_server.hpp"
 
+#include "tests/fakes/provider/shell_turn.hpp"
+
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/ssl/stream.hpp>
@@ -46,6 +48,16 @@ std::vector<RecordedRequest> ProviderScript::requests() const {
 bool ProviderScript::wait_for_requests(std::size_t count, std::chrono::milliseconds timeout) const {
   std::unique_lock lock(mutex_);
   return recorded_.wait_for(lock, timeout, [&] { return requests_.size() >= count; });
+}
+
+void ProviderScript::set_shell_command(std::string command) {
+  std::lock_guard lock(mutex_);
+  shell_command_ = std::move(command);
+}
+
+std::string ProviderScript::shell_command() const {
+  std::lock_guard lock(mutex_);
+  return shell_command_;
 }
 
 namespace {
@@ -120,11 +132,25 @@ asio::awaitable<bool> respond(FakeProvider::Impl& impl, Stream& stream,
     co_await send_simple(stream, version, 200, std::string(models_body));
     co_return true;
   }
+  // Claude Code checks that its endpoint answers at all before the first call.
+  if (request.method() == http::verb::head) {
+    co_await send_simple(stream, version, 200, std::string());
+    co_return true;
+  }
+  if (request.method() == http::verb::post && ends_with(path, "/v1/messages/count_tokens")) {
+    // Roughly four bytes a token, as the real counter comes out for English and code.
+    std::string counted =
+        "{\"input_tokens\":" + std::to_string(request.body().size() / 4 + 1) + "}";
+    co_await send_simple(stream, version, 200, std::move(counted));
+    co_return true;
+  }
   Dialect dialect;
   if (request.method() == http::verb::post && ends_with(path, "/v1/messages"))
     dialect = Dialect::anthropic;
   else if (request.method() == http::verb::post && ends_with(path, "/chat/completions"))
     dialect = Dialect::openai;
+  else if (request.method() == http::verb::post && ends_with(path, "/responses"))
+    dialect = Dialect::responses;
   else {
     co_await send_simple(stream, version, 404,
                          error_body(Dialect::anthropic, 404, "the fake provider has no " + path));
@@ -154,7 +180,10 @@ asio::awaitable<bool> respond(FakeProvider::Impl& impl, Stream& stream,
     if (const auto* m = body.as_object().if_contains("model"); m && m->is_string())
       model = std::string(m->as_string());
   }
-  const ScriptedAnswer answer = impl.script.next();
+  std::optional<ScriptedAnswer> driven;
+  if (const auto command = impl.script.shell_command(); !command.empty() && body.is_object())
+    driven = shell_turn_answer(dialect, body.as_object(), command);
+  const ScriptedAnswer answer = driven ? std::move(*driven) : impl.script.next();
   if (answer.kind == ScriptedAnswer::Kind::rate_limited) {
     // Built outside the co_await: GCC 12 cannot keep an initializer list in a coroutine frame.
     std::vector<std::pair<std::string, std::string>> retry;

@@ -23,12 +23,15 @@ class ProviderScript {
   void record(RecordedRequest request);
   std::vector<RecordedRequest> requests() const;
   bool wait_for_requests(std::size_t count, std::chrono::milliseconds timeout) const;
+  void set_shell_command(std::string command);
+  std::string shell_command() const;  // empty: answers come from the queue alone
 
  private:
   mutable std::mutex mutex_;
   mutable std::condition_variable recorded_;
   std::deque<ScriptedAnswer> answers_;
   std::vector<RecordedRequest> requests_;
+  std::string shell_command_;
 };
 
 struct FakeProvider::Impl {

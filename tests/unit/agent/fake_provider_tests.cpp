@@ -279,3 +279,90 @@ TEST_CASE("TLS to the fake provider is refused by a client that does not trust t
   CHECK_THROWS(post_tls(provider, other.ca_pem(), "/v1/messages", {}, anthropic_body));
   CHECK(provider.requests().empty());
 }
+
+TEST_CASE("the Responses dialect streams typed events from response.created to completed") {
+  FakeProvider provider;
+  provider.push(ScriptedAnswer::answer("Responses are streamed in typed events."));
+  const auto answer = post(provider, "/v1/responses", {{"authorization", "Bearer k"}},
+                           R"({"model":"gpt-test","stream":true,"input":"hi"})");
+  REQUIRE(answer.status == 200);
+  const auto events = events_of(answer.body);
+  REQUIRE(events.size() >= 8);
+  std::string text;
+  std::int64_t sequence = 0;
+  for (const auto& e : events) {
+    CHECK(e.data.at("type").as_string() == e.name);
+    CHECK(e.data.at("sequence_number") == sequence++);
+    if (e.name == "response.output_text.delta") text += e.data.at("delta").as_string();
+  }
+  CHECK(text == "Responses are streamed in typed events.");
+  CHECK(events.front().name == "response.created");
+  CHECK(events[2].name == "response.output_item.added");
+  CHECK(events[2].data.at("item").at("type") == "message");
+  const auto& done = events.back();
+  CHECK(done.name == "response.completed");
+  const auto& response = done.data.at("response").as_object();
+  CHECK(response.at("status") == "completed");
+  CHECK(response.at("model") == "gpt-test");
+  CHECK(response.at("usage").at("output_tokens") == 7);
+  CHECK(response.at("output").at(0).at("content").at(0).at("text") ==
+        "Responses are streamed in typed events.");
+}
+
+TEST_CASE("driving a shell command: the agent's shell tool is called, then its output reported") {
+  FakeProvider provider;
+  provider.drive_shell_command("echo hi-$((1+1))");
+  // Claude Code's shape: a Bash tool on offer and the prompt last.
+  const std::string ask = R"({"model":"m","stream":true,"max_tokens":100,
+    "tools":[{"name":"Read","input_schema":{}},{"name":"Bash","input_schema":{}}],
+    "messages":[{"role":"user","content":[{"type":"text","text":"run it"}]}]})";
+  auto events = events_of(post(provider, "/v1/messages", {}, ask).body);
+  REQUIRE(events.size() > 3);
+  CHECK(events[1].data.at("content_block").at("type") == "tool_use");
+  CHECK(events[1].data.at("content_block").at("name") == "Bash");
+  std::string input;
+  for (const auto& e : events)
+    if (e.name == "content_block_delta") input += e.data.at("delta").at("partial_json").as_string();
+  CHECK(json::parse(input).at("command") == "echo hi-$((1+1))");
+
+  const std::string result = R"({"model":"m","stream":true,"max_tokens":100,
+    "tools":[{"name":"Bash","input_schema":{}}],
+    "messages":[{"role":"user","content":[{"type":"text","text":"run it"}]},
+      {"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"Bash","input":{}}]},
+      {"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"hi-2\n"}]}]})";
+  events = events_of(post(provider, "/v1/messages", {}, result).body);
+  std::string text;
+  for (const auto& e : events)
+    if (e.name == "content_block_delta") text += e.data.at("delta").at("text").as_string();
+  CHECK(text == "The command printed: hi-2");
+
+  // codex's shape: exec_command on offer, its output wrapped in codex's own report.
+  const std::string codex_ask = R"({"model":"m","stream":true,
+    "tools":[{"type":"function","name":"exec_command","parameters":{}}],
+    "input":[{"type":"message","role":"user","content":[{"type":"input_text","text":"go"}]}]})";
+  events = events_of(post(provider, "/v1/responses", {}, codex_ask).body);
+  const auto& item = events.back().data.at("response").at("output").at(0);
+  CHECK(item.at("type") == "function_call");
+  CHECK(item.at("name") == "exec_command");
+  CHECK(json::parse(item.at("arguments").as_string()).at("cmd") == "echo hi-$((1+1))");
+  const std::string codex_result = R"({"model":"m","stream":true,
+    "tools":[{"type":"function","name":"exec_command","parameters":{}}],
+    "input":[{"type":"message","role":"user","content":[{"type":"input_text","text":"go"}]},
+      {"type":"function_call","call_id":"c1","name":"exec_command","arguments":"{}"},
+      {"type":"function_call_output","call_id":"c1",
+       "output":"Process exited with code 0\nOutput:\nhi-2\n"}]})";
+  events = events_of(post(provider, "/v1/responses", {}, codex_result).body);
+  CHECK(events.back().data.at("response").at("output").at(0).at("content").at(0).at("text") ==
+        "The command printed: hi-2");
+
+  // A request without the shell tool (a title request, say) gets the queued or default answer.
+  provider.push(ScriptedAnswer::answer("A short title"));
+  events = events_of(post(provider, "/v1/messages", {},
+                          R"({"model":"m","stream":true,"max_tokens":10,
+                              "messages":[{"role":"user","content":"title?"}]})")
+                         .body);
+  text.clear();
+  for (const auto& e : events)
+    if (e.name == "content_block_delta") text += e.data.at("delta").at("text").as_string();
+  CHECK(text == "A short title");
+}

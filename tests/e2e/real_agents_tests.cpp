@@ -1,0 +1,181 @@
+// Real ACP agents from npm (tests/agents, installed by scripts/setup) run by the real daemon
+// inside the bailey sandbox, behind the broker, against the fake provider: each runs one shell
+// command for real and its output comes back to the thread. Beside them, the scripted agent
+// taught to require ACP authenticate shows errand's side of that step in the thread.
+
+#include "core/agent/known_acp_adapters.hpp"
+#include "core/sessions/session_paths.hpp"
+#include "tests/e2e/e2e_harness.hpp"
+#include "tests/fakes/provider/shell_turn.hpp"
+#include "tests/support/temp_dir.hpp"
+
+#include <catch2/catch_test_macros.hpp>
+#include <cstdlib>
+#include <filesystem>
+#include <set>
+
+namespace errand::e2e {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+
+constexpr auto npos = std::string::npos;
+// $PWD shows where the command ran: the project as the sandbox places it.
+constexpr const char* kCommand = "echo errand-$((6*7)) in $PWD";
+constexpr const char* kPrinted = "errand-42 in /workspace";
+
+// Where scripts/setup installs the agents; the same variable and default as there.
+fs::path agents_dir() {
+  const char* dir = std::getenv("ERRAND_TEST_AGENTS");
+  return dir != nullptr && *dir != '\0' ? fs::path(dir) : fs::path("/var/cache/errand-test-agents");
+}
+
+// A missing install fails the test with what to do; it is never skipped.
+std::string installed_agent(const std::string& program) {
+  const auto path = agents_dir() / "node_modules" / ".bin" / program;
+  std::error_code ec;
+  if (!fs::exists(path, ec))
+    FAIL(program << " is not installed at " << path.string()
+                 << ": run scripts/setup, which installs tests/agents with npm (or point "
+                    "ERRAND_TEST_AGENTS at such an install)");
+  return path.string();
+}
+
+bool any_request_body_contains(const fakes::FakeProvider& provider, const std::string& needle) {
+  for (const auto& r : provider.requests())
+    if (r.body.find(needle) != npos) return true;
+  return false;
+}
+
+fs::path only_session_state(const E2eHarness& h, const std::string& thread) {
+  const auto sessions = h.sessions_of(thread);
+  REQUIRE(sessions.size() == 1);
+  return sessions::SessionPaths::of(h.state_dir(), sessions[0].session_id).state;
+}
+
+// The agents take longer than the scripted one: node starts, Claude Code loads.
+constexpr auto kAgentTurn = 180s;
+
+// The hosts the broker refused the agent, from its log lines ("CONNECT host:443 refused 403").
+std::set<std::string> refused_hosts(const E2eHarness& h) {
+  std::set<std::string> hosts;
+  const auto log = h.daemon_log();
+  for (auto at = log.find("refused 403"); at != npos; at = log.find("refused 403", at + 1)) {
+    const auto line_start = log.rfind('\n', at) + 1;
+    const auto connect = log.find("CONNECT ", line_start);
+    if (connect == npos || connect > at) continue;
+    const auto host_start = connect + 8;
+    hosts.insert(log.substr(host_start, log.find(':', host_start) - host_start));
+  }
+  return hosts;
+}
+
+}  // namespace
+
+TEST_CASE("claude-agent-acp runs a command inside the sandbox and reports its output",
+          "[e2e][real-agent]") {
+  E2eHarness h;
+  h.set("agent.command", boost::json::array{installed_agent("claude-agent-acp")});
+  h.set("timeouts.startupMs", 120000);
+  h.provider().drive_shell_command(kCommand);
+  h.start();
+  const auto thread = h.post("demo: run the command for me");
+  const bool reported =
+      h.wait_for_text(thread, std::string(fakes::shell_report_prefix) + kPrinted, kAgentTurn);
+  INFO(h.bot_text(thread) << "\n--- daemon log ---\n" << h.daemon_log());
+  REQUIRE(reported);
+  // Claude Code called the fake through the broker, which put the real key in place of the
+  // session's stand-in, and the tool result it sent back holds what the shell printed inside
+  // the sandbox.
+  const auto requests = h.provider().requests();
+  REQUIRE_FALSE(requests.empty());
+  bool called_messages = false;
+  for (const auto& r : requests) {
+    if (r.target.find("/v1/messages") == npos) continue;
+    called_messages = true;
+    CHECK(r.header("x-api-key") == kProviderKey);
+  }
+  CHECK(called_messages);
+  CHECK(any_request_body_contains(h.provider(), kPrinted));
+  // errand wrote Claude Code's settings with its own sandbox off.
+  const auto settings =
+      errand::test::read_file(only_session_state(h, thread) / agent::claude_settings_path);
+  CHECK(settings.find(R"("sandbox":{"enabled":false})") != npos);
+  // Its telemetry, update check and marketplace install are off. What is left, Claude Code's
+  // fetch of its plugin security list at every start, has no switch; the broker refuses it and
+  // the session goes on.
+  CHECK(refused_hosts(h) == std::set<std::string>{"raw.githubusercontent.com"});
+  CHECK(h.stop() == 0);
+}
+
+TEST_CASE("codex-acp runs a command inside the sandbox and reports its output",
+          "[e2e][real-agent]") {
+  E2eHarness h;
+  h.set("agent.command", boost::json::array{installed_agent("codex-acp")});
+  h.set("agent.provider", "openai");
+  // codex reads no base-URL variable; the config.toml errand writes is what points it at the
+  // broker, so the harness's variable is left out.
+  h.config()["agent"].as_object().erase("baseUrlVariable");
+  h.set("agent.providers",
+        boost::json::object{
+            {"openai", boost::json::object{{"kind", "openai"},
+                                           {"credentialName", "OPENAI_API_KEY"},
+                                           {"credential", std::string(kProviderKey)},
+                                           {"baseUrl", h.provider().http_url() + "/v1"}}}});
+  h.set("timeouts.startupMs", 120000);
+  h.provider().drive_shell_command(kCommand);
+  h.start();
+  const auto thread = h.post("demo: run the command for me");
+  const bool reported =
+      h.wait_for_text(thread, std::string(fakes::shell_report_prefix) + kPrinted, kAgentTurn);
+  INFO(h.bot_text(thread) << "\n--- daemon log ---\n" << h.daemon_log());
+  REQUIRE(reported);
+  // codex offers openai-api-key among its authMethods and the session carries OPENAI_API_KEY,
+  // so errand authenticated with it before session/new.
+  CHECK(h.daemon_log().find("authenticated with the agent's method openai-api-key") != npos);
+  bool called_responses = false;
+  for (const auto& r : h.provider().requests()) {
+    if (r.target != "/v1/responses") continue;
+    called_responses = true;
+    CHECK(r.header("authorization") == "Bearer " + std::string(kProviderKey));
+  }
+  CHECK(called_responses);
+  CHECK(any_request_body_contains(h.provider(), "errand-42 in /workspace"));
+  const auto config =
+      errand::test::read_file(only_session_state(h, thread) / agent::codex_config_path);
+  CHECK(config.find("sandbox_mode = \"danger-full-access\"") != npos);
+  CHECK(config.find("base_url = \"http://127.0.0.1:3128/provider/openai\"") != npos);
+  // With its update check and analytics off, codex tried no host but its provider.
+  CHECK(refused_hosts(h).empty());
+  CHECK(h.stop() == 0);
+}
+
+TEST_CASE("an agent that requires authenticate gets it and opens the session", "[e2e]") {
+  E2eHarness h;
+  h.set("sandbox.env", boost::json::object{{"FAKE_AGENT_AUTH_VARIABLE", "ANTHROPIC_API_KEY"}});
+  h.start();
+  const auto thread = h.post("demo: say authenticated and running");
+  REQUIRE(h.wait_for_text(thread, "done in"));
+  INFO(h.bot_text(thread));
+  CHECK(h.bot_text(thread).find("authenticated and running") != npos);
+  CHECK(h.daemon_log().find("authenticated with the agent's method fake-api-key") != npos);
+  CHECK(h.stop() == 0);
+}
+
+TEST_CASE("an agent's refusal to authenticate is reported in the thread in its words", "[e2e]") {
+  E2eHarness h;
+  h.set("sandbox.env", boost::json::object{{"FAKE_AGENT_AUTH_VARIABLE", "ANTHROPIC_API_KEY"},
+                                           {"FAKE_AGENT_AUTH_REFUSAL", "this key was revoked"}});
+  h.start();
+  const auto thread = h.post("demo: say never shown");
+  REQUIRE(h.wait_for_text(thread, "could not start"));
+  const auto text = h.bot_text(thread);
+  INFO(text);
+  CHECK(text.find("refused to authenticate with its method fake-api-key") != npos);
+  CHECK(text.find("this key was revoked") != npos);
+  CHECK(text.find("never shown") == npos);
+  CHECK(h.stop() == 0);
+}
+
+}  // namespace errand::e2e
