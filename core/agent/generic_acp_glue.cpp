@@ -50,9 +50,7 @@ sdk::Result<AgentLaunch> GenericAcpGlue::prepare(const LaunchInputs& inputs) con
   if (!model.thinking_level.empty())
     launch.config_options.emplace_back("thinking", model.thinking_level);
 
-  auto dirs = agent_install_dirs(inputs, launch.argv.front());
-  if (!dirs) return dirs.error();
-  launch.agent_dirs = std::move(*dirs);
+  if (auto placed = place_agent_install(inputs, launch); !placed) return placed.error();
   return launch;
 }
 

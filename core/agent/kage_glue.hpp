@@ -15,6 +15,8 @@ namespace errand::agent {
 // fail at launch. "custom" is the table custom providers are declared under.
 inline constexpr std::array<std::string_view, 2> kage_reserved_providers{"acp", "custom"};
 
+// What the kage glue runs when agent.command is not set.
+inline constexpr std::string_view kage_default_program = "kage";
 inline constexpr std::string_view kage_home_inside = "/state/kage";
 // Relative to the session's state directory (seen inside as /state).
 inline constexpr std::string_view kage_config_path = "kage/kage/config.toml";

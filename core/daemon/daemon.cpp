@@ -5,6 +5,7 @@
 #include "core/config/secrets.hpp"
 #include "core/config/settings.hpp"
 #include "core/config/watcher.hpp"
+#include "core/daemon/agent_install_report.hpp"
 #include "core/daemon/configuration_source.hpp"
 #include "core/daemon/enforcement_report.hpp"
 #include "core/daemon/exit_codes.hpp"
@@ -142,6 +143,15 @@ int run_daemon(const RunEnvironment& env, std::ostream& out) {
   }
   const auto report = host.backend()->probe();
   out << render_enforcement_report(report) << std::flush;
+  // Only bailey runs the host's install; an image's agent is the image's business.
+  if (settings.sandbox_backend == "bailey") {
+    auto install = agent_install_report(rt.config.effective, rt.config.source);
+    if (!install) {
+      rt.log->error("refusing to start: {}", install.error().message);
+      return kExitRefused;
+    }
+    out << *install << std::flush;
+  }
   if (!report.gaps.empty()) {
     if (settings.require_full_enforcement) {
       rt.log->error("{}", render_gap_refusal(report));
@@ -190,7 +200,7 @@ int run_daemon(const RunEnvironment& env, std::ostream& out) {
   rt.manager = sessions::SessionManager::create(
       sessions::SessionServices{rt.io.get_executor(), *host.chat(), *host.backend(), host.broker(),
                                 rt.scrubber, rt.clock, *rt.store, *rt.queue, rt.logging,
-                                settings.sandbox_backend, settings.state_dir},
+                                settings.sandbox_backend, settings.state_dir, rt.config.source},
       rt.config.effective);
   if (host.broker() != nullptr) host.broker()->set_events(rt.manager.get());
   if (auto started = host.chat()->start(*rt.manager); !started) {

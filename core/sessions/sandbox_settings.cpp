@@ -73,6 +73,9 @@ sdk::Result<SandboxSettings> sandbox_settings_from_config(const json::object& co
   auto pids = whole_setting(config, "sandbox.pids", 0);
   if (!pids) return pids.error();
   s.limits.pids = static_cast<std::uint64_t>(*pids);
+  auto inodes = whole_setting(config, "sandbox.diskInodes", 1000000);
+  if (!inodes) return inodes.error();
+  s.limits.disk_inodes = static_cast<std::uint64_t>(*inodes);
   auto disk_check = whole_setting(config, "sandbox.diskCheckMs", 30000);
   if (!disk_check) return disk_check.error();
   s.limits.disk_check_max = std::chrono::milliseconds(*disk_check);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "plugins/sandbox-bailey/impl/agent_program.hpp"
 #include "plugins/sandbox-bailey/impl/environment.hpp"
 
 namespace errand::bailey {
@@ -20,11 +21,20 @@ const std::vector<std::string>& system_read_paths() {
                                                  "/etc/ld.so.cache",
                                                  "/etc/ld.so.conf",
                                                  "/etc/ld.so.conf.d",
-                                                 "/etc/ssl",
+                                                 // The certificate store and
+                                                 // OpenSSL's configuration, never
+                                                 // /etc/ssl/private (the host's keys).
+                                                 "/etc/ssl/certs",
+                                                 "/etc/ssl/openssl.cnf",
                                                  "/etc/ca-certificates.conf",
                                                  "/etc/ca-certificates",
                                                  "/var/lib/ca-certificates",
-                                                 "/etc/pki",
+                                                 // The same on Red Hat's layout,
+                                                 // without /etc/pki/tls/private.
+                                                 "/etc/pki/ca-trust",
+                                                 "/etc/pki/tls/certs",
+                                                 "/etc/pki/tls/cert.pem",
+                                                 "/etc/pki/tls/openssl.cnf",
                                                  "/etc/nsswitch.conf",
                                                  "/etc/passwd",
                                                  "/etc/group",
@@ -120,6 +130,7 @@ sdk::Result<BuiltPolicy> build_policy(const sdk::LaunchSpec& spec, const PolicyC
   p.cgroup_join = ctx.cgroup_join;
   if (spec.argv.empty())
     return make_error("the session has no agent command to run", sdk::Error::Kind::refused);
+  if (auto ok = check_agent_program(spec.argv.front(), spec); !ok) return ok.error();
   p.argv = spec.argv;
 
   for (const auto* dir : {&spec.project_dir, &spec.state_dir})

@@ -53,6 +53,7 @@ struct SandboxLimits {
   std::uint64_t disk_bytes = 0;  // measured budget over project and state
   std::chrono::milliseconds disk_check_max{30000};
   std::chrono::milliseconds grace{10000};
+  std::uint64_t disk_inodes = 0;  // measured budget of files, directories and links; 0: none
 };
 
 struct LaunchSpec {
