@@ -31,7 +31,7 @@ struct AgentLaunch {
   // argv[0] is the absolute path found on the daemon's PATH when the agent runs from the
   // host's install; an image's agent is looked up inside the image.
   std::vector<std::string> argv;
-  EnvironmentList env;            // provider endpoints and keys (stand-ins under the broker)
+  EnvironmentList env;  // provider endpoints and keys (stand-ins under the broker)
   std::vector<StateFile> files;
   std::vector<std::filesystem::path> agent_dirs;  // read + execute, ahead on PATH
   // session/set_config_option calls to make once the session is open (configId, value), e.g.

@@ -18,8 +18,8 @@ sdk::Result<std::string> agent_install_report(const boost::json::object& config,
   }
   std::string out = "  agent program: " + launch.argv.front() + "\n";
   for (const auto& dir : launch.agent_dirs)
-    out += "  agent install directory, readable and executable in every session: " +
-           dir.string() + "\n";
+    out += "  agent install directory, readable and executable in every session: " + dir.string() +
+           "\n";
   return out;
 }
 

@@ -150,8 +150,7 @@ sdk::EnforcementReport BaileyBackend::probe() noexcept {
   }
 }
 
-sdk::Result<ProcessSetup> BaileyBackend::prepare(sdk::LaunchSpec& spec,
-                                                  const DiskUsage& baseline) {
+sdk::Result<ProcessSetup> BaileyBackend::prepare(sdk::LaunchSpec& spec, const DiskUsage& baseline) {
   if (!valid_session_id(spec.session_id))
     return make_error("the session id \"" + spec.session_id +
                           "\" is refused: use 1 to 128 letters, digits, '-', '_' or '.'",
@@ -250,7 +249,9 @@ boost::asio::awaitable<sdk::Result<std::unique_ptr<sdk::SandboxProcess>>> Bailey
   // costs this launch its own walk, never another launch a worker.
   DiskUsage baseline;
   if (spec.limits.disk_bytes > 0 || spec.limits.disk_inodes > 0) {
-    auto measured = co_await walker_->measure(disk_roots(spec));
+    // Named, not a temporary in the co_await: see the note on GCC 12 in bailey_process.cpp.
+    const auto roots = disk_roots(spec);
+    auto measured = co_await walker_->measure(roots);
     if (!measured)
       co_return make_error("the sandbox for session " + spec.session_id +
                                " was not started: its disk use cannot be measured, so its disk "
@@ -264,8 +265,7 @@ boost::asio::awaitable<sdk::Result<std::unique_ptr<sdk::SandboxProcess>>> Bailey
   auto work = [this, &spec, baseline] { return prepare(spec, baseline); };
   auto setup = co_await run_on_pool(*pool_, std::move(work));
   if (!setup) co_return setup.error();
-  auto state =
-      std::make_shared<ProcessState>(executor_, pool_, walker_, log_, std::move(*setup));
+  auto state = std::make_shared<ProcessState>(executor_, pool_, walker_, log_, std::move(*setup));
   {
     std::lock_guard lock(active_mutex_);
     std::erase_if(active_, [](const auto& entry) {

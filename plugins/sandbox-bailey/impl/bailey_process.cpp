@@ -203,8 +203,8 @@ asio::awaitable<void> ProcessState::watch_disk() {
     if (!used) {
       // A tree the daemon cannot read is one it cannot hold to a budget, and the agent made it.
       if (log_)
-        log_->warn("session {}: stopping: its disk use cannot be measured: {}",
-                   setup_.session_id, used.error().message);
+        log_->warn("session {}: stopping: its disk use cannot be measured: {}", setup_.session_id,
+                   used.error().message);
       co_await stop(setup_.grace, sdk::LimitCause::disk,
                     "stopped: its disk use could not be measured, so its disk budget cannot be "
                     "held: " +
@@ -219,8 +219,8 @@ asio::awaitable<void> ProcessState::watch_disk() {
     next = setup_.disk_check_max;
     std::string over;
     if (setup_.disk_budget > 0) {
-      next = std::min(next, next_disk_check(setup_.disk_budget, previous_bytes, bytes,
-                                            setup_.disk_check_max));
+      next = std::min(
+          next, next_disk_check(setup_.disk_budget, previous_bytes, bytes, setup_.disk_check_max));
       if (next.count() == 0)
         over = "passed its disk budget of " + human_size(setup_.disk_budget) + " (grew by " +
                human_size(bytes.growth) + ")";

@@ -2,8 +2,8 @@
 
 // One running sandbox, as the daemon sees it: the launcher's pidfd and report pipe watched on
 // a strand of the host's executor, the disk budget checked on the disk walker's thread at a
-// pace set by how fast the session writes, and cleanup (cgroups, the session's run directory) done before
-// anyone is told the sandbox has ended.
+// pace set by how fast the session writes, and cleanup (cgroups, the session's run directory) done
+// before anyone is told the sandbox has ended.
 
 #include <spdlog/logger.h>
 #include <atomic>
@@ -33,7 +33,7 @@ struct ProcessSetup {
   cgroups::Session cgroup;
   std::filesystem::path run_dir;  // removed at cleanup
   std::vector<std::filesystem::path> disk_roots;
-  std::uint64_t disk_budget = 0;  // bytes; 0: not measured
+  std::uint64_t disk_budget = 0;   // bytes; 0: not measured
   std::uint64_t inode_budget = 0;  // files, directories and links; 0: not counted
   DiskUsage disk_baseline;
   std::chrono::milliseconds disk_check_max{30000};

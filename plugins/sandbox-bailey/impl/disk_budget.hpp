@@ -17,8 +17,9 @@ struct DiskSample {
 };
 
 // When to measure next: half the time the current rate would take to reach the budget (of
-// bytes or of inodes, whichever the samples count), clamped to [1 s, max_interval]. Growth at or past the budget returns zero (stop now); no
-// growth since the previous sample waits the full max_interval.
+// bytes or of inodes, whichever the samples count), clamped to [1 s, max_interval]. Growth at or
+// past the budget returns zero (stop now); no growth since the previous sample waits the full
+// max_interval.
 std::chrono::milliseconds next_disk_check(std::uint64_t budget, const DiskSample& previous,
                                           const DiskSample& current,
                                           std::chrono::milliseconds max_interval);

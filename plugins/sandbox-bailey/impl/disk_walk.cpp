@@ -48,9 +48,9 @@ void DiskWalk::close_directory() {
 void DiskWalk::fail(const std::string& relative, int error) {
   const auto root = roots_[next_root_ - 1];
   const auto where = relative.empty() ? root : root / relative;
-  result_ = sdk::make_error(where.string() + " could not be measured (" + std::strerror(error) +
-                                ")",
-                            sdk::Error::Kind::failed);
+  result_ =
+      sdk::make_error(where.string() + " could not be measured (" + std::strerror(error) + ")",
+                      sdk::Error::Kind::failed);
   close_directory();
   done_ = true;
 }
@@ -71,7 +71,10 @@ bool DiskWalk::open_next_root() {
     return false;
   }
   const auto& root = roots_[next_root_++];
-  root_fd_ = ::open(root.c_str(), kDirectoryFlags);
+  // The roots are the daemon's own paths, mounted as /workspace and /state, so the agent can
+  // change what is beneath them but not what they are: a link on the way to one is the
+  // operator's and is followed.
+  root_fd_ = ::open(root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   struct stat st {};
   if (root_fd_ < 0 || ::fstat(root_fd_, &st) != 0) {
     fail({}, errno);

@@ -11,6 +11,8 @@ namespace errand::bailey {
 using sdk::make_error;
 namespace fs = std::filesystem;
 
+// Of /etc/ssl and Red Hat's /etc/pki only the certificate store and OpenSSL's configuration:
+// their private/ directories hold the host's keys.
 const std::vector<std::string>& system_read_paths() {
   static const std::vector<std::string> paths = {"/usr",
                                                  "/lib",
@@ -21,16 +23,11 @@ const std::vector<std::string>& system_read_paths() {
                                                  "/etc/ld.so.cache",
                                                  "/etc/ld.so.conf",
                                                  "/etc/ld.so.conf.d",
-                                                 // The certificate store and
-                                                 // OpenSSL's configuration, never
-                                                 // /etc/ssl/private (the host's keys).
                                                  "/etc/ssl/certs",
                                                  "/etc/ssl/openssl.cnf",
                                                  "/etc/ca-certificates.conf",
                                                  "/etc/ca-certificates",
                                                  "/var/lib/ca-certificates",
-                                                 // The same on Red Hat's layout,
-                                                 // without /etc/pki/tls/private.
                                                  "/etc/pki/ca-trust",
                                                  "/etc/pki/tls/certs",
                                                  "/etc/pki/tls/cert.pem",

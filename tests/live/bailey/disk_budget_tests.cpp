@@ -48,9 +48,10 @@ TEST_CASE("a session past sandbox.diskInodes is stopped and the exit says why", 
 TEST_CASE("a directory shut with chmod 000 stops the session with the reason", "[live]") {
   require_full_host();
   Harness h(quick_checks());
-  const auto r = run_shell(h,
-                           "mkdir /workspace/hidden && head -c 1048576 /dev/zero > "
-                           "/workspace/hidden/blob && chmod 000 /workspace/hidden && exec sleep 60");
+  const auto r =
+      run_shell(h,
+                "mkdir /workspace/hidden && head -c 1048576 /dev/zero > "
+                "/workspace/hidden/blob && chmod 000 /workspace/hidden && exec sleep 60");
   INFO(r.out << r.err << r.exit.detail << r.launch_error);
   CHECK(r.exit.limit == LimitCause::disk);
   CHECK(contains(r.exit.detail, "could not be measured"));

@@ -36,7 +36,8 @@ TEST_CASE("!ls of a folder of thousands shows its first entries in order and cou
   // the first ones read; the folders must come first though their names sort last.
   constexpr int kFiles = 3000;
   constexpr int kFolders = 40;
-  for (int i = kFiles - 1; i >= 0; --i) write_file(big / numbered("file-", (i * 7919) % kFiles), "");
+  for (int i = kFiles - 1; i >= 0; --i)
+    write_file(big / numbered("file-", (i * 7919) % kFiles), "");
   for (int i = 0; i < kFolders; ++i) std::filesystem::create_directory(big / numbered("zdir-", i));
 
   const auto listing = list_project_directory(project, "big");

@@ -5,30 +5,16 @@
 #include <unistd.h>
 
 #include <catch2/catch_test_macros.hpp>
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 
 #include "plugins/sandbox-bailey/impl/agent_program.hpp"
-#include "plugins/sandbox-bailey/impl/policy_builder.hpp"
+#include "tests/support/temp_dir.hpp"
 
 using namespace errand::bailey;
 namespace fs = std::filesystem;
 
 namespace {
-
-struct Dir {
-  Dir() {
-    char name[] = "/tmp/bailey-program-XXXXXX";
-    REQUIRE(::mkdtemp(name) != nullptr);
-    path = name;
-  }
-  ~Dir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-  fs::path path;
-};
 
 void executable(const fs::path& file) {
   fs::create_directories(file.parent_path());
@@ -43,13 +29,13 @@ bool contains(const std::string& text, const std::string& part) {
 }  // namespace
 
 TEST_CASE("a bare agent name is found in the agent's host directories, not the session's home") {
-  Dir d;
-  const auto install = d.path / "opt" / "agent" / "bin";
+  errand::test::TempDir d;
+  const auto install = d.path() / "opt" / "agent" / "bin";
   executable(install / "my-agent");
   // What a planted binary would look like on the host: the session's home bin.
-  executable(d.path / "state" / "home" / "bin" / "my-agent");
+  executable(d.path() / "state" / "home" / "bin" / "my-agent");
   errand::sdk::LaunchSpec spec;
-  spec.state_dir = d.path / "state";
+  spec.state_dir = d.path() / "state";
   spec.argv = {"my-agent", "--acp"};
   spec.agent_dirs = {install};
   auto found = locate_agent_program(spec);

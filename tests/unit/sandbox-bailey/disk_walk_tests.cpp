@@ -19,6 +19,7 @@
 
 #include "plugins/sandbox-bailey/impl/disk_walk.hpp"
 #include "plugins/sandbox-bailey/impl/disk_walker.hpp"
+#include "tests/support/temp_dir.hpp"
 
 using namespace errand::bailey;
 namespace fs = std::filesystem;
@@ -27,20 +28,17 @@ namespace {
 
 struct Tree {
   Tree() {
-    char name[] = "/tmp/bailey-disk-XXXXXX";
-    REQUIRE(::mkdtemp(name) != nullptr);
-    root = name;
-    fs::create_directories(root / "inside");
-    fs::create_directories(root / "outside");
+    fs::create_directories(inside());
+    fs::create_directories(outside());
   }
   ~Tree() {
+    // TempDir removes the rest; a directory left shut would stop it.
     std::error_code ec;
     for (const auto& locked : locked_dirs) fs::permissions(locked, fs::perms::owner_all, ec);
-    fs::remove_all(root, ec);
   }
-  fs::path inside() const { return root / "inside"; }
-  fs::path outside() const { return root / "outside"; }
-  fs::path root;
+  fs::path inside() const { return dir / "inside"; }
+  fs::path outside() const { return dir / "outside"; }
+  errand::test::TempDir dir;
   std::vector<fs::path> locked_dirs;
 };
 
@@ -191,8 +189,8 @@ TEST_CASE("the walk holds at most two descriptors however deep the tree") {
 TEST_CASE("a small walk is not held behind two huge ones: each gets a slice in turn") {
   Tree t;
   for (int i = 0; i < 2000; ++i) {
-    write(t.root / "huge-1" / std::to_string(i), 0);
-    write(t.root / "huge-2" / std::to_string(i), 0);
+    write(t.dir / "huge-1" / std::to_string(i), 0);
+    write(t.dir / "huge-2" / std::to_string(i), 0);
   }
   write(t.inside() / "small", 1);
   DiskWalker walker(16);
@@ -210,8 +208,8 @@ TEST_CASE("a small walk is not held behind two huge ones: each gets a slice in t
   // Queued from the walker's own thread, so all three wait before the first slice is taken:
   // the huge ones first, as if two sessions' walks were already under way.
   walker.submit({t.outside()}, [&](errand::sdk::Result<DiskUsage>) {
-    walker.submit({t.root / "huge-1"}, done("huge-1"));
-    walker.submit({t.root / "huge-2"}, done("huge-2"));
+    walker.submit({t.dir / "huge-1"}, done("huge-1"));
+    walker.submit({t.dir / "huge-2"}, done("huge-2"));
     walker.submit({t.inside()}, done("small"));
   });
   std::unique_lock lock(mutex);
