@@ -63,10 +63,13 @@ TEST_CASE("a directory shut with chmod 000 stops the session with the reason", "
 TEST_CASE("a tree deeper than a path can name stops the session rather than hide", "[live]") {
   require_full_host();
   Harness h(quick_checks());
+  // Two chains that each fit in a path, one moved to the end of the other: no single call
+  // names the whole depth, so the agent can build it and the daemon's walk cannot open it.
   const auto r = run_shell(h,
-                           "cd /workspace && d=$(printf 'd%0200d' 0) && i=0 && "
-                           "while [ $i -lt 25 ]; do mkdir $d && cd $d || exit 9; i=$((i+1)); "
-                           "done && exec sleep 60");
+                           "d=$(printf 'd%0200d' 0) && p=$d && i=1 && "
+                           "while [ $i -lt 15 ]; do p=$p/$d; i=$((i+1)); done && "
+                           "mkdir -p /workspace/a/$p /workspace/b/$p && "
+                           "mv /workspace/b /workspace/a/$p/ && exec sleep 60");
   // Deeper than std::filesystem can remove; rm walks it relative to each directory.
   const auto removed = std::system(("rm -rf '" + h.project_root().string() + "'").c_str());
   INFO(r.out << r.err << r.exit.detail << r.launch_error);
