@@ -91,18 +91,34 @@ sdk::Result<const ProviderRoute*> checked_route(const AgentGlue& glue, const Lau
   return session_route(inputs);
 }
 
-sdk::Result<std::vector<std::filesystem::path>> agent_install_dirs(const LaunchInputs& inputs,
-                                                                   const std::string& program) {
-  if (!inputs.agent_installed_on_host) return std::vector<std::filesystem::path>{};
+sdk::Result<void> place_agent_install(const LaunchInputs& inputs, AgentLaunch& launch) {
+  if (!inputs.agent_installed_on_host || launch.argv.empty()) return {};
+  const std::string program = launch.argv.front();
   std::string search = inputs.search_path;
   if (search.empty())
     if (const char* path = std::getenv("PATH")) search = path;
   const auto found = find_program(program, search);
   if (!found)
     return sdk::make_error("the agent program \"" + program +
-                           "\" is not on the daemon's PATH, so a session has nothing to run; "
-                           "install it or name it with its full path in agent.command");
-  return install_directories(*found);
+                               "\" is not on the daemon's PATH, so a session has nothing to run; "
+                               "install it or name it with its full path in agent.command",
+                           sdk::Error::Kind::not_found);
+  auto dirs = install_directories(*found);
+  const auto home = inputs.home.empty() ? daemon_home() : inputs.home;
+  for (const auto& dir : dirs)
+    if (auto refusal = install_directory_refusal(dir, home, inputs.config_file))
+      return sdk::make_error(std::move(*refusal), sdk::Error::Kind::refused);
+  launch.argv.front() = found->string();
+  launch.agent_dirs = std::move(dirs);
+  return {};
+}
+
+std::string agent_program(const json::object& config) {
+  if (const auto* command = sdk::find_setting(config, "agent.command");
+      command != nullptr && command->is_array() && !command->as_array().empty() &&
+      command->as_array().front().is_string())
+    return std::string(command->as_array().front().as_string());
+  return std::string(kage_default_program);
 }
 
 }  // namespace errand::agent

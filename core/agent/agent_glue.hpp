@@ -28,8 +28,10 @@ struct StateFile {
 };
 
 struct AgentLaunch {
-  std::vector<std::string> argv;  // resolved inside the sandbox
-  EnvironmentList env;            // provider endpoints and keys (stand-ins under the broker)
+  // argv[0] is the absolute path found on the daemon's PATH when the agent runs from the
+  // host's install; an image's agent is looked up inside the image.
+  std::vector<std::string> argv;
+  EnvironmentList env;  // provider endpoints and keys (stand-ins under the broker)
   std::vector<StateFile> files;
   std::vector<std::filesystem::path> agent_dirs;  // read + execute, ahead on PATH
   // session/set_config_option calls to make once the session is open (configId, value), e.g.
@@ -47,6 +49,9 @@ struct LaunchInputs {
   bool agent_installed_on_host = true;
   // The PATH the install is looked up on; empty means the daemon's own.
   std::string search_path;
+  // No install directory may hold these: every session reads what is in one.
+  std::filesystem::path config_file{};  // the configuration the daemon loaded
+  std::filesystem::path home{};         // empty: the daemon's own home (daemon_home())
 };
 
 class AgentGlue {
@@ -88,9 +93,14 @@ sdk::Result<const ProviderRoute*> session_route(const LaunchInputs& inputs);
 sdk::Result<const ProviderRoute*> checked_route(const AgentGlue& glue, const LaunchInputs& inputs,
                                                 std::string_view agent);
 
-// The host directories of argv[0] (see program_location.hpp), or a refusal when the program is
-// not found and must be.
-sdk::Result<std::vector<std::filesystem::path>> agent_install_dirs(const LaunchInputs& inputs,
-                                                                   const std::string& program);
+// The program the agent command names, as the sandbox runs it: where the agent runs from the
+// host's install, launch.argv[0] becomes the absolute path found on the search path and
+// launch.agent_dirs its install directories (see program_location.hpp). Refused when the
+// program is not found, or when an install directory is the daemon's home or holds the
+// configuration file.
+sdk::Result<void> place_agent_install(const LaunchInputs& inputs, AgentLaunch& launch);
+
+// The program agent.command starts, or kage's when it is not set.
+std::string agent_program(const boost::json::object& config);
 
 }  // namespace errand::agent

@@ -55,9 +55,7 @@ sdk::Result<AgentLaunch> GenericAcpGlue::prepare(const LaunchInputs& inputs) con
       !set_up)
     return set_up.error();
 
-  auto dirs = agent_install_dirs(inputs, launch.argv.front());
-  if (!dirs) return dirs.error();
-  launch.agent_dirs = std::move(*dirs);
+  if (auto placed = place_agent_install(inputs, launch); !placed) return placed.error();
   return launch;
 }
 

@@ -118,7 +118,7 @@ sdk::Result<AgentLaunch> KageGlue::prepare(const LaunchInputs& inputs) const {
       command && command->is_array())
     for (const auto& arg : command->as_array())
       if (arg.is_string()) launch.argv.emplace_back(arg.as_string());
-  if (launch.argv.empty()) launch.argv = {"kage", "rpc"};
+  if (launch.argv.empty()) launch.argv = {std::string(kage_default_program), "rpc"};
   const auto model = choose_model(config, inputs.model);
   if (!model.model.empty()) {
     // kage addresses a model as provider/model.
@@ -144,9 +144,7 @@ sdk::Result<AgentLaunch> KageGlue::prepare(const LaunchInputs& inputs) const {
   if (!toml) return toml.error();
   launch.files.push_back({std::string(kage_config_path), std::move(*toml)});
 
-  auto dirs = agent_install_dirs(inputs, launch.argv.front());
-  if (!dirs) return dirs.error();
-  launch.agent_dirs = std::move(*dirs);
+  if (auto placed = place_agent_install(inputs, launch); !placed) return placed.error();
   return launch;
 }
 

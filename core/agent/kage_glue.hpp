@@ -21,6 +21,8 @@ inline constexpr std::array<std::string_view, 2> kage_reserved_providers{"acp", 
 // refuse it on every load, at start and on each reload, and a launch checks again.
 std::optional<std::string> kage_reserved_name_refusal(std::string_view name);
 
+// What the kage glue runs when agent.command is not set.
+inline constexpr std::string_view kage_default_program = "kage";
 inline constexpr std::string_view kage_home_inside = "/state/kage";
 // Relative to the session's state directory (seen inside as /state).
 inline constexpr std::string_view kage_config_path = "kage/kage/config.toml";

@@ -1,7 +1,9 @@
 #include "core/agent/program_location.hpp"
 
+#include <pwd.h>
 #include <unistd.h>
 #include <algorithm>
+#include <cstdlib>
 #include <system_error>
 
 namespace errand::agent {
@@ -24,6 +26,21 @@ std::optional<fs::path> outermost_node_modules(const fs::path& file) {
     if (part == "node_modules") return prefix;
   }
   return std::nullopt;
+}
+
+// The path with every symlink resolved where it exists, else as written, for comparisons.
+fs::path comparable(const fs::path& path) {
+  std::error_code ec;
+  auto real = fs::weakly_canonical(path, ec);
+  if (ec) real = path.lexically_normal();
+  // "/home/errand/" and "/home/errand" are one directory.
+  if (!real.has_filename() && real.has_relative_path()) real = real.parent_path();
+  return real;
+}
+
+bool within(const fs::path& inner, const fs::path& outer) {
+  auto [end, ignored] = std::mismatch(outer.begin(), outer.end(), inner.begin(), inner.end());
+  return end == outer.end();
 }
 
 }  // namespace
@@ -58,6 +75,31 @@ std::vector<fs::path> install_directories(const fs::path& found) {
   for (const auto& file : {found, ec ? found : real})
     if (auto tree = outermost_node_modules(file)) add(*tree);
   return dirs;
+}
+
+std::optional<std::string> install_directory_refusal(const fs::path& dir, const fs::path& home,
+                                                     const fs::path& config_file) {
+  const auto granted = comparable(dir);
+  if (!home.empty() && within(comparable(home), granted))
+    return "the agent's install directory " + dir.string() +
+           (granted == comparable(home) ? " is the daemon's home" : " holds the daemon's home") +
+           " (" + home.string() +
+           "), which every session would then read; install the agent in a directory of its "
+           "own (e.g. /opt/<agent>/bin or ~/.local/bin) and name it in agent.command";
+  if (!config_file.empty() && within(comparable(config_file), granted))
+    return "the agent's install directory " + dir.string() + " holds the configuration file " +
+           config_file.string() +
+           ", with the chat token and the providers' keys, which every session would then "
+           "read; keep the configuration elsewhere or install the agent in a directory of its "
+           "own";
+  return std::nullopt;
+}
+
+fs::path daemon_home() {
+  if (const char* home = std::getenv("HOME"); home != nullptr && home[0] == '/') return home;
+  if (const passwd* entry = ::getpwuid(::getuid()); entry != nullptr && entry->pw_dir != nullptr)
+    return entry->pw_dir;
+  return {};
 }
 
 }  // namespace errand::agent

@@ -1,12 +1,15 @@
 #pragma once
 
 // Finding an agent's install on the host, as `which` would, so the sandbox can grant its
-// directories: the one the command is found in and, when that is a symlink, the one it leads to.
-// An npm install (claude-agent-acp, codex-acp) is a tree: the script the link leads to loads its
-// dependencies from the node_modules directories above it, so the outermost one is granted too.
+// directories (the one the command is found in and, when that is a symlink, the one it leads
+// to) and run the program by the absolute path found here, never by a name looked up inside,
+// where the first directory on PATH is the session's own, writable home. An npm install
+// (claude-agent-acp, codex-acp) is a tree: the script the link leads to loads its dependencies
+// from the node_modules directories above it, so the outermost one is granted too.
 
 #include <filesystem>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -20,5 +23,15 @@ std::optional<std::filesystem::path> find_program(std::string_view program,
 // The directory found on the path, the directory of its resolved real file and, when either
 // lies inside a node_modules tree, the outermost node_modules directory, without duplicates.
 std::vector<std::filesystem::path> install_directories(const std::filesystem::path& found);
+
+// Why dir may not be granted to every session as an install directory, or nothing: it is the
+// daemon's home (or holds it), or it holds the configuration file with the chat token and the
+// providers' keys.
+std::optional<std::string> install_directory_refusal(const std::filesystem::path& dir,
+                                                     const std::filesystem::path& home,
+                                                     const std::filesystem::path& config_file);
+
+// The daemon account's home: $HOME, else the password database's entry; empty if neither.
+std::filesystem::path daemon_home();
 
 }  // namespace errand::agent

@@ -1,5 +1,6 @@
 #include "core/chat/project_files.hpp"
 
+#include "core/chat/listing_top.hpp"
 #include "core/chat/render/output_format.hpp"
 
 #include <dirent.h>
@@ -252,6 +253,7 @@ sdk::Result<ProjectListing> list_project_directory(const std::filesystem::path& 
   fd->release();
   ProjectListing listing;
   listing.path = *relative;
+  ListingTop top(kMaxListedEntries);
   while (const dirent* entry = ::readdir(dir)) {
     const std::string_view name = entry->d_name;
     if (name == "." || name == "..") continue;
@@ -267,17 +269,11 @@ sdk::Result<ProjectListing> list_project_directory(const std::filesystem::path& 
         e.type = ProjectEntry::Type::file;
       e.size = static_cast<std::uint64_t>(st.st_size);
     }
-    listing.entries.push_back(std::move(e));
+    top.offer(std::move(e));
   }
   ::closedir(dir);
-  listing.total = listing.entries.size();
-  std::sort(listing.entries.begin(), listing.entries.end(), [](const auto& a, const auto& b) {
-    const bool a_dir = a.type == ProjectEntry::Type::directory;
-    const bool b_dir = b.type == ProjectEntry::Type::directory;
-    if (a_dir != b_dir) return a_dir;
-    return a.name < b.name;
-  });
-  if (listing.entries.size() > kMaxListedEntries) listing.entries.resize(kMaxListedEntries);
+  listing.total = top.offered();
+  listing.entries = top.take();
   return listing;
 }
 

@@ -137,6 +137,12 @@ json::object sandbox() {
               {"disk", defaulted(size("The disk a session may use; measured, and the session is "
                                       "stopped past it."),
                                  "5g")},
+              {"diskInodes",
+               defaulted(whole_number("The files, directories and links a session may add to its "
+                                      "project and state; counted with the disk measurement, and "
+                                      "the session is stopped past it. 0 counts none.",
+                                      0),
+                         1000000)},
               {"diskCheckMs",
                defaulted(whole_number("The longest interval between disk measurements, in "
                                       "milliseconds.",

@@ -4,6 +4,7 @@
 #include "core/config/secrets.hpp"
 #include "core/config/settings.hpp"
 #include "core/config/watcher.hpp"
+#include "core/daemon/agent_install_report.hpp"
 #include "core/daemon/configuration_reload.hpp"
 #include "core/daemon/configuration_source.hpp"
 #include "core/daemon/enforcement_report.hpp"
@@ -150,6 +151,15 @@ int run_daemon(const RunEnvironment& env, std::ostream& out) {
   }
   const auto report = host.backend()->probe();
   out << render_enforcement_report(report) << std::flush;
+  // Only bailey runs the host's install; an image's agent is the image's business.
+  if (settings.sandbox_backend == "bailey") {
+    auto install = agent_install_report(rt.config.effective, rt.config.source);
+    if (!install) {
+      rt.log->error("refusing to start: {}", install.error().message);
+      return kExitRefused;
+    }
+    out << *install << std::flush;
+  }
   if (!report.gaps.empty()) {
     if (settings.require_full_enforcement) {
       rt.log->error("{}", render_gap_refusal(report));
@@ -203,7 +213,7 @@ int run_daemon(const RunEnvironment& env, std::ostream& out) {
   rt.manager = sessions::SessionManager::create(
       sessions::SessionServices{rt.io.get_executor(), *host.chat(), *host.backend(), host.broker(),
                                 rt.scrubber, rt.clock, *rt.store, *rt.queue, rt.logging,
-                                settings.sandbox_backend, settings.state_dir},
+                                settings.sandbox_backend, settings.state_dir, rt.config.source},
       rt.config.effective);
   if (*kage_catalog) rt.manager->use_kage_catalog(std::move(**kage_catalog));
   if (host.broker() != nullptr) host.broker()->set_events(rt.manager.get());

@@ -86,6 +86,9 @@ sdk::Result<SandboxSettings> sandbox_settings_from_config(const json::object& co
   auto pids = whole_setting(config, "sandbox.pids", 0);
   if (!pids) return pids.error();
   s.limits.pids = static_cast<std::uint64_t>(*pids);
+  auto inodes = whole_setting(config, "sandbox.diskInodes", 1000000);
+  if (!inodes) return inodes.error();
+  s.disk_inodes = static_cast<std::uint64_t>(*inodes);
   auto disk_check = whole_setting(config, "sandbox.diskCheckMs", 30000);
   if (!disk_check) return disk_check.error();
   s.limits.disk_check_max = std::chrono::milliseconds(*disk_check);
@@ -154,6 +157,7 @@ void apply_sandbox_settings(const SandboxSettings& settings, sdk::LaunchSpec& sp
   spec.egress = settings.egress;
   spec.egress_ports = settings.egress_ports;
   spec.listen_ports = settings.listen_ports;
+  spec.disk_inodes = settings.disk_inodes;
   spec.hide_host_address = settings.hide_host_address;
   spec.env_extra = settings.env_extra;
   spec.path_extra = settings.path_extra;

@@ -22,6 +22,7 @@ struct SandboxSettings {
   sdk::EgressMode egress = sdk::EgressMode::proxy;
   std::vector<std::uint16_t> egress_ports{443};
   std::vector<std::uint16_t> listen_ports;  // sandbox.listenPorts
+  std::uint64_t disk_inodes = 0;            // sandbox.diskInodes
   bool hide_host_address = false;
   std::vector<std::pair<std::string, std::string>> env_extra;  // sandbox.env
   std::vector<std::filesystem::path> path_extra;

@@ -35,6 +35,8 @@ struct SessionServices {
   log::Logging& logging;
   std::string backend_name;         // sandbox.backend, recorded with each session
   std::filesystem::path state_dir;  // the daemon's stateDir
+  // The configuration file loaded; no agent install directory granted to sessions may hold it.
+  std::filesystem::path config_file{};
 };
 
 // A chat message that is a prompt for the agent.

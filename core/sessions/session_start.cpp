@@ -268,6 +268,7 @@ asio::awaitable<bool> Session::launch_sandbox(std::string& why) {
       agent::provider_routes(*plan_.config, broker_session_ ? &*broker_session_ : nullptr);
   inputs.model = model_;
   inputs.agent_installed_on_host = services_->backend_name == "bailey";
+  inputs.config_file = services_->config_file;
   auto launch = plan_.glue->prepare(inputs);
   if (!launch) {
     why = launch.error().message;

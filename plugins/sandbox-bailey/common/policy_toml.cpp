@@ -227,6 +227,8 @@ PolicyParse parse_policy(std::string_view text) {
   const auto argv = doc.strings("agent.argv");
   const auto cwd = doc.string("agent.cwd");
   if (!argv || argv->empty()) return refuse("agent.argv must name the command to run");
+  if (!absolute(argv->front()))
+    return refuse("agent.argv must start with the program's absolute path, resolved by the daemon");
   if (!cwd || !absolute(*cwd)) return refuse("agent.cwd must be absolute");
   p.argv = *argv;
   p.cwd = *cwd;

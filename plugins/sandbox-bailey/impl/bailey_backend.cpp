@@ -16,6 +16,7 @@
 #include "plugins/sandbox-bailey/common/host_features.hpp"
 #include "plugins/sandbox-bailey/common/landlock_abi.hpp"
 #include "plugins/sandbox-bailey/common/policy_toml.hpp"
+#include "plugins/sandbox-bailey/impl/agent_program.hpp"
 #include "plugins/sandbox-bailey/impl/enforcement_report.hpp"
 #include "plugins/sandbox-bailey/impl/environment.hpp"
 #include "plugins/sandbox-bailey/impl/launcher_spawn.hpp"
@@ -82,6 +83,11 @@ std::string resolv_conf_for(NetworkPlan plan) {
   return out;
 }
 
+// What the disk budget measures: the session's project and state directories on the host.
+std::vector<fs::path> disk_roots(const sdk::LaunchSpec& spec) {
+  return {spec.project_dir, spec.state_dir};
+}
+
 }  // namespace
 
 BaileyBackend::BaileyBackend(const sdk::HostServices& host)
@@ -89,7 +95,8 @@ BaileyBackend::BaileyBackend(const sdk::HostServices& host)
       log_(host.log),
       state_dir_(host.state_dir),
       cgroup_root_(env_or_empty("BAILEY_CGROUP_ROOT")),
-      pool_(std::make_shared<boost::asio::thread_pool>(2)) {
+      pool_(std::make_shared<boost::asio::thread_pool>(2)),
+      walker_(std::make_shared<DiskWalker>()) {
   auto settings = read_settings(host.config);
   if (!settings) throw std::runtime_error("sandbox-bailey: " + settings.error().message);
   settings_ = std::move(*settings);
@@ -143,7 +150,7 @@ sdk::EnforcementReport BaileyBackend::probe() noexcept {
   }
 }
 
-sdk::Result<ProcessSetup> BaileyBackend::prepare(const sdk::LaunchSpec& spec) {
+sdk::Result<ProcessSetup> BaileyBackend::prepare(sdk::LaunchSpec& spec, const DiskUsage& baseline) {
   if (!valid_session_id(spec.session_id))
     return make_error("the session id \"" + spec.session_id +
                           "\" is refused: use 1 to 128 letters, digits, '-', '_' or '.'",
@@ -181,6 +188,10 @@ sdk::Result<ProcessSetup> BaileyBackend::prepare(const sdk::LaunchSpec& spec) {
       return undo(make_error("could not set the session's limits: " + error));
   }
 
+  auto program = locate_agent_program(spec);
+  if (!program) return undo(program.error());
+  spec.argv.front() = std::move(*program);
+
   PolicyContext ctx;
   ctx.landlock_abi = std::min(landlock::query_abi().abi, landlock::kNewestKnownAbi);
   ctx.resolv_conf = (setup.run_dir / "resolv.conf").string();
@@ -203,13 +214,14 @@ sdk::Result<ProcessSetup> BaileyBackend::prepare(const sdk::LaunchSpec& spec) {
   if (!write_private_file(policy_path, render_policy(built->policy), error))
     return undo(make_error(error));
 
-  setup.disk_roots = {spec.project_dir, spec.state_dir};
+  setup.disk_roots = disk_roots(spec);
   setup.disk_budget = spec.limits.disk_bytes;
+  setup.inode_budget = spec.disk_inodes;
+  setup.disk_baseline = baseline;
   setup.disk_check_max = spec.limits.disk_check_max;
   setup.grace = spec.limits.grace;
   setup.memory_limit = spec.limits.memory_bytes;
   setup.pids_limit = spec.limits.pids;
-  if (setup.disk_budget > 0) setup.disk_baseline = measure_disk_usage(setup.disk_roots);
 
   auto handles = spawn_launcher(launcher_, {"run", policy_path.string()}, built->passed_env);
   if (!handles) return undo(handles.error());
@@ -233,10 +245,27 @@ boost::asio::awaitable<sdk::Result<std::unique_ptr<sdk::SandboxProcess>>> Bailey
     co_return make_error("a sandbox for session " + spec.session_id +
                              " is already running; stop it before launching another",
                          sdk::Error::Kind::refused);
-  auto work = [this, &spec] { return prepare(spec); };
+  // The baseline is taken before anything is prepared, on the walker's thread: a large tree
+  // costs this launch its own walk, never another launch a worker.
+  DiskUsage baseline;
+  if (spec.limits.disk_bytes > 0 || spec.disk_inodes > 0) {
+    // Named, not a temporary in the co_await: see the note on GCC 12 in bailey_process.cpp.
+    const auto roots = disk_roots(spec);
+    auto measured = co_await walker_->measure(roots);
+    if (!measured)
+      co_return make_error("the sandbox for session " + spec.session_id +
+                               " was not started: its disk use cannot be measured, so its disk "
+                               "budget could not be held: " +
+                               measured.error().message +
+                               "; make what is there readable by the daemon's account or "
+                               "remove it",
+                           sdk::Error::Kind::refused);
+    baseline = *measured;
+  }
+  auto work = [this, &spec, baseline] { return prepare(spec, baseline); };
   auto setup = co_await run_on_pool(*pool_, std::move(work));
   if (!setup) co_return setup.error();
-  auto state = std::make_shared<ProcessState>(executor_, pool_, log_, std::move(*setup));
+  auto state = std::make_shared<ProcessState>(executor_, pool_, walker_, log_, std::move(*setup));
   {
     std::lock_guard lock(active_mutex_);
     std::erase_if(active_, [](const auto& entry) {

@@ -41,7 +41,8 @@ class BaileyBackend final : public sdk::SandboxBackend {
   std::filesystem::path run_dir(const std::string& session_id) const;
 
  private:
-  sdk::Result<ProcessSetup> prepare(const sdk::LaunchSpec& spec);
+  // Also settles spec.argv[0] as the absolute path the launcher will exec.
+  sdk::Result<ProcessSetup> prepare(sdk::LaunchSpec& spec, const DiskUsage& baseline);
   bool is_active(const std::string& session_id);
 
   boost::asio::any_io_executor executor_;
@@ -51,7 +52,8 @@ class BaileyBackend final : public sdk::SandboxBackend {
   std::string launcher_;
   std::string cgroup_root_;  // BAILEY_CGROUP_ROOT, read once
   cgroups::Layout cgroups_;
-  std::shared_ptr<boost::asio::thread_pool> pool_;
+  std::shared_ptr<boost::asio::thread_pool> pool_;  // launches and cleanups
+  std::shared_ptr<DiskWalker> walker_;              // every disk measurement
   std::mutex active_mutex_;
   std::map<std::string, std::weak_ptr<ProcessState>> active_;
 };

@@ -1,9 +1,9 @@
 #pragma once
 
 // One running sandbox, as the daemon sees it: the launcher's pidfd and report pipe watched on
-// a strand of the host's executor, the disk budget checked on a worker thread at a pace set by
-// how fast the session writes, and cleanup (cgroups, the session's run directory) done before
-// anyone is told the sandbox has ended.
+// a strand of the host's executor, the disk budget checked on the disk walker's thread at a
+// pace set by how fast the session writes, and cleanup (cgroups, the session's run directory) done
+// before anyone is told the sandbox has ended.
 
 #include <spdlog/logger.h>
 #include <atomic>
@@ -20,6 +20,7 @@
 
 #include "plugins/sandbox-bailey/common/cgroups.hpp"
 #include "plugins/sandbox-bailey/impl/disk_budget.hpp"
+#include "plugins/sandbox-bailey/impl/disk_walker.hpp"
 #include "plugins/sandbox-bailey/impl/launcher_spawn.hpp"
 
 namespace errand::bailey {
@@ -32,8 +33,9 @@ struct ProcessSetup {
   cgroups::Session cgroup;
   std::filesystem::path run_dir;  // removed at cleanup
   std::vector<std::filesystem::path> disk_roots;
-  std::uint64_t disk_budget = 0;
-  std::uint64_t disk_baseline = 0;
+  std::uint64_t disk_budget = 0;   // bytes; 0: not measured
+  std::uint64_t inode_budget = 0;  // files, directories and links; 0: not counted
+  DiskUsage disk_baseline;
   std::chrono::milliseconds disk_check_max{30000};
   std::chrono::milliseconds grace{10000};
   std::uint64_t memory_limit = 0;
@@ -43,7 +45,8 @@ struct ProcessSetup {
 class ProcessState : public std::enable_shared_from_this<ProcessState> {
  public:
   ProcessState(asio::any_io_executor executor, std::shared_ptr<asio::thread_pool> pool,
-               std::shared_ptr<spdlog::logger> log, ProcessSetup setup);
+               std::shared_ptr<DiskWalker> walker, std::shared_ptr<spdlog::logger> log,
+               ProcessSetup setup);
   ~ProcessState();
 
   // Starts watching; call once, right after construction.
@@ -76,6 +79,7 @@ class ProcessState : public std::enable_shared_from_this<ProcessState> {
 
   asio::strand<asio::any_io_executor> strand_;
   std::shared_ptr<asio::thread_pool> pool_;
+  std::shared_ptr<DiskWalker> walker_;
   std::shared_ptr<spdlog::logger> log_;
   ProcessSetup setup_;
   asio::posix::stream_descriptor report_;

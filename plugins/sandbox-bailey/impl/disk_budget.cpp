@@ -1,34 +1,9 @@
 #include "plugins/sandbox-bailey/impl/disk_budget.hpp"
 
-#include <sys/stat.h>
-
 #include <algorithm>
 #include <cstdio>
-#include <set>
-#include <utility>
 
 namespace errand::bailey {
-
-namespace fs = std::filesystem;
-
-std::uint64_t measure_disk_usage(const std::vector<fs::path>& roots) {
-  std::uint64_t total = 0;
-  std::set<std::pair<dev_t, ino_t>> linked;
-  auto count = [&](const fs::path& p) {
-    struct stat st {};
-    if (::lstat(p.c_str(), &st) != 0) return;
-    if (st.st_nlink > 1 && !S_ISDIR(st.st_mode) && !linked.emplace(st.st_dev, st.st_ino).second)
-      return;
-    total += static_cast<std::uint64_t>(st.st_blocks) * 512;
-  };
-  for (const auto& root : roots) {
-    std::error_code ec;
-    count(root);
-    fs::recursive_directory_iterator it(root, fs::directory_options::skip_permission_denied, ec);
-    for (; !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) count(it->path());
-  }
-  return total;
-}
 
 std::chrono::milliseconds next_disk_check(std::uint64_t budget, const DiskSample& previous,
                                           const DiskSample& current,

@@ -192,12 +192,19 @@ sdk::EnforcementReport build_report(const HostFeatures& host, const BaileySettin
   if (s.limits.file_max_bytes > 0)
     r.notes.push_back("no single file may exceed " + human_size(s.limits.file_max_bytes) +
                       ", enforced as an rlimit");
-  if (s.limits.disk_bytes > 0)
+  if (s.limits.disk_bytes > 0 || s.disk_inodes > 0) {
+    std::string past;
+    if (s.limits.disk_bytes > 0) past = human_size(s.limits.disk_bytes);
+    if (s.disk_inodes > 0)
+      past += (past.empty() ? "" : " or ") + std::to_string(s.disk_inodes) +
+              " files, directories and links";
     r.notes.push_back(
         "disk use over /workspace and /state is measured, not enforced: a session "
         "past " +
-        human_size(s.limits.disk_bytes) + " is stopped, checked at most every " +
-        std::to_string(s.limits.disk_check_max.count()) + " ms");
+        past + " is stopped, checked at most every " +
+        std::to_string(s.limits.disk_check_max.count()) +
+        " ms; a tree the daemon cannot read stops it too");
+  }
   if (s.image_set) r.notes.push_back("sandbox.image is podman's and does nothing under bailey");
   for (const auto& h : host.unknown_hidden)
     r.notes.push_back(std::string(kHideVariable) + " names an unknown feature \"" + h +

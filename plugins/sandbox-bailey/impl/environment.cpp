@@ -16,11 +16,20 @@ bool is_variable_name(const std::string& name) {
   });
 }
 
+std::vector<std::string> host_program_directories(const sdk::LaunchSpec& spec) {
+  std::vector<std::string> dirs;
+  for (const auto& d : spec.agent_dirs) dirs.push_back(d.string());
+  for (const auto& d : spec.path_extra) dirs.push_back(d.string());
+  for (const char* system :
+       {"/usr/local/bin", "/usr/bin", "/bin", "/usr/local/sbin", "/usr/sbin", "/sbin"})
+    dirs.emplace_back(system);
+  return dirs;
+}
+
 std::string agent_path(const sdk::LaunchSpec& spec) {
   std::string path = std::string(kHome) + "/bin";
-  for (const auto& d : spec.agent_dirs) path += ":" + d.string();
-  for (const auto& d : spec.path_extra) path += ":" + d.string();
-  return path + ":/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:/usr/sbin:/sbin";
+  for (const auto& d : host_program_directories(spec)) path += ":" + d;
+  return path;
 }
 
 namespace {

@@ -19,7 +19,11 @@ struct AgentEnvironment {
   std::vector<std::pair<std::string, std::string>> passed;
 };
 
-// PATH: the agent's home bin, the agent's install dirs, sandbox.pathExtra, then the system.
+// The directories of PATH that are the host's, bound read-only at the same path: the agent's
+// install dirs, sandbox.pathExtra, then the system's. A bare agent command is looked up here.
+std::vector<std::string> host_program_directories(const sdk::LaunchSpec& spec);
+
+// PATH: the agent's home bin, then host_program_directories.
 std::string agent_path(const sdk::LaunchSpec& spec);
 
 // Refuses: PATH or HOME from sandbox.env or the core; a provider credential name in sandbox.env

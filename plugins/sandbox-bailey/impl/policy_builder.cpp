@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "plugins/sandbox-bailey/impl/agent_program.hpp"
 #include "plugins/sandbox-bailey/impl/environment.hpp"
 
 namespace errand::bailey {
@@ -10,6 +11,8 @@ namespace errand::bailey {
 using sdk::make_error;
 namespace fs = std::filesystem;
 
+// Of /etc/ssl and Red Hat's /etc/pki only the certificate store and OpenSSL's configuration:
+// their private/ directories hold the host's keys.
 const std::vector<std::string>& system_read_paths() {
   static const std::vector<std::string> paths = {"/usr",
                                                  "/lib",
@@ -20,11 +23,15 @@ const std::vector<std::string>& system_read_paths() {
                                                  "/etc/ld.so.cache",
                                                  "/etc/ld.so.conf",
                                                  "/etc/ld.so.conf.d",
-                                                 "/etc/ssl",
+                                                 "/etc/ssl/certs",
+                                                 "/etc/ssl/openssl.cnf",
                                                  "/etc/ca-certificates.conf",
                                                  "/etc/ca-certificates",
                                                  "/var/lib/ca-certificates",
-                                                 "/etc/pki",
+                                                 "/etc/pki/ca-trust",
+                                                 "/etc/pki/tls/certs",
+                                                 "/etc/pki/tls/cert.pem",
+                                                 "/etc/pki/tls/openssl.cnf",
                                                  "/etc/nsswitch.conf",
                                                  "/etc/passwd",
                                                  "/etc/group",
@@ -124,6 +131,7 @@ sdk::Result<BuiltPolicy> build_policy(const sdk::LaunchSpec& spec, const PolicyC
   p.cgroup_join = ctx.cgroup_join;
   if (spec.argv.empty())
     return make_error("the session has no agent command to run", sdk::Error::Kind::refused);
+  if (auto ok = check_agent_program(spec.argv.front(), spec); !ok) return ok.error();
   p.argv = spec.argv;
 
   for (const auto* dir : {&spec.project_dir, &spec.state_dir})

@@ -117,10 +117,11 @@ sdk::Result<BaileySettings> read_settings(const boost::json::object& c) {
   auto disk = size_or(c, "sandbox.disk", "5g");
   auto pids = int_or(c, "sandbox.pids", 512);
   auto disk_ms = int_or(c, "sandbox.diskCheckMs", 30000);
+  auto inodes = int_or(c, "sandbox.diskInodes", 1000000);
   auto grace = int_or(c, "sandbox.gracePeriodMs", 10000);
   for (const auto* r : {&memory, &file_max, &tmp, &shm, &disk})
     if (!*r) return r->error();
-  for (const auto* r : {&pids, &disk_ms, &grace})
+  for (const auto* r : {&pids, &disk_ms, &inodes, &grace})
     if (!*r) return r->error();
   double cpus = 2;
   if (const auto* v = find_setting(c, "sandbox.cpus")) {
@@ -135,6 +136,7 @@ sdk::Result<BaileySettings> read_settings(const boost::json::object& c) {
   s.limits.pids = static_cast<std::uint64_t>(std::max<std::int64_t>(0, *pids));
   s.limits.cpus = cpus;
   s.limits.disk_check_max = std::chrono::milliseconds(*disk_ms);
+  s.disk_inodes = static_cast<std::uint64_t>(std::max<std::int64_t>(0, *inodes));
   s.limits.grace = std::chrono::milliseconds(*grace);
 
   for (auto [key, slot] : {std::pair{"sandbox.policyExtra.read", &s.extra_read},

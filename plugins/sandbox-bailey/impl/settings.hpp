@@ -17,6 +17,7 @@ struct BaileySettings {
   sdk::EgressMode egress = sdk::EgressMode::proxy;
   std::vector<std::uint16_t> egress_ports{443};
   std::vector<std::uint16_t> listen_ports;
+  std::uint64_t disk_inodes = 0;  // sandbox.diskInodes
   bool hide_host_address = false;
   bool require_full_enforcement = true;
   sdk::SandboxLimits limits;

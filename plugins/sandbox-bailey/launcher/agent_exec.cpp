@@ -138,30 +138,12 @@ void exec_agent(const Prepared& prepared, int exec_error_fd) {
   if (filter.ctx == nullptr) die(filter.error, 0);
   auto argv = pointers(p.argv);
   auto envp = pointers(prepared.envp);
-  std::vector<std::string> candidates;
-  if (p.argv[0].find('/') != std::string::npos) {
-    candidates.push_back(p.argv[0]);
-  } else {
-    std::size_t start = 0;
-    const auto& path = prepared.path_variable;
-    while (start <= path.size()) {
-      const auto colon = std::min(path.find(':', start), path.size());
-      auto dir = path.substr(start, colon - start);
-      if (!dir.empty()) candidates.push_back(dir + "/" + p.argv[0]);
-      start = colon + 1;
-    }
-  }
   const int rc = load_seccomp_filter(filter);
   if (rc != 0) die("loading the syscall filter", -rc);
-
-  int last_error = ENOENT;
-  for (const auto& file : candidates) {
-    ::execve(file.c_str(), argv.data(), envp.data());
-    // Keep looking past a directory that lacks it; remember a real refusal.
-    if (errno != ENOENT && errno != ENOTDIR) last_error = errno;
-  }
-  die("starting " + p.argv[0] + " inside the sandbox (PATH=" + prepared.path_variable + ")",
-      last_error);
+  // Never a PATH search: its first directory is the session's own home, so a name looked up
+  // here could be a program an earlier session of the thread planted. The daemon resolved it.
+  ::execve(p.argv[0].c_str(), argv.data(), envp.data());
+  die("starting " + p.argv[0] + " inside the sandbox", errno);
 }
 
 }  // namespace errand::bailey::launcher

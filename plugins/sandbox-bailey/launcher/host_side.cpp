@@ -41,10 +41,7 @@ Prepared prepare(const std::string& policy_path) {
   if (!parsed.policy) fail(parsed.error);
   Prepared out;
   out.policy = std::move(*parsed.policy);
-  for (const auto& [name, value] : out.policy.env_set) {
-    out.envp.push_back(name + "=" + value);
-    if (name == "PATH") out.path_variable = value;
-  }
+  for (const auto& [name, value] : out.policy.env_set) out.envp.push_back(name + "=" + value);
   for (const auto& name : out.policy.env_pass) {
     const char* value = std::getenv(name.c_str());
     if (value == nullptr) fail("the daemon did not pass a value for " + name);

@@ -13,7 +13,6 @@ namespace errand::bailey::launcher {
 struct Prepared {
   Policy policy;
   std::vector<std::string> envp;  // "NAME=value", the whole environment of the agent
-  std::string path_variable;      // the PATH the agent command is resolved against
 };
 
 // Writes one line to the report pipe; never fails loudly (the daemon may be gone).

@@ -87,7 +87,8 @@ TEST_CASE("an agent that cannot be started is a launch error naming it", "[live]
   require_full_host();
   Harness h;
   auto spec = h.spec({});
-  spec.argv = {"no-such-agent-binary"};
+  // By absolute path, as the daemon passes it, so the launcher's execve is what fails.
+  spec.argv = {(probe_dir() / "no-such-agent-binary").string()};
   const auto r = h.run(spec);
   CHECK_FALSE(r.launched);
   CHECK(contains(r.launch_error, "no-such-agent-binary"));

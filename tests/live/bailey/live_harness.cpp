@@ -127,6 +127,7 @@ errand::sdk::LaunchSpec Harness::spec(const std::vector<std::string>& probe_args
   s.egress = settings->egress;
   s.egress_ports = settings->egress_ports;
   s.listen_ports = settings->listen_ports;
+  s.disk_inodes = settings->disk_inodes;
   s.hide_host_address = settings->hide_host_address;
   // sandbox.policyExtra reaches the spec as the core's settings would carry it.
   for (auto [from, to] : {std::pair{&settings->extra_read, &s.extra_read},

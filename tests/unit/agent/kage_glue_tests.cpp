@@ -105,8 +105,9 @@ TEST_CASE("a kage launch under the broker holds stand-ins and relay routes, neve
   inputs.search_path = (dir / "bin").string();
   auto launch = glue.prepare(inputs);
   REQUIRE(launch);
-  CHECK(launch->argv ==
-        std::vector<std::string>{"kage", "rpc", "-m", "anthropic/claude-sonnet-4-5"});
+  // Run by the path found here, never looked up by name inside the sandbox.
+  CHECK(launch->argv == std::vector<std::string>{(dir / "bin" / "kage").string(), "rpc", "-m",
+                                                 "anthropic/claude-sonnet-4-5"});
   REQUIRE(launch->config_options.size() == 1);
   CHECK(launch->config_options[0] == std::pair<std::string, std::string>{"thinking", "high"});
   CHECK(env_value(*launch, "KAGE_HOME") == "/state/kage");
@@ -212,6 +213,7 @@ TEST_CASE("the kage glue grants the directory kage is found in and where its lin
   REQUIRE(launch);
   CHECK(launch->agent_dirs ==
         std::vector<fs::path>{dir / "bin", fs::canonical(dir / "opt" / "kage-1.2" / "bin")});
+  CHECK(launch->argv.front() == (dir / "bin" / "kage").string());
 
   inputs.search_path = (dir / "opt").string();
   auto missing = glue.prepare(inputs);
@@ -219,6 +221,46 @@ TEST_CASE("the kage glue grants the directory kage is found in and where its lin
   CHECK(missing.error().message ==
         "the agent program \"kage\" is not on the daemon's PATH, so a session has nothing to run; "
         "install it or name it with its full path in agent.command");
+}
+
+TEST_CASE("an install directory that is the daemon's home or holds its configuration is refused") {
+  errand::test::TempDir dir;
+  const auto home = dir / "home" / "errand";
+  errand::test::write_file(home / "kage", "#!/bin/sh\n");
+  ::chmod((home / "kage").c_str(), 0755);
+  errand::test::write_file(dir / "etc" / "errand" / "kage", "#!/bin/sh\n");
+  ::chmod((dir / "etc" / "errand" / "kage").c_str(), 0755);
+  errand::test::write_file(dir / "etc" / "errand" / "config.json", "{}");
+  const auto config = config_with(two_providers);
+  const auto broker = broker_session();
+  KageGlue glue(catalog_of({"anthropic"}));
+  LaunchInputs inputs{&config, provider_routes(config, &broker), "", "", true, home.string()};
+  inputs.home = home.string() + "/";
+  inputs.config_file = dir / "etc" / "errand" / "config.json";
+
+  auto in_home = glue.prepare(inputs);
+  REQUIRE_FALSE(in_home);
+  CHECK(in_home.error().kind == errand::sdk::Error::Kind::refused);
+  CHECK(in_home.error().message.find("is the daemon's home") != std::string::npos);
+
+  // A home below the install directory would be exposed with it.
+  inputs.home = home / "user";
+  auto holds_home = glue.prepare(inputs);
+  REQUIRE_FALSE(holds_home);
+  CHECK(holds_home.error().message.find("holds the daemon's home") != std::string::npos);
+
+  // An install inside the home (~/.local/bin, say) exposes only itself.
+  inputs.home = dir / "home";
+  CHECK(glue.prepare(inputs));
+
+  inputs.home = dir / "elsewhere";
+  inputs.search_path = (dir / "etc" / "errand").string();
+  auto with_config = glue.prepare(inputs);
+  REQUIRE_FALSE(with_config);
+  CHECK(with_config.error().message.find("holds the configuration file") != std::string::npos);
+
+  inputs.config_file = dir / "config.json";
+  CHECK(glue.prepare(inputs));
 }
 
 TEST_CASE("make_agent_glue picks the glue agent.kind names", "[key:agent.kind]") {

@@ -17,7 +17,7 @@ LaunchSpec spec() {
   s.state_dir = "/var/lib/errand/sessions/s1";
   s.record_dir = "/var/lib/errand/records/s1";
   s.broker_socket = "/var/lib/errand/brokers/s1.sock";
-  s.argv = {"kage", "rpc"};
+  s.argv = {"/opt/kage/bin/kage", "rpc"};
   s.agent_dirs = {"/opt/kage/bin"};
   s.extra_read = {"/opt/toolchains"};
   s.extra_write = {"/var/cache/errand/cargo"};
@@ -96,7 +96,7 @@ TEST_CASE("the generated policy.toml says what the session gets") {
   CHECK(contains(toml, "file_max = 1073741824"));
   CHECK(contains(toml, "memory = 4294967296"));
   CHECK(contains(toml, "cpu_millis = 2000"));
-  CHECK(contains(toml, "argv = [\"kage\", \"rpc\"]"));
+  CHECK(contains(toml, "argv = [\"/opt/kage/bin/kage\", \"rpc\"]"));
   CHECK(built->passed_env == std::vector<std::pair<std::string, std::string>>{
                                  {"ANTHROPIC_API_KEY", "errand-session-abc"}});
 }
@@ -225,7 +225,10 @@ TEST_CASE("a policy file the launcher could not enforce as written is refused") 
   CHECK(contains(ruled.error, "must be empty with mode none or broker"));
   CHECK_FALSE(broken("unix_connect = [", "unix_connect = [\"relative\", ").policy);
   CHECK_FALSE(broken("pass = [\"ANTHROPIC_API_KEY\"]", "pass = [\"BAD-NAME\"]").policy);
-  CHECK_FALSE(broken("argv = [\"kage\", \"rpc\"]", "argv = []").policy);
+  CHECK_FALSE(broken("argv = [\"/opt/kage/bin/kage\", \"rpc\"]", "argv = []").policy);
+  const auto bare = broken("argv = [\"/opt/kage/bin/kage\"", "argv = [\"kage\"");
+  CHECK_FALSE(bare.policy);
+  CHECK(contains(bare.error, "absolute path"));
   const auto refused = broken("memory = 4294967296", "memory = -1");
   CHECK_FALSE(refused.policy);
   CHECK(contains(refused.error, "[resources]"));
@@ -254,4 +257,33 @@ TEST_CASE("validate_config refuses bad grants and environment names under bailey
   errand::sdk::ConfigProblems other;
   BaileyBackend::validate_config(config, other);
   CHECK(other.empty());
+}
+
+TEST_CASE("of /etc/ssl only the certificate store and openssl.cnf are bound, never the keys") {
+  auto built = build_policy(spec(), context());
+  REQUIRE(built.has_value());
+  std::vector<std::string> targets;
+  for (const auto& b : built->policy.binds) targets.push_back(b.target);
+  CHECK(has(targets, "/etc/ssl/certs"));
+  CHECK(has(targets, "/etc/ssl/openssl.cnf"));
+  CHECK(has(targets, "/etc/pki/tls/certs"));
+  for (const auto& path : targets) {
+    INFO(path);
+    CHECK(path != "/etc/ssl");
+    CHECK(path != "/etc/pki");
+    CHECK(path != "/etc/pki/tls");
+    CHECK(path.rfind("/etc/ssl/private", 0) != 0);
+    CHECK(path.rfind("/etc/pki/tls/private", 0) != 0);
+  }
+  CHECK_FALSE(has(built->policy.read, "/etc/ssl"));
+}
+
+TEST_CASE("an agent command in the session's own home is refused before anything is written") {
+  auto s = spec();
+  s.argv = {"/state/home/bin/kage"};
+  auto built = build_policy(s, context());
+  REQUIRE_FALSE(built.has_value());
+  CHECK(contains(built.error().message, "which the session can write"));
+  s.argv = {"kage"};
+  REQUIRE_FALSE(build_policy(s, context()).has_value());
 }

@@ -58,7 +58,8 @@ TEST_CASE("a full host under the defaults has no gaps and says how each guarante
   CHECK(contains(enforced, "limit: 512 processes per session (cgroup v1)"));
   const auto notes = joined(r.notes);
   CHECK(contains(notes, "no single file may exceed 1g, enforced as an rlimit"));
-  CHECK(contains(notes, "past 5g is stopped"));
+  CHECK(contains(notes, "past 5g or 1000000 files, directories and links is stopped"));
+  CHECK(contains(notes, "a tree the daemon cannot read stops it too"));
 }
 
 TEST_CASE("hidden cgroups become the limits gap, worded as the seed's startup report does") {

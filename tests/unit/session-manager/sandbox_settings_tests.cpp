@@ -31,7 +31,7 @@ TEST_CASE("sizes, limits and modes become the launch spec's",
           "[key:sandbox.policyExtra.execute]") {
   const auto settings = sandbox_settings_from_config(config(R"({
     "memory": "512m", "cpus": 1.5, "pids": 64, "fileMax": "1g", "tmpSize": 1024,
-    "shmSize": "2k", "disk": "5g", "diskCheckMs": 2000, "gracePeriodMs": 3000,
+    "shmSize": "2k", "disk": "5g", "diskInodes": 250000, "diskCheckMs": 2000, "gracePeriodMs": 3000,
     "network": "restricted", "egress": {"mode": "proxy"}, "egressPorts": [443, 8443],
     "listenPorts": [8080, 5173], "hideHostAddress": true, "env": {"LANGUAGE": "en"}, "pathExtra": ["/opt/tools/bin"],
     "policyExtra": {"read": ["/srv/data"], "write": ["/srv/out"], "execute": ["/opt/x"]}})"));
@@ -43,6 +43,7 @@ TEST_CASE("sizes, limits and modes become the launch spec's",
   CHECK(settings->limits.tmp_bytes == 1024);
   CHECK(settings->limits.shm_bytes == 2048);
   CHECK(settings->limits.disk_bytes == 5ull << 30);
+  CHECK(settings->disk_inodes == 250000);
   CHECK(settings->limits.disk_check_max == std::chrono::milliseconds(2000));
   CHECK(settings->limits.grace == std::chrono::milliseconds(3000));
   CHECK(settings->uses_broker());
@@ -56,6 +57,7 @@ TEST_CASE("sizes, limits and modes become the launch spec's",
   sdk::LaunchSpec spec;
   apply_sandbox_settings(*settings, spec);
   CHECK(spec.limits.memory_bytes == settings->limits.memory_bytes);
+  CHECK(spec.disk_inodes == 250000);
   CHECK(spec.egress_ports == settings->egress_ports);
   CHECK(settings->listen_ports == std::vector<std::uint16_t>{8080, 5173});
   CHECK(spec.listen_ports == settings->listen_ports);

@@ -7,7 +7,7 @@
  * does a virtual function appended to one of the C++ interfaces.
  *   1.0  the descriptor, ChatTransport, SandboxBackend, EgressBroker
  *   1.1  BrokerEvents::on_provider_usage
- *   1.2  LaunchSpec::listen_ports */
+ *   1.2  LaunchSpec::listen_ports, LaunchSpec::disk_inodes */
 #ifndef ERRAND_SDK_PLUGIN_ABI_H
 #define ERRAND_SDK_PLUGIN_ABI_H
 

@@ -77,6 +77,10 @@ struct LaunchSpec {
   // sandbox.listenPorts: the TCP ports a session may listen on when it shares a network with
   // others (egress open); a private namespace lets it listen anywhere. Since ABI 1.2.
   std::vector<std::uint16_t> listen_ports;
+  // sandbox.diskInodes: the measured budget of files, directories and links over project and
+  // state; 0: none. Here rather than in SandboxLimits, which sits mid-struct: growing it would
+  // move every later field of a plugin built against an older minor. Since ABI 1.2.
+  std::uint64_t disk_inodes = 0;
 };
 
 enum class LimitCause { none, memory, pids, file_size, disk, cpu };
