@@ -36,9 +36,11 @@ TEST_CASE("identify carries the token, the intents and the properties") {
   CHECK(d.at("intents").as_int64() == (1 | (1 << 9) | (1 << 10) | (1 << 15)));
   CHECK(d.at("properties").as_object().contains("os"));
   CHECK(h.transport->self_id() == h.fake.options().bot_user_id);
+  // The fake named its gateway "ws://127.0.0.1:<port>", with no path, as Discord does.
   const auto connections = h.fake.gateway_connections();
   REQUIRE(!connections.empty());
-  CHECK(connections[0].target == "/gateway?v=10&encoding=json");
+  CHECK(connections[0].request_line == "GET /?v=10&encoding=json HTTP/1.1");
+  CHECK_FALSE(connections[0].at_resume_url);
   const auto bot = requests_to(h.fake, "GET", "/gateway/bot");
   REQUIRE(bot.size() == 1);
   CHECK(bot[0].header("authorization") == "Bot " + h.fake.options().token);
@@ -91,7 +93,7 @@ TEST_CASE("no ACK before the next beat: close with a resumable code and resume")
     CHECK(*connections[0].client_close_code != 1000);
     CHECK(*connections[0].client_close_code != 1001);
   }
-  CHECK(connections[1].target.rfind("/resume", 0) == 0);
+  CHECK(connections[1].at_resume_url);
   const auto resume = client_frames(h.fake, 6).at(0).payload.at("d").as_object();
   CHECK(std::string(resume.at("session_id").as_string()).rfind("session-", 0) == 0);
   CHECK(identifies(h.fake) == 1);
@@ -110,7 +112,8 @@ TEST_CASE("op 7 reconnect resumes at the resume_gateway_url") {
     return false;
   }));
   const auto connections = h.fake.gateway_connections();
-  CHECK(connections.back().target == "/resume?v=10&encoding=json");
+  CHECK(connections.back().at_resume_url);
+  CHECK(connections.back().request_line == "GET /?v=10&encoding=json HTTP/1.1");
   CHECK(identifies(h.fake) == 1);
   if (connections[0].client_close_code) CHECK(*connections[0].client_close_code == 4000);
 }
