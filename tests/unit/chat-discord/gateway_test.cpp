@@ -1,4 +1,5 @@
 #include <catch2/catch_test_macros.hpp>
+#include <catch2/generators/catch_generators.hpp>
 
 #include "test_support.hpp"
 
@@ -45,6 +46,48 @@ TEST_CASE("identify carries the token, the intents and the properties") {
   REQUIRE(bot.size() == 1);
   CHECK(bot[0].header("authorization") == "Bot " + h.fake.options().token);
   CHECK(bot[0].header("user-agent").rfind("DiscordBot (https://github.com/errand, ", 0) == 0);
+}
+
+TEST_CASE("every gateway URL shape Discord may hand out becomes a request line starting with /") {
+  struct Shape {
+    fd::UrlShape shape;
+    const char* connect_line;
+    const char* resume_line;
+  };
+  const auto [shape, connect_line, resume_line] =
+      GENERATE(Shape{fd::UrlShape::no_path, "GET /?v=10&encoding=json HTTP/1.1",
+                     "GET /?v=10&encoding=json HTTP/1.1"},
+               Shape{fd::UrlShape::trailing_slash, "GET /?v=10&encoding=json HTTP/1.1",
+                     "GET /?v=10&encoding=json HTTP/1.1"},
+               Shape{fd::UrlShape::path, "GET /gateway?v=10&encoding=json HTTP/1.1",
+                     "GET /resume?v=10&encoding=json HTTP/1.1"},
+               Shape{fd::UrlShape::own_query, "GET /?region=fake&v=10&encoding=json HTTP/1.1",
+                     "GET /?region=fake&v=10&encoding=json HTTP/1.1"});
+  auto options = fast_fake();
+  options.url_shape = shape;
+  Harness h(options);
+  INFO(h.fake.gateway_url());
+  REQUIRE(h.wait_ready());
+  h.fake.request_reconnect();
+  REQUIRE(fd::FakeDiscord::wait_until([&] { return resumes(h.fake) == 1; }, 5s));
+  const auto connections = h.fake.gateway_connections();
+  REQUIRE(connections.size() == 2);
+  CHECK(connections[0].request_line == connect_line);
+  CHECK_FALSE(connections[0].at_resume_url);
+  CHECK(connections[1].request_line == resume_line);
+  CHECK(connections[1].at_resume_url);
+}
+
+TEST_CASE("chat.gatewayUrl with a path of its own is used instead of /gateway/bot's") {
+  auto options = fast_fake();
+  options.url_shape = fd::UrlShape::path;
+  fd::FakeDiscord elsewhere(options);
+  Harness h(fast_fake(), fast_tuning(), true,
+            {{"gatewayUrl", "ws://127.0.0.1:" + std::to_string(elsewhere.port()) + "/ws/"}});
+  REQUIRE(
+      fd::FakeDiscord::wait_until([&] { return !elsewhere.gateway_connections().empty(); }, 5s));
+  CHECK(elsewhere.gateway_connections()[0].request_line == "GET /ws/?v=10&encoding=json HTTP/1.1");
+  CHECK(h.fake.gateway_connections().empty());
 }
 
 TEST_CASE("the first heartbeat waits interval times the jitter, then one per interval") {
