@@ -19,6 +19,7 @@
 #include <boost/beast/ssl/ssl_stream.hpp>
 #include <boost/json/parse.hpp>
 #include <boost/url/parse.hpp>
+#include <boost/url/url.hpp>
 #include <errand/sdk/config_values.hpp>
 
 namespace errand::agent {
@@ -75,6 +76,29 @@ asio::awaitable<sdk::Result<std::vector<std::string>>> exchange(
   co_return model_ids(r, parser.get());
 }
 
+// What makes a base URL unusable for the request, or an empty string. The list is asked for
+// below the base's path, so a query or a fragment would be dropped without a word, and user
+// information would never be sent.
+std::string base_url_refusal(const boost::urls::url_view& url) {
+  if (!url.has_authority() || url.encoded_host().empty()) return "names no host";
+  if (url.has_userinfo())
+    return "was given with user information before the host (left out here), which is not "
+           "sent; remove it";
+  if (url.has_query()) return "carries a query (?...), which a base URL cannot have; remove it";
+  if (url.has_fragment()) return "ends in a fragment (#...); remove it";
+  if (url.has_port()) {
+    // Read from the text: port_number() wraps a number past 65535 into range.
+    const std::string_view text = url.port();
+    const bool digits = !text.empty() && text.size() <= 5 &&
+                        text.find_first_not_of("0123456789") == std::string_view::npos;
+    const auto number = digits ? std::stoul(std::string(text)) : 0;
+    if (number < 1 || number > 65535)
+      return fmt::format("has the port \"{}\", which is not a number from 1 to 65535",
+                         std::string(text));
+  }
+  return {};
+}
+
 }  // namespace
 
 std::string models_target(const std::string& base_path) {
@@ -104,10 +128,16 @@ std::vector<ModelsRequest> models_requests_from_config(const json::object& confi
 
 asio::awaitable<sdk::Result<std::vector<std::string>>> fetch_provider_models(
     asio::any_io_executor executor, ModelsRequest r) {
-  const auto url = boost::urls::parse_absolute_uri(r.base_url);
+  // parse_uri, not parse_absolute_uri: the latter refuses a fragment without saying so.
+  const auto url = boost::urls::parse_uri(r.base_url);
   if (!url) co_return failed(r, "its baseUrl is not an absolute URL");
+  if (const auto why = base_url_refusal(*url); !why.empty())
+    co_return failed(r, fmt::format("its baseUrl \"{}\" {}",
+                                    boost::urls::url(*url).remove_userinfo().buffer(), why));
   const std::string scheme(url->scheme());
   const std::string host(url->host_address());
+  const bool host_is_address = url->host_type() == boost::urls::host_type::ipv4 ||
+                               url->host_type() == boost::urls::host_type::ipv6;
   const bool tls = scheme == "https";
   if (!tls && !(scheme == "http" && loopback_literal(host)))
     co_return failed(r,
@@ -119,8 +149,8 @@ asio::awaitable<sdk::Result<std::vector<std::string>>> fetch_provider_models(
   if (placement.empty())
     co_return failed(r, "neither its kind nor its placement says how to present the key");
 
-  http::request<http::empty_body> request{http::verb::get, models_target(std::string(url->path())),
-                                          11};
+  http::request<http::empty_body> request{http::verb::get,
+                                          models_target(std::string(url->encoded_path())), 11};
   request.set(http::field::host, std::string(url->encoded_host_and_port()));
   request.set(http::field::user_agent, "errand");
   request.set(http::field::accept, "application/json");
@@ -130,6 +160,7 @@ asio::awaitable<sdk::Result<std::vector<std::string>>> fetch_provider_models(
   } else {
     request.set(http::field::authorization, "Bearer " + r.credential);
   }
+  // Checked by base_url_refusal: digits from 1 to 65535.
   const std::string port = url->has_port() ? std::string(url->port()) : (tls ? "443" : "80");
 
   // co_await may not appear in a handler, so a failure is noted there and answered after it.
@@ -149,7 +180,8 @@ asio::awaitable<sdk::Result<std::vector<std::string>>> fetch_provider_models(
     if (!r.extra_ca_pem.empty()) context.add_certificate_authority(asio::buffer(r.extra_ca_pem));
     context.set_verify_mode(asio::ssl::verify_peer);
     beast::ssl_stream<beast::tcp_stream> stream(executor, context);
-    if (!SSL_set_tlsext_host_name(stream.native_handle(), host.c_str()))
+    // An address is no server name, so only a name goes out as SNI.
+    if (!host_is_address && !SSL_set_tlsext_host_name(stream.native_handle(), host.c_str()))
       co_return failed(r, "the TLS name could not be set");
     stream.set_verify_callback(asio::ssl::host_name_verification(host));
     beast::get_lowest_layer(stream).expires_after(r.timeout);

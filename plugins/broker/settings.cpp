@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <boost/asio/ip/address.hpp>
 #include <boost/url/parse.hpp>
+#include <boost/url/url.hpp>
 #include <cctype>
 #include <errand/sdk/config_values.hpp>
 
@@ -29,7 +30,8 @@ std::string string_or(const json::object& o, std::string_view key, std::string f
 // A provider's base URL: https:// anywhere, plain http:// only to a loopback address written
 // as a literal and only with allowInternal, because the real key travels on every call.
 void read_upstream(ProviderSettings& p, bool allow_internal) {
-  const auto url = boost::urls::parse_absolute_uri(p.base_url);
+  // parse_uri, not parse_absolute_uri: the latter refuses a fragment without saying so.
+  const auto url = boost::urls::parse_uri(p.base_url);
   if (!url) {
     p.refusal = fmt::format("its baseUrl \"{}\" is not a well-formed URL", p.base_url);
     return;
@@ -41,10 +43,15 @@ void read_upstream(ProviderSettings& p, bool allow_internal) {
     return;
   }
   up.tls = scheme == boost::urls::scheme::https;
-  if (url->has_userinfo() || url->has_query() || url->has_fragment()) {
-    p.refusal =
-        "its baseUrl carries user information, a query or a fragment; give only scheme, "
-        "host, port and path";
+  // The agent's path is appended to the base, so anything after it would be lost or misplaced.
+  const char* extra = url->has_userinfo()   ? "user information (user:password@)"
+                      : url->has_query()    ? "a query (?...)"
+                      : url->has_fragment() ? "a fragment (#...)"
+                                            : nullptr;
+  if (extra != nullptr) {
+    // Named without user information: what stands there may be a password.
+    p.refusal = fmt::format("its baseUrl \"{}\" carries {}; give only scheme, host, port and path",
+                            boost::urls::url(*url).remove_userinfo().buffer(), extra);
     return;
   }
   const std::string_view url_path = url->encoded_path();
@@ -62,12 +69,17 @@ void read_upstream(ProviderSettings& p, bool allow_internal) {
   up.host_is_literal = is_ip_literal(host_text);
   up.port = up.tls ? 443 : 80;
   if (url->has_port()) {
-    const auto number = url->port_number();
-    if (number == 0) {
-      p.refusal = "its baseUrl port is not a number from 1 to 65535";
+    // Read from the text: port_number() wraps a number past 65535 into range.
+    const std::string_view text = url->port();
+    const bool digits = !text.empty() && text.size() <= 5 &&
+                        text.find_first_not_of("0123456789") == std::string_view::npos;
+    const auto number = digits ? std::stoul(std::string(text)) : 0;
+    if (number < 1 || number > 65535) {
+      p.refusal = fmt::format("its baseUrl \"{}\" has a port that is not a number from 1 to 65535",
+                              p.base_url);
       return;
     }
-    up.port = number;
+    up.port = static_cast<std::uint16_t>(number);
   }
   if (!up.tls) {
     bool loopback_literal = false;

@@ -47,7 +47,7 @@ class DiscordTransport final : public sdk::ChatTransport {
   boost::asio::awaitable<sdk::Result<std::string>> fetch_attachment(sdk::Attachment attachment,
                                                                     std::size_t max_bytes) override;
 
-  // Not in the SDK yet: archives a thread (needs Manage Threads).
+  // Archives a thread (needs Manage Threads).
   boost::asio::awaitable<sdk::Result<void>> close_thread(std::string thread_id) override;
 
   TransportCore& core() noexcept { return *core_; }

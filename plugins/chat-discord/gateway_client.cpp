@@ -10,6 +10,7 @@
 
 #include "gateway_protocol.hpp"
 #include "gateway_socket.hpp"
+#include "tls_client.hpp"
 
 namespace errand::discord {
 
@@ -50,14 +51,14 @@ struct GatewayClient::Connection {
 };
 
 GatewayClient::GatewayClient(asio::any_io_executor strand, std::shared_ptr<RestClient> rest,
-                             DiscordSettings settings, std::shared_ptr<spdlog::logger> log,
-                             GatewayTuning tuning)
+                             std::shared_ptr<asio::ssl::context> tls, DiscordSettings settings,
+                             std::shared_ptr<spdlog::logger> log, GatewayTuning tuning)
     : strand_(strand),
       rest_(std::move(rest)),
       settings_(std::move(settings)),
       log_(std::move(log)),
       tuning_(std::move(tuning)),
-      tls_(make_client_tls_context()),
+      tls_(std::move(tls)),
       sleep_(strand),
       identify_window_(1, tuning_.identify_window) {}
 
@@ -122,7 +123,11 @@ asio::awaitable<bool> GatewayClient::fetch_gateway_url() {
       }
     }
   }
-  if (!settings_.gateway_url.empty()) url = settings_.gateway_url;
+  gateway_url_origin_ = "Discord's GET /gateway/bot answer";
+  if (!settings_.gateway_url.empty()) {
+    url = settings_.gateway_url;
+    gateway_url_origin_ = "chat.gatewayUrl";
+  }
   if (url.empty()) {
     report(State::disconnected, "Discord's /gateway/bot answer named no gateway URL");
     co_return false;
@@ -143,7 +148,10 @@ asio::awaitable<void> GatewayClient::run() {
       continue;
     }
     const bool resume = !session_id_.empty();
-    const auto url = resume && !resume_url_.empty() ? resume_url_ : gateway_url_;
+    const bool at_resume_url = resume && !resume_url_.empty();
+    const auto url = at_resume_url ? resume_url_ : gateway_url_;
+    const auto origin =
+        at_resume_url ? std::string("the resume_gateway_url of READY") : gateway_url_origin_;
     if (!resume) {
       for (auto next = identify_window_.next_allowed(steady_clock::now());
            next > steady_clock::now() && !stopped_;
@@ -152,7 +160,7 @@ asio::awaitable<void> GatewayClient::run() {
       if (stopped_) break;
     }
     report(resume ? State::resuming : State::connecting, "");
-    auto outcome = co_await run_connection(with_gateway_query(url), resume);
+    auto outcome = co_await run_connection(url, origin, resume);
     if (stopped_ || outcome.kind == Outcome::Kind::stopped) break;
     if (outcome.kind == Outcome::Kind::halt) {
       halted_ = true;
@@ -183,25 +191,27 @@ asio::awaitable<void> GatewayClient::run() {
 }
 
 asio::awaitable<GatewayClient::Outcome> GatewayClient::run_connection(std::string url,
+                                                                      std::string origin,
                                                                       bool resume) {
-  auto endpoint = parse_endpoint(url);
+  auto endpoint = parse_service_url(url, UrlRole::gateway);
   if (!endpoint)
-    co_return Outcome{Outcome::Kind::halt,
-                      "the gateway URL \"" + url + "\" cannot be used: " +
-                          endpoint.error().message + "; check chat.gatewayUrl",
-                      false, false};
+    co_return Outcome{
+        Outcome::Kind::halt,
+        "the gateway URL from " + origin + " cannot be used: " + endpoint.error().message, false,
+        false};
+  endpoint->query = gateway_query(endpoint->query);
   auto conn = std::make_shared<Connection>(strand_, tuning_.sends_per_window, tuning_.send_window);
   conn->socket = make_gateway_socket(strand_, tls_, endpoint->tls);
   current_ = conn;
   Outcome outcome{Outcome::Kind::resume, "", false, false};
-  // Computed before the co_await: GCC 12 mishandles a conditional's temporary across a
-  // suspension.
-  const std::string target = endpoint->base_path.empty() ? "/" : endpoint->base_path;
+  // Computed before the co_await: GCC 12 mishandles a temporary across a suspension.
+  const std::string target = endpoint->target();
   try {
     co_await conn->socket->connect(*endpoint, target, tuning_.connect_timeout);
   } catch (const boost::system::system_error& e) {
     current_.reset();
-    outcome.detail = "could not connect to the gateway: " + e.code().message();
+    outcome.detail =
+        "could not connect to the gateway at " + url + ": " + connection_failure_text(e);
     co_return outcome;
   }
   ++stats_.connections;

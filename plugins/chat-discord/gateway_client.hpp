@@ -64,8 +64,8 @@ struct GatewayStats {
 class GatewayClient : public std::enable_shared_from_this<GatewayClient> {
  public:
   GatewayClient(boost::asio::any_io_executor strand, std::shared_ptr<RestClient> rest,
-                DiscordSettings settings, std::shared_ptr<spdlog::logger> log,
-                GatewayTuning tuning = {});
+                std::shared_ptr<boost::asio::ssl::context> tls, DiscordSettings settings,
+                std::shared_ptr<spdlog::logger> log, GatewayTuning tuning = {});
   ~GatewayClient();
 
   // Both on the strand.
@@ -83,7 +83,8 @@ class GatewayClient : public std::enable_shared_from_this<GatewayClient> {
 
   boost::asio::awaitable<void> run();
   boost::asio::awaitable<bool> fetch_gateway_url();
-  boost::asio::awaitable<Outcome> run_connection(std::string url, bool resume);
+  // origin says where url came from, for the refusal of a URL that cannot be used.
+  boost::asio::awaitable<Outcome> run_connection(std::string url, std::string origin, bool resume);
   void handle_frame(const std::shared_ptr<Connection>& conn, const std::string& text, bool resume);
   void handle_dispatch(const std::shared_ptr<Connection>& conn, const std::string& type,
                        boost::json::object data);
@@ -108,6 +109,7 @@ class GatewayClient : public std::enable_shared_from_this<GatewayClient> {
   SlidingWindow identify_window_;
 
   std::string gateway_url_;
+  std::string gateway_url_origin_;
   std::string session_id_;
   std::string resume_url_;
   std::optional<std::int64_t> seq_;

@@ -1,6 +1,6 @@
 #include "gateway_protocol.hpp"
 
-#include <boost/url/parse.hpp>
+#include <boost/url/params_encoded_view.hpp>
 
 namespace errand::discord {
 
@@ -68,17 +68,11 @@ CloseAction action_for_close(std::uint16_t code, const std::string& server_reaso
   }
 }
 
-std::string with_gateway_query(std::string url) {
-  const auto parsed = boost::urls::parse_absolute_uri(url);
-  if (!parsed) return url;
-  std::string out =
-      std::string(parsed->scheme()) + "://" + std::string(parsed->encoded_authority());
-  const auto path = parsed->encoded_path();
-  out += path.empty() ? std::string("/") : std::string(path);
-  out += '?';
-  // Keep whatever else the URL asks for; v and encoding are always errand's.
-  for (const auto& param : parsed->encoded_params()) {
-    if (param.key == "v" || param.key == "encoding") continue;
+std::string gateway_query(std::string_view url_query) {
+  std::string out;
+  if (url_query.empty()) return "v=10&encoding=json";
+  for (const auto& param : boost::urls::params_encoded_view(url_query)) {
+    if (param.key.empty() || param.key == "v" || param.key == "encoding") continue;
     out += std::string(param.key);
     if (param.has_value) out += "=" + std::string(param.value);
     out += '&';

@@ -50,7 +50,8 @@ struct CloseAction {
 };
 CloseAction action_for_close(std::uint16_t code, const std::string& server_reason);
 
-// The gateway URL with the query the client always sends.
-std::string with_gateway_query(std::string url);
+// The query a gateway connection asks for: the URL's own parameters (percent-encoded, without
+// the '?'), then v=10 and encoding=json, which are always errand's.
+std::string gateway_query(std::string_view url_query);
 
 }  // namespace errand::discord

@@ -1,9 +1,7 @@
 #include "gateway_socket.hpp"
 
-#include <openssl/ssl.h>
-
 #include <boost/asio/ip/tcp.hpp>
-#include <boost/asio/ssl/host_name_verification.hpp>
+#include <boost/asio/redirect_error.hpp>
 #include <boost/asio/ssl/stream.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/beast/core/buffers_to_string.hpp>
@@ -14,6 +12,7 @@
 #include <boost/beast/websocket/stream.hpp>
 
 #include "rest_client.hpp"
+#include "tls_client.hpp"
 
 namespace errand::discord {
 
@@ -39,11 +38,12 @@ class Socket final : public GatewaySocket {
     tcp.expires_after(timeout);
     co_await tcp.async_connect(results, use_awaitable);
     if constexpr (!std::is_same_v<Next, beast::tcp_stream>) {
-      if (!SSL_set_tlsext_host_name(ws_.next_layer().native_handle(), where.host.c_str()))
-        throw boost::system::system_error(asio::error::invalid_argument);
-      ws_.next_layer().set_verify_callback(asio::ssl::host_name_verification(where.host));
+      expect_peer(ws_.next_layer().native_handle(), where);
       tcp.expires_after(timeout);
-      co_await ws_.next_layer().async_handshake(asio::ssl::stream_base::client, use_awaitable);
+      boost::system::error_code ec;
+      co_await ws_.next_layer().async_handshake(asio::ssl::stream_base::client,
+                                                asio::redirect_error(use_awaitable, ec));
+      if (ec) throw tls_failure(ws_.next_layer().native_handle(), where, ec);
     }
     tcp.expires_never();
     auto options = websocket::stream_base::timeout::suggested(beast::role_type::client);
@@ -54,11 +54,9 @@ class Socket final : public GatewaySocket {
     }));
     ws_.read_message_max(64u << 20);
     ws_.text(true);
-    const bool default_port =
-        (where.tls && where.port == "443") || (!where.tls && where.port == "80");
-    // A named string, not a conditional's temporary: GCC 12 destroys such a temporary twice
-    // when it lives across a co_await.
-    const std::string host = default_port ? where.host : where.host + ":" + where.port;
+    // A named string, not a temporary: GCC 12 destroys such a temporary twice when it lives
+    // across a co_await.
+    const std::string host = where.host_header();
     co_await ws_.async_handshake(host, target, use_awaitable);
   }
 

@@ -11,7 +11,7 @@
 #include <memory>
 #include <string>
 
-#include "http_client.hpp"
+#include "service_url.hpp"
 
 namespace errand::discord {
 

@@ -1,9 +1,7 @@
 #include "http_client.hpp"
 
-#include <openssl/ssl.h>
-
 #include <boost/asio/ip/tcp.hpp>
-#include <boost/asio/ssl/host_name_verification.hpp>
+#include <boost/asio/redirect_error.hpp>
 #include <boost/asio/ssl/stream.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
@@ -11,9 +9,10 @@
 #include <boost/beast/http/read.hpp>
 #include <boost/beast/http/string_body.hpp>
 #include <boost/beast/http/write.hpp>
-#include <boost/url/parse.hpp>
 #include <chrono>
 #include <optional>
+
+#include "tls_client.hpp"
 
 namespace errand::discord {
 
@@ -26,35 +25,6 @@ namespace {
 constexpr std::chrono::seconds kIoTimeout{30};
 constexpr std::size_t kMaxIdlePerOrigin = 4;
 }  // namespace
-
-sdk::Result<Endpoint> parse_endpoint(std::string_view url) {
-  const auto parsed = boost::urls::parse_absolute_uri(url);
-  if (!parsed) return sdk::make_error("\"" + std::string(url) + "\" is not an absolute URL");
-  Endpoint e;
-  const auto scheme = parsed->scheme();
-  if (scheme == "https" || scheme == "wss") {
-    e.tls = true;
-  } else if (scheme == "http" || scheme == "ws") {
-    e.tls = false;
-  } else {
-    return sdk::make_error("\"" + std::string(url) + "\" has an unsupported scheme");
-  }
-  e.host = std::string(parsed->host_name().empty() ? parsed->host() : parsed->host_name());
-  if (parsed->host_type() == boost::urls::host_type::ipv6)
-    e.host = std::string(parsed->host_address());
-  e.port = parsed->has_port() ? std::string(parsed->port()) : (e.tls ? "443" : "80");
-  e.base_path = std::string(parsed->encoded_path());
-  while (!e.base_path.empty() && e.base_path.back() == '/') e.base_path.pop_back();
-  if (parsed->has_query()) e.base_path += "?" + std::string(parsed->encoded_query());
-  return e;
-}
-
-std::shared_ptr<asio::ssl::context> make_client_tls_context() {
-  auto ctx = std::make_shared<asio::ssl::context>(asio::ssl::context::tls_client);
-  ctx->set_default_verify_paths();
-  ctx->set_verify_mode(asio::ssl::verify_peer);
-  return ctx;
-}
 
 struct HttpPool::Connection {
   std::string origin;
@@ -81,10 +51,7 @@ asio::awaitable<std::unique_ptr<HttpPool::Connection>> HttpPool::connect(const E
   const auto results = co_await resolver.async_resolve(endpoint.host, endpoint.port, use_awaitable);
   if (endpoint.tls) {
     c->tls.emplace(strand_, *tls_context_);
-    if (!SSL_set_tlsext_host_name(c->tls->native_handle(), endpoint.host.c_str()))
-      throw boost::system::system_error(boost::system::error_code(
-          static_cast<int>(::ERR_get_error()), asio::error::get_ssl_category()));
-    c->tls->set_verify_callback(asio::ssl::host_name_verification(endpoint.host));
+    expect_peer(c->tls->native_handle(), endpoint);
   } else {
     c->plain.emplace(strand_);
   }
@@ -92,7 +59,10 @@ asio::awaitable<std::unique_ptr<HttpPool::Connection>> HttpPool::connect(const E
   co_await c->tcp().async_connect(results, use_awaitable);
   if (c->tls) {
     c->tcp().expires_after(kIoTimeout);
-    co_await c->tls->async_handshake(asio::ssl::stream_base::client, use_awaitable);
+    boost::system::error_code ec;
+    co_await c->tls->async_handshake(asio::ssl::stream_base::client,
+                                     asio::redirect_error(use_awaitable, ec));
+    if (ec) throw tls_failure(c->tls->native_handle(), endpoint, ec);
   }
   co_return c;
 }
@@ -123,10 +93,7 @@ asio::awaitable<sdk::Result<HttpReply>> HttpPool::exchange(Connection& c, const 
                                                            std::size_t body_limit, bool& reusable,
                                                            bool& sent_nothing) {
   http::request<http::string_body> request{spec.method, spec.target, 11};
-  const bool default_port =
-      (endpoint.tls && endpoint.port == "443") || (!endpoint.tls && endpoint.port == "80");
-  request.set(http::field::host,
-              default_port ? endpoint.host : endpoint.host + ":" + endpoint.port);
+  request.set(http::field::host, endpoint.host_header());
   for (const auto& [name, value] : spec.headers) request.set(name, value);
   if (!spec.content_type.empty()) request.set(http::field::content_type, spec.content_type);
   request.body() = spec.body;
@@ -179,6 +146,10 @@ asio::awaitable<sdk::Result<HttpReply>> HttpPool::send(const Endpoint& endpoint,
     } else {
       try {
         connection = co_await connect(endpoint);
+      } catch (const TlsFailure& e) {
+        // A refused certificate stays refused; only a broken handshake is worth another try.
+        co_return sdk::make_error(e.sentence(), e.verification() ? sdk::Error::Kind::refused
+                                                                 : sdk::Error::Kind::unavailable);
       } catch (const boost::system::system_error& e) {
         co_return sdk::make_error("could not connect to " + endpoint.host + ":" + endpoint.port +
                                       ": " + e.code().message(),

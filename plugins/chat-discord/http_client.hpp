@@ -15,20 +15,9 @@
 #include <utility>
 #include <vector>
 
+#include "service_url.hpp"
+
 namespace errand::discord {
-
-// Where a service lives: scheme, host, port and the path every request starts with.
-struct Endpoint {
-  bool tls = true;
-  std::string host;
-  std::string port;
-  std::string base_path;  // no trailing slash, e.g. "/api/v10"
-
-  std::string origin_key() const { return (tls ? "https://" : "http://") + host + ":" + port; }
-};
-
-// Parses http(s):// and ws(s):// URLs; the path becomes base_path and the query is kept in it.
-sdk::Result<Endpoint> parse_endpoint(std::string_view url);
 
 struct HttpRequestSpec {
   boost::beast::http::verb method = boost::beast::http::verb::get;
@@ -48,9 +37,6 @@ struct HttpReply {
     return it == headers.end() ? std::string() : it->second;
   }
 };
-
-// A TLS client context that verifies peers against the system's trust store.
-std::shared_ptr<boost::asio::ssl::context> make_client_tls_context();
 
 class HttpPool {
  public:

@@ -56,14 +56,15 @@ std::string describe_refusal(const HttpReply& reply) {
 
 }  // namespace
 
-RestClient::RestClient(boost::asio::any_io_executor strand, Endpoint api, std::string token,
+RestClient::RestClient(boost::asio::any_io_executor strand, Endpoint api,
+                       std::shared_ptr<boost::asio::ssl::context> tls, std::string token,
                        std::shared_ptr<spdlog::logger> log, RestTuning tuning,
                        RateLimitTuning limits)
     : api_(std::move(api)),
       token_(std::move(token)),
       log_(std::move(log)),
       tuning_(tuning),
-      pool_(strand, make_client_tls_context()),
+      pool_(strand, std::move(tls)),
       limiter_(strand, limits),
       wake_(strand) {}
 
@@ -117,7 +118,7 @@ boost::asio::awaitable<sdk::Result<boost::json::value>> RestClient::send(HttpReq
   if (halted() && auth == Auth::bot)
     co_return sdk::make_error("not calling Discord (" + key.route + "): " + halt_reason_,
                               sdk::Error::Kind::refused);
-  spec.target = api_.base_path + path;
+  spec.target = api_.target(path);
   spec.headers.emplace_back("User-Agent", discord_user_agent());
   if (auth == Auth::bot) spec.headers.emplace_back("Authorization", "Bot " + token_);
 

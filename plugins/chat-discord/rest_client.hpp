@@ -36,7 +36,8 @@ class RestClient {
  public:
   enum class Auth { bot, none };
 
-  RestClient(boost::asio::any_io_executor strand, Endpoint api, std::string token,
+  RestClient(boost::asio::any_io_executor strand, Endpoint api,
+             std::shared_ptr<boost::asio::ssl::context> tls, std::string token,
              std::shared_ptr<spdlog::logger> log, RestTuning tuning = {},
              RateLimitTuning limits = {});
 

@@ -1,36 +1,12 @@
 #include "settings.hpp"
 
-#include <boost/asio/ip/address.hpp>
-#include <boost/url/parse.hpp>
 #include <errand/sdk/config_values.hpp>
+#include <filesystem>
+
+#include "service_url.hpp"
+#include "tls_client.hpp"
 
 namespace errand::discord {
-
-bool is_loopback_literal(std::string_view host) {
-  if (host.size() >= 2 && host.front() == '[' && host.back() == ']')
-    host = host.substr(1, host.size() - 2);
-  boost::system::error_code ec;
-  const auto address = boost::asio::ip::make_address(std::string(host), ec);
-  return !ec && address.is_loopback();
-}
-
-std::string check_service_url(std::string_view url, std::string_view secure_scheme,
-                              std::string_view plain_scheme) {
-  const auto parsed = boost::urls::parse_absolute_uri(url);
-  if (!parsed) return "\"" + std::string(url) + "\" is not an absolute URL";
-  const auto scheme = parsed->scheme();
-  if (parsed->host().empty()) return "\"" + std::string(url) + "\" names no host";
-  if (scheme == secure_scheme) return {};
-  if (scheme == plain_scheme) {
-    if (is_loopback_literal(parsed->host())) return {};
-    return std::string(plain_scheme) +
-           ":// is only accepted to a loopback address (127.0.0.1, ::1) " +
-           "for a local test server; use " + std::string(secure_scheme) + "://";
-  }
-  return "the scheme must be " + std::string(secure_scheme) + ":// (or " +
-         std::string(plain_scheme) + ":// to a loopback address), not \"" + std::string(scheme) +
-         "\"";
-}
 
 namespace {
 
@@ -52,15 +28,23 @@ void validate_discord_config(const boost::json::object& config, sdk::ConfigProbl
   if (const auto* v = sdk::find_setting(config, "chat.apiBase")) {
     if (!v->is_string()) {
       problems.add("chat.apiBase", "must be a string URL such as \"https://discord.com/api/v10\"");
-    } else if (auto why = check_service_url(v->as_string(), "https", "http"); !why.empty()) {
-      problems.add("chat.apiBase", why);
+    } else if (auto url = parse_service_url(v->as_string(), UrlRole::rest_base); !url) {
+      problems.add("chat.apiBase", url.error().message);
     }
   }
   if (const auto* v = sdk::find_setting(config, "chat.gatewayUrl")) {
     if (!v->is_string()) {
       problems.add("chat.gatewayUrl", "must be a string URL such as \"wss://gateway.discord.gg\"");
-    } else if (auto why = check_service_url(v->as_string(), "wss", "ws"); !why.empty()) {
-      problems.add("chat.gatewayUrl", why);
+    } else if (auto url = parse_service_url(v->as_string(), UrlRole::gateway); !url) {
+      problems.add("chat.gatewayUrl", url.error().message);
+    }
+  }
+  if (const auto* v = sdk::find_setting(config, "chat.caFile")) {
+    if (!v->is_string() || !std::filesystem::path(std::string(v->as_string())).is_absolute()) {
+      problems.add("chat.caFile",
+                   "must be an absolute path to a PEM file of certificate authorities");
+    } else if (auto context = make_client_tls_context(std::string(v->as_string())); !context) {
+      problems.add("chat.caFile", context.error().message);
     }
   }
   if (const auto* v = sdk::find_setting(config, "chat.guildId")) {
@@ -98,7 +82,7 @@ sdk::Result<DiscordSettings> read_discord_settings(const boost::json::object& co
                            sdk::Error::Kind::refused);
   s.channel_id = std::string(*channel);
   if (const auto* v = string_at(config, "chat.apiBase")) s.api_base = std::string(*v);
-  while (!s.api_base.empty() && s.api_base.back() == '/') s.api_base.pop_back();
+  if (const auto* v = string_at(config, "chat.caFile")) s.ca_file = std::string(*v);
   if (const auto* v = string_at(config, "chat.gatewayUrl")) s.gateway_url = std::string(*v);
   if (const auto* v = string_at(config, "chat.guildId")) s.guild_id = std::string(*v);
   if (const auto* v = sdk::find_setting(config, "chat.startOnMention"); v && v->is_bool())

@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "event_translate.hpp"
+#include "tls_client.hpp"
 
 namespace errand::discord {
 
@@ -27,9 +28,15 @@ std::shared_ptr<spdlog::logger> logger_or_silent(const std::shared_ptr<spdlog::l
 }
 
 Endpoint api_endpoint(const DiscordSettings& settings) {
-  auto endpoint = parse_endpoint(settings.api_base);
+  auto endpoint = parse_service_url(settings.api_base, UrlRole::rest_base);
   if (!endpoint) throw std::runtime_error("chat.apiBase: " + endpoint.error().message);
   return *endpoint;
+}
+
+std::shared_ptr<asio::ssl::context> tls_context(const DiscordSettings& settings) {
+  auto context = make_client_tls_context(settings.ca_file);
+  if (!context) throw std::runtime_error("chat.caFile: " + context.error().message);
+  return *context;
 }
 
 }  // namespace
@@ -41,9 +48,11 @@ TransportCore::TransportCore(const sdk::HostServices& services, DiscordSettings 
       settings_(std::move(settings)),
       tuning_(std::move(tuning)),
       strand_(asio::make_strand(services.executor)),
-      rest_(std::make_shared<RestClient>(strand_, api_endpoint(settings_), settings_.token, log_,
-                                         tuning_.rest, tuning_.limits)),
-      gateway_(std::make_shared<GatewayClient>(strand_, rest_, settings_, log_, tuning_.gateway)),
+      tls_(tls_context(settings_)),
+      rest_(std::make_shared<RestClient>(strand_, api_endpoint(settings_), tls_, settings_.token,
+                                         log_, tuning_.rest, tuning_.limits)),
+      gateway_(
+          std::make_shared<GatewayClient>(strand_, rest_, tls_, settings_, log_, tuning_.gateway)),
       directory_(settings_.channel_id),
       delivered_(tuning_.delivered_capacity),
       pump_wake_(strand_),

@@ -117,6 +117,7 @@ class TransportCore : public std::enable_shared_from_this<TransportCore> {
   DiscordSettings settings_;
   TransportTuning tuning_;
   boost::asio::any_io_executor strand_;
+  std::shared_ptr<boost::asio::ssl::context> tls_;  // shared by REST, gateway and downloads
   std::shared_ptr<RestClient> rest_;
   std::shared_ptr<GatewayClient> gateway_;
   ChannelDirectory directory_;

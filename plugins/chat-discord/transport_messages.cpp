@@ -1,4 +1,3 @@
-#include <boost/url/parse.hpp>
 #include <random>
 
 #include "multipart.hpp"
@@ -219,16 +218,12 @@ asio::awaitable<sdk::Result<std::string>> TransportCore::fetch_attachment(
                                   std::to_string(attachment.size) + " bytes, over the " +
                                   std::to_string(max_bytes) + "-byte limit; it was not fetched",
                               Kind::limit);
-  if (auto why = check_service_url(attachment.url, "https", "http"); !why.empty())
-    co_return sdk::make_error("the attachment URL was refused: " + why, Kind::refused);
-  const auto url = boost::urls::parse_absolute_uri(attachment.url);
-  auto endpoint = parse_endpoint(attachment.url);
-  if (!url || !endpoint)
-    co_return sdk::make_error("the attachment URL does not parse", Kind::refused);
-  std::string target(url->encoded_path());
-  if (target.empty()) target = "/";
-  if (url->has_query()) target += "?" + std::string(url->encoded_query());
-  auto reply = co_await rest_->fetch(*endpoint, target, max_bytes);
+  auto endpoint = parse_service_url(attachment.url, UrlRole::download);
+  if (!endpoint)
+    co_return sdk::make_error("the attachment URL was refused: " + endpoint.error().message,
+                              Kind::refused);
+  // The CDN signs its URLs in the query (ex, is, hm), so the target keeps it as given.
+  auto reply = co_await rest_->fetch(*endpoint, endpoint->target(), max_bytes);
   if (!reply) {
     auto error = reply.error();
     error.message =

@@ -40,15 +40,20 @@ std::string E2eHarness::fake_agent() {
   return agent;
 }
 
-E2eHarness::E2eHarness()
-    : discord_(std::make_unique<fake_discord::FakeDiscord>()),
-      provider_(std::make_unique<fakes::FakeProvider>()) {
+E2eHarness::E2eHarness() : provider_(std::make_unique<fakes::FakeProvider>()) {
   // Under /tmp, like an operator's /srv: bailey binds these into the sandbox.
   char name[] = "/tmp/errand-e2e-XXXXXX";
   REQUIRE(::mkdtemp(name) != nullptr);
   root_ = name;
   fs::create_directories(root_ / "projects");
   fs::create_directories(root_ / "home");
+  // The fake Discord as the real one is reached: https and wss, the certificate verified
+  // against chat.caFile, and the gateway named by GET /gateway/bot with no path at all
+  // (wss://127.0.0.1:<port>), so the daemon must build its request target itself.
+  discord_ca_ = fakes::make_test_ca(root_ / "discord-ca", "errand e2e Discord CA");
+  fake_discord::FakeOptions discord_options;
+  discord_options.tls = fake_discord::FakeTls{discord_ca_.server_cert, discord_ca_.server_key};
+  discord_ = std::make_unique<fake_discord::FakeDiscord>(discord_options);
   const auto& fake = discord_->options();
   config_ = json::object{
       {"chat", json::object{{"token", fake.token},
@@ -57,7 +62,7 @@ E2eHarness::E2eHarness()
                             {"allowedUserIds", json::array{std::string(kOwner)}},
                             {"operatorUserIds", json::array{"600000000000000006"}},
                             {"apiBase", discord_->api_base()},
-                            {"gatewayUrl", discord_->gateway_url()}}},
+                            {"caFile", discord_ca_.ca_cert.string()}}},
       {"agent", json::object{{"kind", "acp"},
                              {"command", json::array{fake_agent()}},
                              {"baseUrlVariable", "ANTHROPIC_BASE_URL"},

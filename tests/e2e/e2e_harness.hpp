@@ -8,6 +8,7 @@
 #include "core/sessions/threads_db.hpp"
 #include "fake_discord.hpp"
 #include "tests/fakes/provider/fake_provider.hpp"
+#include "tests/fakes/upstream/test_ca.hpp"
 #include "tests/support/child_process.hpp"
 
 #include <boost/json/object.hpp>
@@ -73,6 +74,7 @@ class E2eHarness {
 
  private:
   std::filesystem::path root_;
+  fakes::TestCa discord_ca_;  // the fake Discord serves https and wss with a certificate from it
   std::unique_ptr<fake_discord::FakeDiscord> discord_;
   std::unique_ptr<fakes::FakeProvider> provider_;
   boost::json::object config_;

@@ -49,6 +49,13 @@ TEST_CASE("a channel message opens a thread; the agent's reply and the command i
   const auto project = h.project_root() / "demo";
   CHECK(errand::test::read_file(project / "notes.txt") == "first line\n");
 
+  // The daemon reached the fake over TLS at the URL /gateway/bot handed out, which has no
+  // path, and asked for the gateway's root with the query Discord expects.
+  CHECK(h.discord().gateway_url() == "wss://127.0.0.1:" + std::to_string(h.discord().port()));
+  const auto connections = h.discord().gateway_connections();
+  REQUIRE_FALSE(connections.empty());
+  CHECK(connections.front().request_line == "GET /?v=10&encoding=json HTTP/1.1");
+
   bool named = false;
   for (const auto& r : h.discord().requests())
     if (r.method == "POST" && r.path.find("/messages/" + opening + "/threads") != npos)

@@ -56,13 +56,14 @@ ResponseParts FakeDiscord::Impl::handle_control(const Request& request) {
 
   if (get && path == "/_control/info")
     return reply(
-        200, json::object{{"apiBase", "http://127.0.0.1:" + std::to_string(port_) + "/api/v10"},
-                          {"gatewayUrl", "ws://127.0.0.1:" + std::to_string(port_) + "/gateway"},
-                          {"token", options_.token},
-                          {"channelId", options_.channel_id},
-                          {"guildId", options_.guild_id},
-                          {"botUserId", options_.bot_user_id},
-                          {"applicationId", options_.application_id}});
+        200, json::object{
+                 {"apiBase", scheme(false) + "://127.0.0.1:" + std::to_string(port_) + "/api/v10"},
+                 {"gatewayUrl", shaped_url(port_, "/gateway")},
+                 {"token", options_.token},
+                 {"channelId", options_.channel_id},
+                 {"guildId", options_.guild_id},
+                 {"botUserId", options_.bot_user_id},
+                 {"applicationId", options_.application_id}});
   if (get && path == "/_control/requests") {
     json::array out;
     for (const auto& r : requests_) {
@@ -111,7 +112,11 @@ ResponseParts FakeDiscord::Impl::handle_control(const Request& request) {
   if (get && path == "/_control/connections") {
     json::array out;
     for (const auto& c : connections_) {
-      json::object o{{"index", c.index}, {"target", c.target}, {"open", c.open}};
+      json::object o{{"index", c.index},
+                     {"requestLine", c.request_line},
+                     {"target", c.target},
+                     {"atResumeUrl", c.at_resume_url},
+                     {"open", c.open}};
       if (c.client_close_code) o["client_close_code"] = *c.client_close_code;
       if (c.server_close_code) o["server_close_code"] = *c.server_close_code;
       out.push_back(std::move(o));

@@ -2,37 +2,45 @@
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
-#include <boost/asio/redirect_error.hpp>
-#include <boost/asio/use_awaitable.hpp>
-#include <boost/beast/core/flat_buffer.hpp>
-#include <boost/beast/http/read.hpp>
-#include <boost/beast/http/write.hpp>
-#include <boost/beast/websocket/rfc6455.hpp>
-#include <boost/json/parse.hpp>
-#include <boost/json/serialize.hpp>
 
 #include "fake_impl.hpp"
 
 namespace errand::fake_discord {
 
 namespace asio = boost::asio;
-namespace beast = boost::beast;
 namespace json = boost::json;
-using asio::use_awaitable;
 
 FakeDiscord::Impl::Impl(FakeOptions options)
-    : options_(std::move(options)), acceptor_(io_), commands_(json::array{}) {
+    : options_(std::move(options)),
+      acceptor_(io_),
+      resume_acceptor_(io_),
+      commands_(json::array{}) {
   channels_[options_.channel_id] = {options_.channel_id, 0, "", "errand", false};
+  if (options_.tls) {
+    tls_.emplace(asio::ssl::context::tls_server);
+    tls_->use_certificate_chain_file(options_.tls->certificate.string());
+    tls_->use_private_key_file(options_.tls->key.string(), asio::ssl::context::pem);
+  }
 }
 
+namespace {
+
+std::uint16_t listen(asio::ip::tcp::acceptor& acceptor, std::uint16_t port) {
+  const asio::ip::tcp::endpoint where(asio::ip::make_address("127.0.0.1"), port);
+  acceptor.open(where.protocol());
+  acceptor.set_option(asio::socket_base::reuse_address(true));
+  acceptor.bind(where);
+  acceptor.listen();
+  return acceptor.local_endpoint().port();
+}
+
+}  // namespace
+
 void FakeDiscord::Impl::start() {
-  const asio::ip::tcp::endpoint where(asio::ip::make_address("127.0.0.1"), options_.port);
-  acceptor_.open(where.protocol());
-  acceptor_.set_option(asio::socket_base::reuse_address(true));
-  acceptor_.bind(where);
-  acceptor_.listen();
-  port_ = acceptor_.local_endpoint().port();
-  asio::co_spawn(io_, accept_loop(), asio::detached);
+  port_ = listen(acceptor_, options_.port);
+  resume_port_ = listen(resume_acceptor_, 0);
+  asio::co_spawn(io_, accept_loop(acceptor_, false), asio::detached);
+  asio::co_spawn(io_, accept_loop(resume_acceptor_, true), asio::detached);
   io_thread_ = std::thread([self = shared_from_this()] { self->io_.run(); });
 }
 
@@ -40,71 +48,30 @@ void FakeDiscord::Impl::stop() {
   asio::post(io_, [this] {
     boost::system::error_code ec;
     acceptor_.close(ec);
+    resume_acceptor_.close(ec);
     for (auto& peer : peers_) {
       peer->dead = true;
-      beast::get_lowest_layer(peer->ws).socket().close(ec);
+      peer->drop();
     }
     io_.stop();
   });
   if (io_thread_.joinable()) io_thread_.join();
 }
 
-asio::awaitable<void> FakeDiscord::Impl::accept_loop() {
-  while (acceptor_.is_open()) {
-    boost::system::error_code ec;
-    auto socket = co_await acceptor_.async_accept(asio::redirect_error(use_awaitable, ec));
-    if (ec) {
-      if (!acceptor_.is_open()) co_return;
-      continue;
-    }
-    asio::co_spawn(io_, http_session(std::move(socket)), asio::detached);
-  }
+std::string FakeDiscord::Impl::scheme(bool websocket) const {
+  if (websocket) return tls_ ? "wss" : "ws";
+  return tls_ ? "https" : "http";
 }
 
-asio::awaitable<void> FakeDiscord::Impl::http_session(asio::ip::tcp::socket socket) {
-  beast::tcp_stream stream(std::move(socket));
-  beast::flat_buffer buffer;
-  try {
-    while (true) {
-      http::request_parser<http::string_body> parser;
-      parser.body_limit(64u << 20);
-      co_await http::async_read(stream, buffer, parser, use_awaitable);
-      auto request = parser.release();
-      if (beast::websocket::is_upgrade(request)) {
-        auto peer = std::make_shared<GatewayPeer>(stream.release_socket());
-        co_await run_peer(peer, std::move(request));
-        co_return;
-      }
-      const std::string target(request.target());
-      ResponseParts parts;
-      if (target.rfind("/_control/", 0) == 0) {
-        parts = handle_control(request);
-      } else {
-        RecordedRequest record;
-        parts = handle_rest(request, record);
-        record.status = parts.status;
-        requests_.push_back(std::move(record));
-      }
-      Response response{static_cast<http::status>(parts.status), request.version()};
-      response.set(http::field::server, "fake-discord");
-      for (const auto& [name, value] : parts.headers) response.set(name, value);
-      if (!parts.body.is_null()) {
-        if (parts.body.is_string() && response.find(http::field::content_type) != response.end()) {
-          response.body() = std::string(parts.body.as_string());
-        } else {
-          response.set(http::field::content_type, "application/json");
-          response.body() = json::serialize(parts.body);
-        }
-      }
-      response.keep_alive(request.keep_alive());
-      response.prepare_payload();
-      co_await http::async_write(stream, response, use_awaitable);
-      if (!request.keep_alive()) break;
-    }
-  } catch (const boost::system::system_error&) {
+std::string FakeDiscord::Impl::shaped_url(std::uint16_t port, const std::string& path) const {
+  const auto origin = scheme(true) + "://127.0.0.1:" + std::to_string(port);
+  switch (options_.url_shape) {
+    case UrlShape::no_path: return origin;
+    case UrlShape::trailing_slash: return origin + "/";
+    case UrlShape::path: return origin + path;
+    case UrlShape::own_query: return origin + "/?region=fake";
   }
-  boost::system::error_code ec;
-  stream.socket().shutdown(asio::ip::tcp::socket::shutdown_both, ec);
+  return origin;
 }
 
 FakeDiscord::FakeDiscord(FakeOptions options) : impl_(std::make_shared<Impl>(std::move(options))) {
@@ -121,14 +88,17 @@ const FakeOptions& FakeDiscord::options() const noexcept {
 std::uint16_t FakeDiscord::port() const noexcept {
   return impl_->port_;
 }
+std::uint16_t FakeDiscord::resume_port() const noexcept {
+  return impl_->resume_port_;
+}
 std::string FakeDiscord::api_base() const {
-  return "http://127.0.0.1:" + std::to_string(port()) + "/api/v10";
+  return impl_->scheme(false) + "://127.0.0.1:" + std::to_string(port()) + "/api/v10";
 }
 std::string FakeDiscord::gateway_url() const {
-  return "ws://127.0.0.1:" + std::to_string(port()) + "/gateway";
+  return impl_->shaped_url(impl_->port_, "/gateway");
 }
 std::string FakeDiscord::resume_url() const {
-  return "ws://127.0.0.1:" + std::to_string(port()) + "/resume";
+  return impl_->shaped_url(impl_->resume_port_, "/resume");
 }
 
 std::string FakeDiscord::post_user_message(UserPost post) {
@@ -194,9 +164,7 @@ void FakeDiscord::drop_gateway() {
     for (auto& peer : impl_->peers_) {
       if (peer->dead) continue;
       peer->dead = true;
-      boost::system::error_code ec;
-      beast::get_lowest_layer(peer->ws).socket().shutdown(asio::ip::tcp::socket::shutdown_both, ec);
-      beast::get_lowest_layer(peer->ws).socket().close(ec);
+      peer->drop();
     }
   });
 }
@@ -218,6 +186,9 @@ void FakeDiscord::revoke_token() {
 
 std::vector<RecordedRequest> FakeDiscord::requests() const {
   return impl_->run_on_io([&] { return impl_->requests_; });
+}
+std::vector<std::string> FakeDiscord::request_lines() const {
+  return impl_->run_on_io([&] { return impl_->request_lines_; });
 }
 std::vector<GatewayFrame> FakeDiscord::gateway_frames() const {
   return impl_->run_on_io([&] { return impl_->frames_; });
@@ -258,6 +229,7 @@ std::size_t FakeDiscord::rate_limited_responses() const {
 void FakeDiscord::clear_records() {
   impl_->run_on_io([&] {
     impl_->requests_.clear();
+    impl_->request_lines_.clear();
     impl_->frames_.clear();
   });
 }

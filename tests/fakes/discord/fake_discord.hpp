@@ -1,11 +1,15 @@
 #pragma once
 
 // A Discord-compatible server for tests: the REST API (JSON and multipart) and the gateway
-// (websocket, JSON encoding) on 127.0.0.1, plain http/ws, with its own io thread. It keeps
-// Discord's limits (2000-character messages, 5 messages per 5 s per channel with bucket
-// headers, a global limit, a 3 s interaction deadline), records every request and gateway
-// frame, plays users (posting, deleting, threads, interactions, reactions) and scripts the
-// gateway and rate-limit scenarios a client must survive.
+// (websocket, JSON encoding) on 127.0.0.1, over plain http/ws or TLS, with its own io thread.
+// It hands out its gateway URLs in the shapes Discord uses (by default with no path at all, as
+// "wss://gateway.discord.gg"), serves resume_gateway_url on a second port as Discord serves it
+// from another host, and answers a request line whose target does not start with '/' with 400,
+// as a real server does. It keeps Discord's limits (2000-character messages, 5 messages per 5 s
+// per channel with bucket headers computed from what was sent, a global limit, a 3 s
+// interaction deadline), records every request line, request and gateway frame, plays users
+// (posting, deleting, threads, interactions, reactions) and scripts the gateway and rate-limit
+// scenarios a client must survive.
 //
 // Every method is thread-safe: the work runs on the server's io thread and the call waits.
 
@@ -13,6 +17,7 @@
 #include <boost/json/value.hpp>
 #include <chrono>
 #include <cstdint>
+#include <filesystem>
 #include <functional>
 #include <map>
 #include <memory>
@@ -23,6 +28,20 @@
 namespace errand::fake_discord {
 
 struct StoredMessage;
+
+// How the fake names its gateway in GET /gateway/bot and in READY's resume_gateway_url.
+enum class UrlShape {
+  no_path,         // wss://127.0.0.1:<port>, as Discord hands it out
+  trailing_slash,  // wss://127.0.0.1:<port>/
+  path,            // wss://127.0.0.1:<port>/gateway (and /resume)
+  own_query,       // wss://127.0.0.1:<port>/?region=fake, a parameter of the server's own
+};
+
+// Serve https and wss with this certificate (PEM files); the client must trust its issuer.
+struct FakeTls {
+  std::filesystem::path certificate;
+  std::filesystem::path key;
+};
 
 struct FakeOptions {
   std::string token = "fake-discord-bot-token-0123456789";
@@ -37,6 +56,8 @@ struct FakeOptions {
   int global_per_second = 50;
   std::chrono::milliseconds interaction_deadline{3000};
   std::uint16_t port = 0;  // 0: any free port
+  UrlShape url_shape = UrlShape::no_path;
+  std::optional<FakeTls> tls;  // absent: plain http and ws
   // Called on the server's io thread each time the bot posts or edits a message, so a caller
   // timing the bot's output need not poll. Must not call back into the fake.
   std::function<void(const StoredMessage&)> on_bot_message;
@@ -50,6 +71,7 @@ struct UploadedFile {
 };
 
 struct RecordedRequest {
+  std::string request_line;  // exactly as received, without the CRLF
   std::string method;
   std::string path;  // without the query
   std::string query;
@@ -74,7 +96,9 @@ struct GatewayFrame {
 
 struct GatewayConnection {
   int index = 0;
-  std::string target;  // path and query the client connected to
+  std::string request_line;    // exactly as received: "GET /?v=10&encoding=json HTTP/1.1"
+  std::string target;          // path and query the client connected to
+  bool at_resume_url = false;  // on the port resume_gateway_url names
   std::chrono::steady_clock::time_point opened;
   std::optional<std::chrono::steady_clock::time_point> hello_sent;
   bool open = true;
@@ -136,9 +160,12 @@ class FakeDiscord {
 
   const FakeOptions& options() const noexcept;
   std::uint16_t port() const noexcept;
-  std::string api_base() const;     // http://127.0.0.1:<port>/api/v10
-  std::string gateway_url() const;  // ws://127.0.0.1:<port>/gateway
-  std::string resume_url() const;   // ws://127.0.0.1:<port>/resume, sent in READY
+  std::uint16_t resume_port() const noexcept;
+  std::string api_base() const;  // http(s)://127.0.0.1:<port>/api/v10
+  // What GET /gateway/bot answers, in the configured shape: ws(s)://127.0.0.1:<port>...
+  std::string gateway_url() const;
+  // What READY names as resume_gateway_url: the same shape on resume_port().
+  std::string resume_url() const;
 
   // Users' side. Each returns the id of what it made.
   std::string post_user_message(UserPost post);
@@ -172,6 +199,8 @@ class FakeDiscord {
 
   // What happened.
   std::vector<RecordedRequest> requests() const;
+  // Every request line the fake received, REST, gateway and control alike, refused ones too.
+  std::vector<std::string> request_lines() const;
   std::vector<GatewayFrame> gateway_frames() const;
   std::vector<GatewayConnection> gateway_connections() const;
   std::vector<StoredMessage> messages(const std::string& channel_id) const;

@@ -24,7 +24,7 @@ void on_signal(int) {
 void usage() {
   std::cerr << "usage: fake-discord-server [--port N] [--token T] [--channel-id ID] "
                "[--guild-id ID] [--hello-interval-ms N] [--channel-window-ms N] "
-               "[--no-message-content]\n";
+               "[--no-message-content] [--url-shape no-path|trailing-slash|path|own-query]\n";
 }
 
 }  // namespace
@@ -55,7 +55,21 @@ int main(int argc, char** argv) {
         options.channel_window = std::chrono::milliseconds(std::stoll(next()));
       else if (arg == "--no-message-content")
         options.message_content_allowed = false;
-      else {
+      else if (arg == "--url-shape") {
+        const auto shape = next();
+        if (shape == "no-path")
+          options.url_shape = errand::fake_discord::UrlShape::no_path;
+        else if (shape == "trailing-slash")
+          options.url_shape = errand::fake_discord::UrlShape::trailing_slash;
+        else if (shape == "path")
+          options.url_shape = errand::fake_discord::UrlShape::path;
+        else if (shape == "own-query")
+          options.url_shape = errand::fake_discord::UrlShape::own_query;
+        else {
+          usage();
+          return 2;
+        }
+      } else {
         usage();
         return 2;
       }

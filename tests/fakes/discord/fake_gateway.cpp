@@ -4,6 +4,8 @@
 #include <boost/beast/core/buffers_to_string.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/websocket/error.hpp>
+#include <boost/beast/websocket/ssl.hpp>
+#include <boost/beast/websocket/stream.hpp>
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
 
@@ -21,7 +23,47 @@ namespace {
 constexpr std::uint32_t kMessageContentIntent = 1u << 15;
 constexpr std::uint32_t kKnownIntents = (1u << 26) - 1;
 constexpr std::size_t kSendsPerMinute = 120;
+
+template <class Next>
+class WebsocketPeer final : public GatewayPeer {
+ public:
+  explicit WebsocketPeer(Next next) : ws_(std::move(next)) {}
+
+  asio::awaitable<void> accept(const Request& upgrade) override {
+    co_await ws_.async_accept(upgrade, use_awaitable);
+  }
+  asio::awaitable<std::string> read() override {
+    beast::flat_buffer buffer;
+    co_await ws_.async_read(buffer, use_awaitable);
+    co_return beast::buffers_to_string(buffer.data());
+  }
+  asio::awaitable<void> write(const std::string& text) override {
+    co_await ws_.async_write(asio::buffer(text), use_awaitable);
+  }
+  asio::awaitable<void> close(std::uint16_t code) override {
+    co_await ws_.async_close(websocket::close_reason(code), use_awaitable);
+  }
+  void drop() override {
+    boost::system::error_code ec;
+    auto& socket = beast::get_lowest_layer(ws_).socket();
+    socket.shutdown(asio::ip::tcp::socket::shutdown_both, ec);
+    socket.close(ec);
+  }
+  std::uint16_t close_code() const override { return ws_.reason().code; }
+
+ private:
+  websocket::stream<Next> ws_;
+};
+
 }  // namespace
+
+std::shared_ptr<GatewayPeer> make_websocket_peer(beast::tcp_stream stream) {
+  return std::make_shared<WebsocketPeer<beast::tcp_stream>>(std::move(stream));
+}
+
+std::shared_ptr<GatewayPeer> make_websocket_peer(beast::ssl_stream<beast::tcp_stream> stream) {
+  return std::make_shared<WebsocketPeer<beast::ssl_stream<beast::tcp_stream>>>(std::move(stream));
+}
 
 void FakeDiscord::Impl::push(const std::shared_ptr<GatewayPeer>& peer, json::object payload) {
   if (peer->dead || peer->pending_close) return;
@@ -48,10 +90,9 @@ asio::awaitable<void> FakeDiscord::Impl::write_loop(std::shared_ptr<GatewayPeer>
     while (!peer->outbox.empty() && !peer->dead) {
       auto text = std::move(peer->outbox.front());
       peer->outbox.pop_front();
-      co_await peer->ws.async_write(asio::buffer(text), use_awaitable);
+      co_await peer->write(text);
     }
-    if (peer->pending_close && !peer->dead)
-      co_await peer->ws.async_close(websocket::close_reason(*peer->pending_close), use_awaitable);
+    if (peer->pending_close && !peer->dead) co_await peer->close(*peer->pending_close);
   } catch (const boost::system::system_error&) {
   }
   peer->writing = false;
@@ -69,26 +110,25 @@ void FakeDiscord::Impl::dispatch(const std::string& type, json::object d) {
 }
 
 asio::awaitable<void> FakeDiscord::Impl::run_peer(std::shared_ptr<GatewayPeer> peer,
-                                                  Request upgrade) {
+                                                  Request upgrade, std::string request_line,
+                                                  bool resume_port) {
   peer->index = next_peer_++;
   GatewayConnection info;
   info.index = peer->index;
+  info.request_line = std::move(request_line);
   info.target = std::string(upgrade.target());
+  info.at_resume_url = resume_port;
   info.opened = steady::now();
   connections_.push_back(info);
   peers_.push_back(peer);
   try {
-    co_await peer->ws.async_accept(upgrade, use_awaitable);
+    co_await peer->accept(upgrade);
     connections_[static_cast<std::size_t>(peer->index)].hello_sent = steady::now();
     push(peer, {{"op", 10}, {"d", {{"heartbeat_interval", options_.hello_interval.count()}}}});
-    while (true) {
-      beast::flat_buffer buffer;
-      co_await peer->ws.async_read(buffer, use_awaitable);
-      on_client_frame(peer, beast::buffers_to_string(buffer.data()));
-    }
+    while (true) on_client_frame(peer, co_await peer->read());
   } catch (const boost::system::system_error& e) {
     auto& c = connections_[static_cast<std::size_t>(peer->index)];
-    if (e.code() == websocket::error::closed) c.client_close_code = peer->ws.reason().code;
+    if (e.code() == websocket::error::closed) c.client_close_code = peer->close_code();
   }
   peer->dead = true;
   peer->bound = false;
@@ -153,7 +193,7 @@ void FakeDiscord::Impl::on_client_frame(const std::shared_ptr<GatewayPeer>& peer
            {"user", user_object(options_.bot_user_id, "errand", true)},
            {"guilds", json::array{json::object{{"id", options_.guild_id}, {"unavailable", true}}}},
            {"session_id", session},
-           {"resume_gateway_url", "ws://127.0.0.1:" + std::to_string(port_) + "/resume"},
+           {"resume_gateway_url", shaped_url(resume_port_, "/resume")},
            {"application", {{"id", options_.application_id}, {"flags", 0}}}});
       dispatch("GUILD_CREATE",
                {{"id", options_.guild_id},

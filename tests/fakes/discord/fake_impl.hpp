@@ -7,11 +7,12 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/post.hpp>
+#include <boost/asio/ssl/context.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/beast/core/tcp_stream.hpp>
 #include <boost/beast/http/message.hpp>
 #include <boost/beast/http/string_body.hpp>
-#include <boost/beast/websocket/stream.hpp>
+#include <boost/beast/ssl/ssl_stream.hpp>
 #include <deque>
 #include <future>
 #include <map>
@@ -35,9 +36,18 @@ struct ChannelInfo {
   bool archived = false;
 };
 
+// One gateway client, over plain TCP or TLS (WebsocketPeer in fake_gateway.cpp).
 struct GatewayPeer {
-  explicit GatewayPeer(boost::asio::ip::tcp::socket socket) : ws(std::move(socket)) {}
-  boost::beast::websocket::stream<boost::beast::tcp_stream> ws;
+  virtual ~GatewayPeer() = default;
+  virtual boost::asio::awaitable<void> accept(const Request& upgrade) = 0;
+  virtual boost::asio::awaitable<std::string> read() = 0;
+  virtual boost::asio::awaitable<void> write(const std::string& text) = 0;
+  virtual boost::asio::awaitable<void> close(std::uint16_t code) = 0;
+  // Closes the TCP connection at once, without a close frame.
+  virtual void drop() = 0;
+  // The code of the client's close frame.
+  virtual std::uint16_t close_code() const = 0;
+
   int index = 0;
   std::string session_id;
   bool bound = false;  // identified or resumed: receives dispatches
@@ -47,6 +57,10 @@ struct GatewayPeer {
   std::optional<std::uint16_t> pending_close;
   std::deque<steady::time_point> received;  // for the 120-per-minute limit
 };
+
+std::shared_ptr<GatewayPeer> make_websocket_peer(boost::beast::tcp_stream stream);
+std::shared_ptr<GatewayPeer> make_websocket_peer(
+    boost::beast::ssl_stream<boost::beast::tcp_stream> stream);
 
 struct GatewaySessionLog {
   std::int64_t seq = 0;
@@ -81,9 +95,15 @@ class FakeDiscord::Impl : public std::enable_shared_from_this<FakeDiscord::Impl>
     return result.get();
   }
 
-  // Server plumbing (fake_discord.cpp).
-  boost::asio::awaitable<void> accept_loop();
-  boost::asio::awaitable<void> http_session(boost::asio::ip::tcp::socket socket);
+  // Server plumbing (fake_discord.cpp, fake_http.cpp).
+  std::string scheme(bool websocket) const;
+  std::string shaped_url(std::uint16_t port, const std::string& path) const;
+  boost::asio::awaitable<void> accept_loop(boost::asio::ip::tcp::acceptor& acceptor,
+                                           bool resume_port);
+  boost::asio::awaitable<void> serve(boost::asio::ip::tcp::socket socket, bool resume_port);
+  template <class Stream>
+  boost::asio::awaitable<void> http_session(Stream stream, bool resume_port);
+  ResponseParts answer_http(const Request& request, const std::string& request_line);
 
   // REST (fake_rest.cpp, fake_limits.cpp).
   ResponseParts handle_rest(const Request& request, RecordedRequest& record);
@@ -95,7 +115,8 @@ class FakeDiscord::Impl : public std::enable_shared_from_this<FakeDiscord::Impl>
   ResponseParts handle_control(const Request& request);
 
   // Gateway (fake_gateway.cpp).
-  boost::asio::awaitable<void> run_peer(std::shared_ptr<GatewayPeer> peer, Request upgrade);
+  boost::asio::awaitable<void> run_peer(std::shared_ptr<GatewayPeer> peer, Request upgrade,
+                                        std::string request_line, bool resume_port);
   void on_client_frame(const std::shared_ptr<GatewayPeer>& peer, const std::string& text);
   void dispatch(const std::string& type, boost::json::object d);
   void push(const std::shared_ptr<GatewayPeer>& peer, boost::json::object payload);
@@ -119,12 +140,19 @@ class FakeDiscord::Impl : public std::enable_shared_from_this<FakeDiscord::Impl>
                                         const std::string& channel_id, const std::string& user_id);
   std::string attachment_url(const std::string& channel_id, const std::string& message_id,
                              const std::string& filename) const;
+  // The query Discord's CDN signs its attachment URLs with (ex, is, hm); a download without it
+  // is answered 404, as the CDN answers an unsigned or altered URL.
+  std::string attachment_signature(const std::string& message_id,
+                                   const std::string& filename) const;
 
   FakeOptions options_;
   boost::asio::io_context io_;
   boost::asio::ip::tcp::acceptor acceptor_;
+  boost::asio::ip::tcp::acceptor resume_acceptor_;
+  std::optional<boost::asio::ssl::context> tls_;
   std::thread io_thread_;
   std::uint16_t port_ = 0;
+  std::uint16_t resume_port_ = 0;
 
   std::map<std::string, ChannelInfo> channels_;
   std::map<std::string, StoredMessage> messages_;
@@ -149,6 +177,7 @@ class FakeDiscord::Impl : public std::enable_shared_from_this<FakeDiscord::Impl>
   std::deque<steady::time_point> global_window_;
   std::size_t rate_limited_ = 0;
 
+  std::vector<std::string> request_lines_;
   std::vector<RecordedRequest> requests_;
   std::vector<GatewayFrame> frames_;
   std::vector<GatewayConnection> connections_;

@@ -19,6 +19,17 @@ std::string seconds_text(steady::duration d) {
   return buffer;
 }
 
+// The Unix time, in seconds with three decimals, at which a window that ends after d resets.
+std::string reset_epoch_text(steady::duration d) {
+  const auto at = std::chrono::duration_cast<std::chrono::milliseconds>(
+      std::chrono::system_clock::now().time_since_epoch() +
+      std::chrono::ceil<std::chrono::milliseconds>(d));
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%lld.%03lld", static_cast<long long>(at.count() / 1000),
+                static_cast<long long>(at.count() % 1000));
+  return buffer;
+}
+
 double seconds_value(steady::duration d) {
   return static_cast<double>(std::chrono::ceil<std::chrono::milliseconds>(d).count()) / 1000.0;
 }
@@ -78,11 +89,12 @@ std::optional<ResponseParts> FakeDiscord::Impl::check_limits(
     if (global) {
       r.headers.emplace_back("X-RateLimit-Global", "true");
     } else {
+      const auto wait =
+          std::chrono::duration_cast<steady::duration>(std::chrono::duration<double>(retry_after));
       r.headers.emplace_back("X-RateLimit-Limit", std::to_string(rule.limit));
       r.headers.emplace_back("X-RateLimit-Remaining", "0");
-      r.headers.emplace_back("X-RateLimit-Reset-After",
-                             seconds_text(std::chrono::duration_cast<steady::duration>(
-                                 std::chrono::duration<double>(retry_after))));
+      r.headers.emplace_back("X-RateLimit-Reset-After", seconds_text(wait));
+      r.headers.emplace_back("X-RateLimit-Reset", reset_epoch_text(wait));
       r.headers.emplace_back("X-RateLimit-Bucket", rule.bucket);
     }
     return r;
@@ -118,9 +130,7 @@ std::optional<ResponseParts> FakeDiscord::Impl::check_limits(
   bucket_headers.emplace_back("X-RateLimit-Limit", std::to_string(rule.limit));
   bucket_headers.emplace_back("X-RateLimit-Remaining", std::to_string(rule.limit - window.used));
   bucket_headers.emplace_back("X-RateLimit-Reset-After", seconds_text(reset_after));
-  const auto reset_epoch = std::chrono::duration<double>(
-      std::chrono::system_clock::now().time_since_epoch() + reset_after);
-  bucket_headers.emplace_back("X-RateLimit-Reset", std::to_string(reset_epoch.count()));
+  bucket_headers.emplace_back("X-RateLimit-Reset", reset_epoch_text(reset_after));
   bucket_headers.emplace_back("X-RateLimit-Bucket", rule.bucket);
   return std::nullopt;
 }

@@ -60,7 +60,7 @@ ResponseParts FakeDiscord::Impl::handle_rest(const Request& request, RecordedReq
   // Attachments are served by the CDN, without authentication.
   if (record.path.rfind("/attachments/", 0) == 0) {
     const auto s = split_path(record.path);
-    if (s.size() == 4)
+    if (s.size() == 4 && record.query == attachment_signature(s[2], s[3]))
       if (auto it = messages_.find(s[2]); it != messages_.end())
         for (const auto& f : it->second.files)
           if (f.filename == s[3]) {
@@ -69,7 +69,7 @@ ResponseParts FakeDiscord::Impl::handle_rest(const Request& request, RecordedReq
             r.body = json::string(f.bytes);
             return r;
           }
-    return answer(404, discord_error(0, "404: Not Found"));
+    return answer(404, discord_error(0, "This content is no longer available."));
   }
 
   const std::string prefix = "/api/v10";
@@ -97,7 +97,7 @@ ResponseParts FakeDiscord::Impl::handle_rest(const Request& request, RecordedReq
   const auto& body = record.json.is_object() ? record.json.as_object() : empty_object;
 
   if (method == "GET" && path == "/gateway/bot")
-    return ok(200, json::object{{"url", "ws://127.0.0.1:" + std::to_string(port_) + "/gateway"},
+    return ok(200, json::object{{"url", shaped_url(port_, "/gateway")},
                                 {"shards", 1},
                                 {"session_start_limit",
                                  {{"total", 1000},

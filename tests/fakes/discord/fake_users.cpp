@@ -1,4 +1,5 @@
 #include <boost/json/serialize.hpp>
+#include <cstdio>
 
 #include "fake_impl.hpp"
 
@@ -20,8 +21,17 @@ std::string FakeDiscord::Impl::new_id() {
 std::string FakeDiscord::Impl::attachment_url(const std::string& channel_id,
                                               const std::string& message_id,
                                               const std::string& filename) const {
-  return "http://127.0.0.1:" + std::to_string(port_) + "/attachments/" + channel_id + "/" +
-         message_id + "/" + filename;
+  return scheme(false) + "://127.0.0.1:" + std::to_string(port_) + "/attachments/" + channel_id +
+         "/" + message_id + "/" + filename + "?" + attachment_signature(message_id, filename);
+}
+
+std::string FakeDiscord::Impl::attachment_signature(const std::string& message_id,
+                                                    const std::string& filename) const {
+  // Not a real HMAC: a value the client cannot guess, so only the URL as handed out works.
+  char hm[17];
+  std::snprintf(hm, sizeof hm, "%016zx",
+                std::hash<std::string>{}(options_.token + "/" + message_id + "/" + filename));
+  return std::string("ex=6790c4f2&is=678f7372&hm=") + hm;
 }
 
 json::object FakeDiscord::Impl::user_object(const std::string& id, const std::string& name,

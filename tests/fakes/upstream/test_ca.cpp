@@ -68,7 +68,8 @@ void write_pem(const std::filesystem::path& path, X509* cert, EVP_PKEY* key) {
 
 }  // namespace
 
-TestCa make_test_ca(const std::filesystem::path& dir, const std::string& ca_name) {
+TestCa make_test_ca(const std::filesystem::path& dir, const std::string& ca_name,
+                    const std::string& server_names) {
   std::filesystem::create_directories(dir);
   const Key ca_key = new_key();
   const Cert ca = new_cert(ca_key.get(), ca_name, 1);
@@ -84,7 +85,7 @@ TestCa make_test_ca(const std::filesystem::path& dir, const std::string& ca_name
   add_extension(server.get(), ca.get(), NID_basic_constraints, "critical,CA:FALSE");
   add_extension(server.get(), ca.get(), NID_key_usage, "critical,digitalSignature");
   add_extension(server.get(), ca.get(), NID_ext_key_usage, "serverAuth");
-  add_extension(server.get(), ca.get(), NID_subject_alt_name, "DNS:localhost,IP:127.0.0.1,IP:::1");
+  add_extension(server.get(), ca.get(), NID_subject_alt_name, server_names.c_str());
   if (X509_sign(server.get(), ca_key.get(), EVP_sha256()) == 0)
     fail("signing the server certificate");
 

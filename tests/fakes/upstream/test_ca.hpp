@@ -14,8 +14,10 @@ struct TestCa {
   std::filesystem::path server_key;
 };
 
-// Throws std::runtime_error with OpenSSL's reason when a step fails.
-TestCa make_test_ca(const std::filesystem::path& dir,
-                    const std::string& ca_name = "errand test CA");
+// Throws std::runtime_error with OpenSSL's reason when a step fails. server_names is the
+// server certificate's subjectAltName in OpenSSL's notation; a test of host-name checking
+// gives names the client does not connect to.
+TestCa make_test_ca(const std::filesystem::path& dir, const std::string& ca_name = "errand test CA",
+                    const std::string& server_names = "DNS:localhost,IP:127.0.0.1,IP:::1");
 
 }  // namespace errand::fakes

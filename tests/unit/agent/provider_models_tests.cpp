@@ -104,6 +104,42 @@ TEST_CASE("a certificate the system does not trust, a dead port and plain http e
   CHECK_THAT(unknown.error().message, ContainsSubstring("how to present the key"));
 }
 
+TEST_CASE("base URLs with no path, a slash, a path or a trailing slash ask below /v1") {
+  errand::fakes::FakeProvider provider;
+  for (const auto* suffix : {"", "/", "/v1", "/v1/"}) {
+    const auto base = provider.http_url() + suffix;
+    INFO(base);
+    const auto models = fetch(asking("anthropic", base, "anthropic", "real-key-123456"));
+    REQUIRE(models.has_value());
+    CHECK(provider.requests().back().target == "/v1/models");
+  }
+}
+
+TEST_CASE("base URLs that cannot be asked are refused, naming the URL and what is wrong") {
+  errand::fakes::FakeProvider provider;
+  const auto http = provider.http_url();
+  const auto port = http.substr(http.rfind(':') + 1);
+  const std::vector<std::pair<std::string, std::string>> shapes{
+      {"http://user:pw@127.0.0.1:" + port, "user information"},
+      {http + "/v1?beta=true", "query"},
+      {http + "/v1#models", "fragment"},
+      {"http://127.0.0.1:99999/v1", "1 to 65535"},
+      {"ftp://127.0.0.1:" + port, "neither https:// nor http://"},
+  };
+  for (const auto& [base, words] : shapes) {
+    INFO(base);
+    const auto refused = fetch(asking("anthropic", base, "anthropic", "real-key-123456"));
+    REQUIRE_FALSE(refused.has_value());
+    CHECK_THAT(refused.error().message, ContainsSubstring(words));
+    CHECK_THAT(refused.error().message, !ContainsSubstring("pw@"));
+    if (words == "user information")
+      CHECK_THAT(refused.error().message, ContainsSubstring("\"http://127.0.0.1:" + port + "\""));
+    else if (words != "neither https:// nor http://")
+      CHECK_THAT(refused.error().message, ContainsSubstring("\"" + base + "\""));
+  }
+  CHECK(provider.requests().empty());
+}
+
 TEST_CASE("only providers with a base URL and a credential are asked") {
   const auto config = boost::json::parse(R"({"agent": {"providers": {
       "anthropic": {"baseUrl": "https://api.anthropic.com", "kind": "anthropic",

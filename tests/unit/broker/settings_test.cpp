@@ -89,3 +89,45 @@ TEST_CASE("broken provider settings are refused with the key named", "[settings]
   REQUIRE_FALSE(empty);
   CHECK(empty.error().message.find("capabilities") != std::string::npos);
 }
+
+TEST_CASE("provider base URLs of every shape: the path kept without its trailing slash, or refused",
+          "[settings]") {
+  auto upstream_of = [](const std::string& base_url) {
+    boost::json::object provider{{"credential", "k1234567"}, {"baseUrl", base_url}};
+    boost::json::object config{
+        {"agent", boost::json::object{{"providers", boost::json::object{{"p", provider}}}}}};
+    auto s = read_settings(config);
+    REQUIRE(s);
+    return s->providers.at("p");
+  };
+  const std::vector<std::pair<std::string, std::string>> accepted{
+      {"https://llm.example.com", ""},
+      {"https://llm.example.com/", ""},
+      {"https://llm.example.com/v1", "/v1"},
+      {"https://llm.example.com/openai/v1/", "/openai/v1"},
+  };
+  for (const auto& [url, base_path] : accepted) {
+    INFO(url);
+    const auto p = upstream_of(url);
+    REQUIRE(p.upstream);
+    CHECK(p.upstream->base_path == base_path);
+    CHECK(p.upstream->host == "llm.example.com");
+    CHECK(p.upstream->port == 443);
+  }
+  const std::vector<std::pair<std::string, std::string>> refused{
+      {"https://llm.example.com/v1?beta=1", "a query"},
+      {"https://llm.example.com/v1#x", "a fragment"},
+      {"https://user:pw@llm.example.com", "user information"},
+      {"https://llm.example.com:99999", "1 to 65535"},
+      {"ftp://llm.example.com", "neither https:// nor http://"},
+  };
+  for (const auto& [url, words] : refused) {
+    INFO(url);
+    const auto p = upstream_of(url);
+    CHECK_FALSE(p.upstream);
+    CHECK(p.refusal.find(words) != std::string::npos);
+    const auto shown = words == "user information" ? "https://llm.example.com" : url;
+    CHECK(p.refusal.find("\"" + shown + "\"") != std::string::npos);
+    CHECK(p.refusal.find("pw@") == std::string::npos);
+  }
+}

@@ -1,4 +1,5 @@
 #include <catch2/catch_test_macros.hpp>
+#include <catch2/generators/catch_generators.hpp>
 
 #include "test_support.hpp"
 
@@ -36,13 +37,57 @@ TEST_CASE("identify carries the token, the intents and the properties") {
   CHECK(d.at("intents").as_int64() == (1 | (1 << 9) | (1 << 10) | (1 << 15)));
   CHECK(d.at("properties").as_object().contains("os"));
   CHECK(h.transport->self_id() == h.fake.options().bot_user_id);
+  // The fake named its gateway "ws://127.0.0.1:<port>", with no path, as Discord does.
   const auto connections = h.fake.gateway_connections();
   REQUIRE(!connections.empty());
-  CHECK(connections[0].target == "/gateway?v=10&encoding=json");
+  CHECK(connections[0].request_line == "GET /?v=10&encoding=json HTTP/1.1");
+  CHECK_FALSE(connections[0].at_resume_url);
   const auto bot = requests_to(h.fake, "GET", "/gateway/bot");
   REQUIRE(bot.size() == 1);
   CHECK(bot[0].header("authorization") == "Bot " + h.fake.options().token);
   CHECK(bot[0].header("user-agent").rfind("DiscordBot (https://github.com/errand, ", 0) == 0);
+}
+
+TEST_CASE("every gateway URL shape Discord may hand out becomes a request line starting with /") {
+  struct Shape {
+    fd::UrlShape shape;
+    const char* connect_line;
+    const char* resume_line;
+  };
+  const auto [shape, connect_line, resume_line] =
+      GENERATE(Shape{fd::UrlShape::no_path, "GET /?v=10&encoding=json HTTP/1.1",
+                     "GET /?v=10&encoding=json HTTP/1.1"},
+               Shape{fd::UrlShape::trailing_slash, "GET /?v=10&encoding=json HTTP/1.1",
+                     "GET /?v=10&encoding=json HTTP/1.1"},
+               Shape{fd::UrlShape::path, "GET /gateway?v=10&encoding=json HTTP/1.1",
+                     "GET /resume?v=10&encoding=json HTTP/1.1"},
+               Shape{fd::UrlShape::own_query, "GET /?region=fake&v=10&encoding=json HTTP/1.1",
+                     "GET /?region=fake&v=10&encoding=json HTTP/1.1"});
+  auto options = fast_fake();
+  options.url_shape = shape;
+  Harness h(options);
+  INFO(h.fake.gateway_url());
+  REQUIRE(h.wait_ready());
+  h.fake.request_reconnect();
+  REQUIRE(fd::FakeDiscord::wait_until([&] { return resumes(h.fake) == 1; }, 5s));
+  const auto connections = h.fake.gateway_connections();
+  REQUIRE(connections.size() == 2);
+  CHECK(connections[0].request_line == connect_line);
+  CHECK_FALSE(connections[0].at_resume_url);
+  CHECK(connections[1].request_line == resume_line);
+  CHECK(connections[1].at_resume_url);
+}
+
+TEST_CASE("chat.gatewayUrl with a path of its own is used instead of /gateway/bot's") {
+  auto options = fast_fake();
+  options.url_shape = fd::UrlShape::path;
+  fd::FakeDiscord elsewhere(options);
+  Harness h(fast_fake(), fast_tuning(), true,
+            {{"gatewayUrl", "ws://127.0.0.1:" + std::to_string(elsewhere.port()) + "/ws/"}});
+  REQUIRE(
+      fd::FakeDiscord::wait_until([&] { return !elsewhere.gateway_connections().empty(); }, 5s));
+  CHECK(elsewhere.gateway_connections()[0].request_line == "GET /ws/?v=10&encoding=json HTTP/1.1");
+  CHECK(h.fake.gateway_connections().empty());
 }
 
 TEST_CASE("the first heartbeat waits interval times the jitter, then one per interval") {
@@ -91,7 +136,7 @@ TEST_CASE("no ACK before the next beat: close with a resumable code and resume")
     CHECK(*connections[0].client_close_code != 1000);
     CHECK(*connections[0].client_close_code != 1001);
   }
-  CHECK(connections[1].target.rfind("/resume", 0) == 0);
+  CHECK(connections[1].at_resume_url);
   const auto resume = client_frames(h.fake, 6).at(0).payload.at("d").as_object();
   CHECK(std::string(resume.at("session_id").as_string()).rfind("session-", 0) == 0);
   CHECK(identifies(h.fake) == 1);
@@ -110,7 +155,8 @@ TEST_CASE("op 7 reconnect resumes at the resume_gateway_url") {
     return false;
   }));
   const auto connections = h.fake.gateway_connections();
-  CHECK(connections.back().target == "/resume?v=10&encoding=json");
+  CHECK(connections.back().at_resume_url);
+  CHECK(connections.back().request_line == "GET /?v=10&encoding=json HTTP/1.1");
   CHECK(identifies(h.fake) == 1);
   if (connections[0].client_close_code) CHECK(*connections[0].client_close_code == 4000);
 }

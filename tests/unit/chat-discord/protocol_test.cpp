@@ -43,11 +43,12 @@ TEST_CASE("identify asks for guilds, messages, reactions and message content") {
   CHECK(heartbeat_payload(std::nullopt).at("d").is_null());
 }
 
-TEST_CASE("the gateway URL always carries v=10 and encoding=json") {
-  CHECK(with_gateway_query("wss://gateway.discord.gg") ==
-        "wss://gateway.discord.gg/?v=10&encoding=json");
-  CHECK(with_gateway_query("ws://127.0.0.1:9/resume") ==
-        "ws://127.0.0.1:9/resume?v=10&encoding=json");
+TEST_CASE("the gateway query keeps the URL's own parameters and always says v=10, json") {
+  CHECK(gateway_query("") == "v=10&encoding=json");
+  CHECK(gateway_query("region=us%2Deast") == "region=us%2Deast&v=10&encoding=json");
+  CHECK(gateway_query("v=9&encoding=etf&compress=zlib-stream") ==
+        "compress=zlib-stream&v=10&encoding=json");
+  CHECK(gateway_query("flag&&v=6") == "flag&v=10&encoding=json");
 }
 
 TEST_CASE("routes are keyed by template and major parameter") {

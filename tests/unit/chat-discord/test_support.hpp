@@ -124,28 +124,32 @@ inline fake_discord::FakeOptions fast_fake(fake_discord::FakeOptions o = {}) {
   return o;
 }
 
-inline boost::json::object config_for(const fake_discord::FakeDiscord& fake) {
-  return boost::json::object{{"chat",
-                              {{"transport", "discord"},
-                               {"token", fake.options().token},
-                               {"channelId", fake.options().channel_id},
-                               {"allowedUserIds", boost::json::array{"*"}},
-                               {"apiBase", fake.api_base()},
-                               {"gatewayUrl", fake.gateway_url()}}}};
+// The gateway URL is left to GET /gateway/bot, as with the real service; chat_keys are added
+// to the chat section (chat.caFile, chat.gatewayUrl).
+inline boost::json::object config_for(const fake_discord::FakeDiscord& fake,
+                                      const boost::json::object& chat_keys = {}) {
+  boost::json::object chat{{"transport", "discord"},
+                           {"token", fake.options().token},
+                           {"channelId", fake.options().channel_id},
+                           {"allowedUserIds", boost::json::array{"*"}},
+                           {"apiBase", fake.api_base()}};
+  for (const auto& [key, value] : chat_keys) chat[key] = value;
+  return boost::json::object{{"chat", std::move(chat)}};
 }
 
 // An io thread, a fake and a transport talking to it.
 class Harness {
  public:
   explicit Harness(fake_discord::FakeOptions options = fast_fake(),
-                   TransportTuning tuning = fast_tuning(), bool start_now = true)
+                   TransportTuning tuning = fast_tuning(), bool start_now = true,
+                   const boost::json::object& chat_keys = {})
       : work_(boost::asio::make_work_guard(io_)), fake(options) {
     services.executor = io_.get_executor();
     services.log = std::make_shared<spdlog::logger>(
         "chat-discord", std::make_shared<spdlog::sinks::ostream_sink_mt>(log_text));
     services.log->set_level(spdlog::level::trace);
     services.secrets = &secrets;
-    services.config = config_for(fake);
+    services.config = config_for(fake, chat_keys);
     transport = std::make_unique<DiscordTransport>(services, std::move(tuning));
     thread_ = std::thread([this] { io_.run(); });
     if (start_now) start();
