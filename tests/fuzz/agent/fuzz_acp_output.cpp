@@ -72,7 +72,9 @@ void decode_update(const json::value& params) {
     check(!update.error().message.empty());
     return;
   }
-  check(!agent::update_kind_name(update->update).empty());
+  // The kind is named as the agent sent it, whether errand models it or passes it on.
+  const auto& sent = params.as_object().at("update").as_object().at("sessionUpdate").as_string();
+  check(agent::update_kind_name(update->update) == sent);
   std::visit(
       [](const auto& u) {
         using T = std::decay_t<decltype(u)>;
