@@ -1,8 +1,9 @@
 #include "gateway_frames.hpp"
 
-#include <algorithm>
 #include <boost/json/parse.hpp>
 #include <boost/url/parse.hpp>
+
+#include "bounded_number.hpp"
 
 namespace errand::discord {
 
@@ -51,7 +52,7 @@ std::chrono::milliseconds heartbeat_interval_of(const json::object& hello_data) 
   if (interval == nullptr || !interval->is_number()) return std::chrono::milliseconds(41250);
   constexpr double longest = 3600.0 * 1000;
   return std::chrono::milliseconds(
-      static_cast<std::int64_t>(std::clamp(interval->to_number<double>(), 1.0, longest)));
+      static_cast<std::int64_t>(bounded_number(interval->to_number<double>(), 1.0, longest)));
 }
 
 ReadyInfo read_ready(const json::object& data) {
@@ -77,13 +78,13 @@ GatewayBotAnswer read_gateway_bot(const json::value& answer) {
   // wait past a day would overflow the clock (the allowance resets daily).
   if (const auto* mc = limit->if_contains("max_concurrency"); mc && mc->is_number())
     out.max_concurrency =
-        static_cast<std::size_t>(std::clamp(mc->to_number<double>(), 1.0, 65536.0));
+        static_cast<std::size_t>(bounded_number(mc->to_number<double>(), 1.0, 65536.0));
   const auto* remaining = limit->if_contains("remaining");
   const auto* reset_after = limit->if_contains("reset_after");
   if (remaining && remaining->is_number() && remaining->to_number<double>() <= 0 && reset_after &&
       reset_after->is_number())
     out.start_limit_wait = std::chrono::milliseconds(static_cast<std::int64_t>(
-        std::clamp(reset_after->to_number<double>(), 0.0, 86400.0 * 1000)));
+        bounded_number(reset_after->to_number<double>(), 0.0, 86400.0 * 1000)));
   return out;
 }
 

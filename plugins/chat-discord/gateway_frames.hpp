@@ -27,7 +27,7 @@ struct GatewayFrame {
 std::optional<GatewayFrame> read_gateway_frame(std::string_view text);
 
 // hello's heartbeat_interval; Discord's usual 41.25 s when it names none. A value outside
-// [1 ms, 1 h] is taken as its nearest bound: a heartbeat schedule must stay a schedule.
+// [1 ms, 1 h] is taken as its nearest bound (NaN as 1 ms): a heartbeat schedule must stay one.
 std::chrono::milliseconds heartbeat_interval_of(const boost::json::object& hello_data);
 
 // What READY says about the session; a field that is absent or not a string stays empty, and so

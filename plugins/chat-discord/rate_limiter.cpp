@@ -6,6 +6,8 @@
 #include <optional>
 #include <vector>
 
+#include "bounded_number.hpp"
+
 namespace errand::discord {
 
 namespace {
@@ -54,14 +56,14 @@ constexpr int kMaxBucketRequests = 1 << 20;
 // A count from a rate-limit header, kept to what a bucket can mean, so a wild value cannot
 // overflow the int it is stored in.
 int request_count(double value) {
-  return static_cast<int>(std::clamp(value, 0.0, static_cast<double>(kMaxBucketRequests)));
+  return static_cast<int>(bounded_number(value, 0.0, static_cast<double>(kMaxBucketRequests)));
 }
 
 // A wait from a header or a 429 body, at most a day: a longer one would overflow the clock's
 // arithmetic, and no limit Discord documents lasts that long.
 clock::duration seconds(double s) {
   return std::chrono::duration_cast<clock::duration>(
-      std::chrono::duration<double>(std::clamp(s, 0.0, 86400.0)));
+      std::chrono::duration<double>(bounded_number(s, 0.0, 86400.0)));
 }
 
 }  // namespace

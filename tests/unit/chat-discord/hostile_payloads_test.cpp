@@ -96,6 +96,8 @@ TEST_CASE("a heartbeat interval is kept between 1 ms and an hour") {
   CHECK(heartbeat_interval_of(object_of(R"({"heartbeat_interval":1e300})")) ==
         milliseconds(3600 * 1000));
   CHECK(heartbeat_interval_of(object_of(R"({"heartbeat_interval":-5})")) == milliseconds(1));
+  // Boost.JSON reads 0e40000 as NaN, which no clamp bounds.
+  CHECK(heartbeat_interval_of(object_of(R"({"heartbeat_interval":0e40000})")) == milliseconds(1));
 }
 
 TEST_CASE("/gateway/bot's concurrency and start-limit wait are bounded") {
@@ -114,6 +116,9 @@ TEST_CASE("/gateway/bot's concurrency and start-limit wait are bounded") {
   CHECK(bot(R"({"remaining":0,"reset_after":1e300})").start_limit_wait == std::chrono::hours(24));
   CHECK(bot(R"({"remaining":0,"reset_after":-7})").start_limit_wait ==
         std::chrono::milliseconds(0));
+  CHECK(bot(R"({"remaining":0,"reset_after":0e40000})").start_limit_wait ==
+        std::chrono::milliseconds(0));
+  CHECK(bot(R"({"max_concurrency":0e40000})").max_concurrency == 1u);
 }
 
 namespace {
