@@ -69,14 +69,19 @@ sdk::Result<AgentHello> parse_initialize_result(const json::value& result) {
   const auto* version = r.if_contains("protocolVersion");
   if (version == nullptr || !(version->is_int64() || version->is_uint64()))
     return make_error("the agent's answer to initialize has no integer protocolVersion");
-  AgentHello hello;
-  hello.protocol_version = static_cast<int>(version->to_number<std::int64_t>());
-  if (hello.protocol_version != acp_protocol_version)
+  // Compared as sent: narrowing first would read 4294967297 as version 1, and an unsigned value
+  // past the int64 range would throw.
+  const bool speaks_ours = version->is_int64() ? version->as_int64() == acp_protocol_version
+                                               : version->as_uint64() == acp_protocol_version;
+  if (!speaks_ours)
     return make_error("the agent speaks ACP protocol version " +
-                          std::to_string(hello.protocol_version) +
+                          (version->is_int64() ? std::to_string(version->as_int64())
+                                               : std::to_string(version->as_uint64())) +
                           " and errand speaks version 1; use an agent release that supports "
                           "version 1",
                       sdk::Error::Kind::refused);
+  AgentHello hello;
+  hello.protocol_version = acp_protocol_version;
   if (const auto* caps = object_in(r, "agentCapabilities")) {
     hello.capabilities = *caps;
     hello.load_session = flag(*caps, "loadSession");

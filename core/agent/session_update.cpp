@@ -28,7 +28,10 @@ std::optional<std::uint64_t> unsigned_number(const json::value* v) {
   if (v == nullptr) return std::nullopt;
   if (v->is_uint64()) return v->as_uint64();
   if (v->is_int64() && v->as_int64() >= 0) return static_cast<std::uint64_t>(v->as_int64());
-  if (v->is_double() && v->as_double() >= 0) return static_cast<std::uint64_t>(v->as_double());
+  // A double at or past 2^64 has no uint64 value (converting it is undefined): it is no count.
+  constexpr double past_uint64 = 18446744073709551616.0;
+  if (v->is_double() && v->as_double() >= 0 && v->as_double() < past_uint64)
+    return static_cast<std::uint64_t>(v->as_double());
   return std::nullopt;
 }
 

@@ -16,11 +16,18 @@ bool matches_one(const json::value& value, std::string_view type) {
   if (type == "null") return value.is_null();
   if (type == "array") return value.is_array();
   if (type == "object") return value.is_object();
-  if (type == "number") return value.is_number();
+  // Boost.JSON reads some numbers (0e40000) as NaN and others (1e400) as infinity; neither is a
+  // setting any reader can use.
+  if (type == "number")
+    return value.is_number() && (!value.is_double() || std::isfinite(value.as_double()));
+  // Every reader takes a whole number as an int64: a whole double past that range (1e300) or an
+  // unsigned value past it would pass here and then fail the reader after errand accepted it.
   if (type == "integer") {
-    if (value.is_int64() || value.is_uint64()) return true;
+    if (value.is_int64()) return true;
+    constexpr double past_int64 = 9223372036854775808.0;
     return value.is_double() && std::isfinite(value.as_double()) &&
-           std::floor(value.as_double()) == value.as_double();
+           std::floor(value.as_double()) == value.as_double() && value.as_double() >= -past_int64 &&
+           value.as_double() < past_int64;
   }
   return false;
 }

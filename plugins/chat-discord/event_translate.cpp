@@ -53,8 +53,13 @@ std::optional<sdk::InboundMessage> parse_message(const json::object& d,
       att.filename = string_member(o, "filename");
       att.content_type = string_member(o, "content_type");
       att.url = string_member(o, "url");
-      if (const auto* size = o.if_contains("size"); size && size->is_number())
-        att.size = size->to_number<std::uint64_t>();
+      // A size that is no whole byte count (18.5, -1) stays unknown (0) rather than throwing,
+      // which would lose the whole message; the download is bounded either way.
+      if (const auto* size = o.if_contains("size"); size && size->is_number()) {
+        json::error_code ec;
+        const auto bytes = size->to_number<std::uint64_t>(ec);
+        if (!ec) att.size = bytes;
+      }
       m.attachments.push_back(std::move(att));
     }
   }
@@ -72,7 +77,9 @@ std::optional<sdk::InboundMessage> parse_message(const json::object& d,
 
 std::optional<sdk::CommandCall> parse_command(const json::object& d) {
   const auto* type = d.if_contains("type");
-  if (type == nullptr || !type->is_number() || type->to_number<int>() != 2) return std::nullopt;
+  if (type == nullptr || !type->is_number()) return std::nullopt;
+  json::error_code ec;
+  if (type->to_number<int>(ec) != 2 || ec) return std::nullopt;
   sdk::CommandCall call;
   call.id = string_member(d, "id");
   call.token = string_member(d, "token");

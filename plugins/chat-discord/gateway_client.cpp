@@ -3,11 +3,11 @@
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
 #include <boost/beast/websocket/error.hpp>
-#include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
 #include <deque>
 #include <random>
 
+#include "gateway_frames.hpp"
 #include "gateway_protocol.hpp"
 #include "gateway_socket.hpp"
 #include "tls_client.hpp"
@@ -102,26 +102,13 @@ asio::awaitable<bool> GatewayClient::fetch_gateway_url() {
     }
     co_return false;
   }
-  std::string url;
-  if (answer->is_object()) {
-    const auto& o = answer->as_object();
-    if (const auto* u = o.if_contains("url"); u && u->is_string())
-      url = std::string(u->as_string());
-    if (const auto* limit = o.if_contains("session_start_limit"); limit && limit->is_object()) {
-      const auto& l = limit->as_object();
-      if (const auto* mc = l.if_contains("max_concurrency"); mc && mc->is_number())
-        identify_window_.set_count(static_cast<std::size_t>(mc->to_number<double>()));
-      const auto* remaining = l.if_contains("remaining");
-      const auto* reset_after = l.if_contains("reset_after");
-      if (remaining && remaining->is_number() && remaining->to_number<double>() <= 0 &&
-          reset_after && reset_after->is_number()) {
-        const auto wait =
-            std::chrono::milliseconds(static_cast<std::int64_t>(reset_after->to_number<double>()));
-        report(State::disconnected, "Discord's daily session start limit is used up; waiting " +
-                                        std::to_string(wait.count() / 1000) + " s");
-        co_await sleep_.sleep_for(wait);
-      }
-    }
+  const auto bot = read_gateway_bot(*answer);
+  std::string url = bot.url;
+  if (bot.max_concurrency) identify_window_.set_count(*bot.max_concurrency);
+  if (bot.start_limit_wait) {
+    report(State::disconnected, "Discord's daily session start limit is used up; waiting " +
+                                    std::to_string(bot.start_limit_wait->count() / 1000) + " s");
+    co_await sleep_.sleep_for(*bot.start_limit_wait);
   }
   gateway_url_origin_ = "Discord's GET /gateway/bot answer";
   if (!settings_.gateway_url.empty()) {
@@ -248,27 +235,16 @@ asio::awaitable<GatewayClient::Outcome> GatewayClient::run_connection(std::strin
 
 void GatewayClient::handle_frame(const std::shared_ptr<Connection>& conn, const std::string& text,
                                  bool resume) {
-  boost::system::error_code ec;
-  auto parsed = json::parse(text, ec);
-  if (ec || !parsed.is_object()) {
-    log_->warn("ignored a gateway frame that is not a JSON object");
+  auto frame = read_gateway_frame(text);
+  if (!frame) {
+    log_->warn("ignored a gateway frame that is not a JSON object with an integer op");
     return;
   }
-  auto& frame = parsed.as_object();
-  const auto* op_value = frame.if_contains("op");
-  if (op_value == nullptr || !op_value->is_int64()) return;
-  switch (op_value->as_int64()) {
+  switch (frame->op) {
     case gateway_op::hello: {
-      std::int64_t interval = 41250;
-      if (const auto* d = frame.if_contains("d"); d && d->is_object())
-        if (const auto* hi = d->as_object().if_contains("heartbeat_interval");
-            hi && hi->is_number())
-          interval = static_cast<std::int64_t>(hi->to_number<double>());
       ++conn->helpers;
-      asio::co_spawn(
-          strand_,
-          heartbeat_loop(conn, std::chrono::milliseconds(std::max<std::int64_t>(interval, 1))),
-          asio::detached);
+      asio::co_spawn(strand_, heartbeat_loop(conn, heartbeat_interval_of(frame->data)),
+                     asio::detached);
       if (resume && !session_id_.empty()) {
         conn->replaying = true;
         ++stats_.resumes;
@@ -292,9 +268,7 @@ void GatewayClient::handle_frame(const std::shared_ptr<Connection>& conn, const 
       request_close(conn, kResumableCloseCode);
       break;
     case gateway_op::invalid_session: {
-      const auto* d = frame.if_contains("d");
-      const bool resumable = d != nullptr && d->is_bool() && d->as_bool();
-      if (resumable) {
+      if (frame->data_is_true) {
         decide(conn, {Outcome::Kind::resume,
                       "Discord invalidated the session and said it may be "
                       "resumed (op 9, d: true)",
@@ -308,12 +282,9 @@ void GatewayClient::handle_frame(const std::shared_ptr<Connection>& conn, const 
       break;
     }
     case gateway_op::dispatch: {
-      if (const auto* s = frame.if_contains("s"); s && s->is_int64()) seq_ = s->as_int64();
-      const auto* t = frame.if_contains("t");
-      auto* d = frame.if_contains("d");
-      if (t == nullptr || !t->is_string()) break;
-      handle_dispatch(conn, std::string(t->as_string()),
-                      d != nullptr && d->is_object() ? std::move(d->as_object()) : json::object{});
+      if (frame->seq) seq_ = frame->seq;
+      if (!frame->type) break;
+      handle_dispatch(conn, *frame->type, std::move(frame->data));
       break;
     }
     default: break;
@@ -323,16 +294,11 @@ void GatewayClient::handle_frame(const std::shared_ptr<Connection>& conn, const 
 void GatewayClient::handle_dispatch(const std::shared_ptr<Connection>& conn,
                                     const std::string& type, json::object data) {
   if (type == "READY") {
-    if (const auto* v = data.if_contains("session_id"); v && v->is_string())
-      session_id_ = std::string(v->as_string());
-    if (const auto* v = data.if_contains("resume_gateway_url"); v && v->is_string())
-      resume_url_ = std::string(v->as_string());
-    if (const auto* u = data.if_contains("user"); u && u->is_object())
-      if (const auto* id = u->as_object().if_contains("id"); id && id->is_string())
-        self_id_ = std::string(id->as_string());
-    if (const auto* a = data.if_contains("application"); a && a->is_object())
-      if (const auto* id = a->as_object().if_contains("id"); id && id->is_string())
-        application_id_ = std::string(id->as_string());
+    auto ready = read_ready(data);
+    if (ready.session_id) session_id_ = std::move(*ready.session_id);
+    if (ready.resume_url) resume_url_ = std::move(*ready.resume_url);
+    if (ready.user_id) self_id_ = std::move(*ready.user_id);
+    if (ready.application_id) application_id_ = std::move(*ready.application_id);
     conn->ready = true;
     conn->replaying = false;
     log_->info("gateway ready as user {}", self_id_);

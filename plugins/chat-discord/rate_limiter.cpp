@@ -6,6 +6,8 @@
 #include <optional>
 #include <vector>
 
+#include "bounded_number.hpp"
+
 namespace errand::discord {
 
 namespace {
@@ -48,8 +50,20 @@ std::optional<double> parse_double(const std::string& text) {
   }
 }
 
+// The most requests a bucket is taken to allow, also the limit of a route without headers.
+constexpr int kMaxBucketRequests = 1 << 20;
+
+// A count from a rate-limit header, kept to what a bucket can mean, so a wild value cannot
+// overflow the int it is stored in.
+int request_count(double value) {
+  return static_cast<int>(bounded_number(value, 0.0, static_cast<double>(kMaxBucketRequests)));
+}
+
+// A wait from a header or a 429 body, at most a day: a longer one would overflow the clock's
+// arithmetic, and no limit Discord documents lasts that long.
 clock::duration seconds(double s) {
-  return std::chrono::duration_cast<clock::duration>(std::chrono::duration<double>(s < 0 ? 0 : s));
+  return std::chrono::duration_cast<clock::duration>(
+      std::chrono::duration<double>(bounded_number(s, 0.0, 86400.0)));
 }
 
 }  // namespace
@@ -188,13 +202,13 @@ bool RateLimiter::complete(const Permit& permit, const HttpReply& reply) {
   const auto remaining = parse_double(reply.header("x-ratelimit-remaining"));
   const auto reset_after = parse_double(reply.header("x-ratelimit-reset-after"));
   if (limit && remaining && reset_after) {
-    state->limit = static_cast<int>(*limit);
+    state->limit = request_count(*limit);
     // Requests still in flight were not counted in this answer yet.
-    state->remaining = static_cast<int>(*remaining) - state->in_flight;
+    state->remaining = request_count(*remaining) - state->in_flight;
     state->reset_at = now + seconds(*reset_after) + tuning_.reset_margin;
   } else if (state->limit < 0) {
     // A route without limit headers is limited only globally.
-    state->limit = 1 << 20;
+    state->limit = kMaxBucketRequests;
     state->remaining = state->limit;
   }
 

@@ -3,6 +3,8 @@
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
 
+#include "rest_refusal.hpp"
+
 namespace errand::discord {
 
 namespace http = boost::beast::http;
@@ -14,47 +16,6 @@ namespace http = boost::beast::http;
 std::string discord_user_agent() {
   return "DiscordBot (https://github.com/errand, " ERRAND_DISCORD_VERSION ")";
 }
-
-namespace {
-
-// Discord's error body: {"message": ..., "code": ..., "errors": {...}}; the first nested
-// _errors message says which field was wrong.
-std::string first_field_error(const boost::json::value& v, const std::string& path) {
-  if (!v.is_object()) return {};
-  const auto& o = v.as_object();
-  if (const auto* list = o.if_contains("_errors"); list && list->is_array()) {
-    for (const auto& e : list->as_array())
-      if (e.is_object())
-        if (const auto* m = e.as_object().if_contains("message"); m && m->is_string())
-          return path + ": " + std::string(m->as_string());
-  }
-  for (const auto& [key, child] : o) {
-    auto found =
-        first_field_error(child, path.empty() ? std::string(key) : path + "." + std::string(key));
-    if (!found.empty()) return found;
-  }
-  return {};
-}
-
-std::string describe_refusal(const HttpReply& reply) {
-  boost::system::error_code ec;
-  const auto body = boost::json::parse(reply.body, ec);
-  std::string what = "HTTP " + std::to_string(reply.status);
-  if (!ec && body.is_object()) {
-    const auto& o = body.as_object();
-    if (const auto* m = o.if_contains("message"); m && m->is_string())
-      what += " " + std::string(m->as_string());
-    if (const auto* c = o.if_contains("code"); c && c->is_number() && c->to_number<long long>())
-      what += " (Discord code " + std::to_string(c->to_number<long long>()) + ")";
-    if (const auto* errors = o.if_contains("errors")) {
-      const auto detail = first_field_error(*errors, "");
-      if (!detail.empty()) what += ": " + detail;
-    }
-  }
-  return what;
-}
-
-}  // namespace
 
 RestClient::RestClient(boost::asio::any_io_executor strand, Endpoint api,
                        std::shared_ptr<boost::asio::ssl::context> tls, std::string token,

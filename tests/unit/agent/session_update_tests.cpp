@@ -6,6 +6,8 @@
 
 #include <boost/json/parse.hpp>
 #include <catch2/catch_test_macros.hpp>
+#include <optional>
+#include <string>
 
 using namespace errand::agent;
 namespace json = boost::json;
@@ -72,6 +74,18 @@ TEST_CASE("usage updates carry cost when the agent knows it") {
       decode(R"({"sessionId":"s","update":{"sessionUpdate":"usage_update","used":-1,"size":2}})"));
 }
 
+// Found by fuzz_acp_output: converting a double past 2^64 to a count was undefined.
+TEST_CASE("a usage count past the uint64 range is refused, not converted") {
+  CHECK_FALSE(decode(R"({"sessionId":"s","update":{"sessionUpdate":"usage_update",
+    "used":53000,"size":20018446744073709551615000}})"));
+  CHECK_FALSE(decode(R"({"sessionId":"s","update":{"sessionUpdate":"usage_update",
+    "used":1e300,"size":200000}})"));
+  const auto in_range = decode(R"({"sessionId":"s","update":{"sessionUpdate":"usage_update",
+    "used":5.3e4,"size":2e5}})");
+  REQUIRE(in_range);
+  CHECK(std::get<UsageUpdate>(in_range->update).size == 200000);
+}
+
 TEST_CASE("a message chunk that is not text keeps its block") {
   auto update = decode(R"({"sessionId":"s","update":{"sessionUpdate":"agent_message_chunk",
     "content":{"type":"image","data":"AA==","mimeType":"image/png"}}})");
@@ -116,4 +130,27 @@ TEST_CASE("ACP request bodies and answers errand reads") {
       json::parse(R"({"sessionId":"s","toolCall":{"toolCallId":"t"},"options":[]})"));
   REQUIRE_FALSE(permission);
   CHECK(permission.error().message == "it offers no options to choose from");
+}
+
+// An agent whose protocolVersion only narrows to 1, caught by fuzz_acp_output's check of an
+// accepted initialize answer.
+TEST_CASE("initialize accepts protocol version 1 only, however wide the number sent") {
+  const auto answer = [](std::string_view version) {
+    return parse_initialize_result(
+        json::parse(std::string(R"({"protocolVersion":)") + std::string(version) + "}"));
+  };
+  const auto one = answer("1");
+  REQUIRE(one);
+  CHECK(one->protocol_version == 1);
+  // 2^32 + 1 narrowed to an int is 1: it must not pass for version 1.
+  const auto wide = answer("4294967297");
+  REQUIRE_FALSE(wide);
+  CHECK(wide.error().message.find("version 4294967297 ") != std::string::npos);
+  // Past the int64 range the number is unsigned; reading it must refuse, not throw.
+  std::optional<decltype(wide)> huge;
+  CHECK_NOTHROW(huge.emplace(answer("18446744073709551615")));
+  REQUIRE_FALSE(*huge);
+  CHECK((*huge).error().message.find("18446744073709551615") != std::string::npos);
+  CHECK_FALSE(answer("-1"));
+  CHECK_FALSE(answer("1.0"));
 }

@@ -264,3 +264,28 @@ TEST_CASE("problems are formatted as one list", "[config][validation]") {
   CHECK(text == "configuration refused (2 problems):\n  - chat.chanelId: first\n  - second\n");
   CHECK(format_problems({{"a", "b"}}) == "configuration refused (1 problem):\n  - a: b\n");
 }
+
+// Found by fuzz_config_text: both passed validation, then failed a reader after errand had
+// accepted the file (settings_from threw on the first, the sandbox settings refused the second).
+TEST_CASE("a whole number past int64 and a number that is NaN are refused",
+          "[config][validation]") {
+  for (const auto& [key, written] :
+       {std::pair{"timeouts.idleMs", "1e300"},
+        std::pair{"limits.maxQueueLength", "9223372036854775808"},
+        std::pair{"sandbox.cpus", "0e40000"}, std::pair{"sandbox.cpus", "1e400"}}) {
+    CAPTURE(key, written);
+    auto config = minimal_config();
+    set(config, key, "placeholder-for-the-number");
+    auto text = boost::json::serialize(config);
+    const std::string placeholder = "\"placeholder-for-the-number\"";
+    text.replace(text.find(placeholder), placeholder.size(), written);
+    static const auto schema = core_schema();
+    const auto loaded = load_config_text(text, "/test/config.json", schema, {});
+    REQUIRE(loaded.has_error());
+    REQUIRE(loaded.error().size() == 1);
+    CHECK(loaded.error()[0].path == key);
+  }
+  auto config = minimal_config();
+  set(config, "timeouts.idleMs", 1.8e6);
+  CHECK(load_core(config).has_value());
+}
