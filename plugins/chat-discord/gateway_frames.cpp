@@ -1,9 +1,8 @@
 #include "gateway_frames.hpp"
 
 #include <boost/json/parse.hpp>
-#include <boost/url/parse.hpp>
-
 #include "bounded_number.hpp"
+#include "service_url.hpp"
 
 namespace errand::discord {
 
@@ -22,9 +21,9 @@ const json::object* object_in(const json::object& o, std::string_view key) {
   return v != nullptr && v->is_object() ? &v->as_object() : nullptr;
 }
 
+// The same rule every gateway URL meets, so a resume URL kept here is one a resume can use.
 bool is_gateway_url(std::string_view text) {
-  const auto url = boost::urls::parse_absolute_uri(text);
-  return url && (url->scheme() == "wss" || url->scheme() == "ws") && !url->host().empty();
+  return parse_service_url(text, UrlRole::gateway).has_value();
 }
 
 }  // namespace
