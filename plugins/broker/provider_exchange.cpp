@@ -177,6 +177,9 @@ DialRefusal dial_refusal(const ProviderCall& call, const DialResult& dial) {
   const auto& up = *call.provider.upstream;
   const std::string where = fmt::format("{}:{}", up.host, up.port);
   switch (dial.failure) {
+    case DialFailure::lookup_refused:
+      return {503, fmt::format("answered 503 at the lookup of {}: {}", up.host, dial.detail),
+              fmt::format("errand broker: {} was not looked up: {}", up.host, dial.detail)};
     case DialFailure::not_public:
       return {502,
               fmt::format("refused 502 at the address check: {} is not a public host ({})", where,
@@ -233,7 +236,12 @@ asio::awaitable<bool> exchange_with_provider(ProviderCall& call, Connection& con
   auto& session = call.session;
   const auto& up = *call.provider.upstream;
   const auto& settings = session.settings();
-  const UpstreamTarget target{up.host, up.port, up.host_is_literal, settings.allow_internal};
+  const UpstreamTarget target{up.host,
+                              up.port,
+                              up.host_is_literal,
+                              {settings.allow_internal, session.core().host_addresses()},
+                              session.id(),
+                              LookupLane::provider};
   const DialDeadlines deadlines{settings.lookup_deadline, settings.dial_deadline};
   auto dial = co_await connect_upstream(session.core().resolver(), target, deadlines);
   if (dial.failure != DialFailure::none) co_return co_await refuse_dial(call, connection, dial);
