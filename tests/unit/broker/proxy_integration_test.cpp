@@ -100,7 +100,9 @@ TEST_CASE_METHOD(ProxyFixture, "a CONNECT tunnel carries TLS to a loopback upstr
   CHECK(answer.body == "secure hello for /through");
   CHECK(
       harness.log_contains(fmt::format("session s-tunnel: CONNECT 127.0.0.1:{} allowed by "
-                                       "sandbox.egress.allow entry \"*\"; tunnel to 127.0.0.1 open",
+                                       "sandbox.egress.allow entry \"*\"; tunnel to 127.0.0.1 "
+                                       "(internal, listed by sandbox.egress.allowInternal entry "
+                                       "\"127.0.0.1/32\") open",
                                        https.port())));
 }
 
