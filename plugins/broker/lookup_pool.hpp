@@ -43,9 +43,8 @@ class LookupPool final : public Resolver {
 
   void resolve(const LookupRequest& request, std::function<void(Resolution)> done) override;
 
-  class Lane;
-
  private:
+  class Lane;
   std::shared_ptr<Lane> tunnel_;
   std::shared_ptr<Lane> provider_;
 };

@@ -209,10 +209,12 @@ asio::awaitable<bool> refuse_dial(ProviderCall& call, Connection& connection,
                                   const DialResult& dial) {
   const DialRefusal refusal = dial_refusal(call, dial);
   call.session.warn("{} {}", call.what(), refusal.log);
-  // The address rule refusing the provider's host is policy; every other failure is the
-  // provider being out of reach.
+  // The address rule refusing the provider's host, or the session's lookup bound, is policy;
+  // every other failure is the provider being out of reach.
   const Outcome outcome =
-      dial.failure == DialFailure::not_public ? Outcome::refused : Outcome::upstream_unreachable;
+      dial.failure == DialFailure::not_public || dial.failure == DialFailure::lookup_refused
+          ? Outcome::refused
+          : Outcome::upstream_unreachable;
   co_return co_await call.refuse(connection, outcome, refusal.status, refusal.body, false);
 }
 
