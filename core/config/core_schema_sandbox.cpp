@@ -39,9 +39,19 @@ json::object egress() {
                               "uniqueItems", true),
                          json::array{})},
               {"allowInternal",
-               defaulted(flag("Let the broker reach a host-internal address (loopback, "
-                              "private, link-local) when it is written as a literal."),
-                         false)},
+               defaulted(
+                   hinted(with(list_of("Internal address ranges the broker may connect a "
+                                       "session to, as CIDR blocks (\"10.1.2.0/24\") or single "
+                                       "addresses, whether written as a literal or resolved "
+                                       "from a name. Link-local, cloud metadata and fabric "
+                                       "addresses, and this host's own non-loopback "
+                                       "addresses, are never lifted.",
+                                       with(text("An IPv4 or IPv6 CIDR block or address."),
+                                            "format", "cidr")),
+                               "uniqueItems", true),
+                          "It replaced the old true/false: list the ranges, such as "
+                          "[\"127.0.0.1/32\"] for a provider on this host."),
+                   json::array{})},
           }),
       json::object{{"allow", json::array{"*"}}});
 }

@@ -10,6 +10,7 @@ struct V4Range {
   std::uint32_t base;
   int prefix;
   const char* category;
+  bool never_lifted = false;
 };
 
 constexpr std::uint32_t v4(int a, int b, int c, int d) {
@@ -18,14 +19,15 @@ constexpr std::uint32_t v4(int a, int b, int c, int d) {
 }
 
 // Every IPv4 range a session must not reach, most specific first where they overlap.
-constexpr std::array<V4Range, 18> kRefusedV4{{
-    {v4(168, 63, 129, 16), 32, "a cloud fabric address (Azure's 168.63.129.16)"},
-    {v4(255, 255, 255, 255), 32, "the broadcast address"},
-    {v4(0, 0, 0, 0), 8, "an unspecified or 'this network' address"},
+constexpr std::array<V4Range, 19> kRefusedV4{{
+    {v4(168, 63, 129, 16), 32, "a cloud fabric address (Azure's 168.63.129.16)", true},
+    {v4(169, 254, 169, 254), 32, "a cloud metadata address (169.254.169.254)", true},
+    {v4(255, 255, 255, 255), 32, "the broadcast address", true},
+    {v4(0, 0, 0, 0), 8, "an unspecified or 'this network' address", true},
     {v4(10, 0, 0, 0), 8, "a private network address"},
     {v4(100, 64, 0, 0), 10, "a carrier-grade NAT address"},
     {v4(127, 0, 0, 0), 8, "a loopback address"},
-    {v4(169, 254, 0, 0), 16, "a link-local address"},
+    {v4(169, 254, 0, 0), 16, "a link-local address", true},
     {v4(172, 16, 0, 0), 12, "a private network address"},
     {v4(192, 0, 0, 0), 24, "a reserved protocol-assignment address"},
     {v4(192, 0, 2, 0), 24, "a documentation address"},
@@ -36,7 +38,7 @@ constexpr std::array<V4Range, 18> kRefusedV4{{
     {v4(198, 18, 0, 0), 15, "a benchmarking address"},
     {v4(198, 51, 100, 0), 24, "a documentation address"},
     {v4(203, 0, 113, 0), 24, "a documentation address"},
-    {v4(224, 0, 0, 0), 3, "a multicast or reserved address"},  // 224/4 and 240/4 together
+    {v4(224, 0, 0, 0), 3, "a multicast or reserved address", true},  // 224/4 and 240/4 together
 }};
 
 bool in_v4(std::uint32_t address, const V4Range& range) {
@@ -48,9 +50,10 @@ AddressVerdict judge_v4(std::uint32_t address) {
   for (const auto& range : kRefusedV4) {
     if (!in_v4(address, range)) continue;
     if (range.prefix == 3) {
-      return {false, address >= v4(240, 0, 0, 0) ? "a reserved address" : "a multicast address"};
+      return {false, address >= v4(240, 0, 0, 0) ? "a reserved address" : "a multicast address",
+              true};
     }
-    return {false, range.category};
+    return {false, range.category, range.never_lifted};
   }
   return {true, {}};
 }
@@ -87,9 +90,12 @@ AddressVerdict judge_embedded(std::uint32_t embedded, const char* form) {
   return verdict;
 }
 
+// Amazon's instance metadata service on IPv6 (inside the unique-local range).
+const boost::asio::ip::address_v6 kMetadataV6 = boost::asio::ip::make_address_v6("fd00:ec2::254");
+
 AddressVerdict judge_v6(const boost::asio::ip::address_v6& address) {
   const V6Bytes b = address.to_bytes();
-  if (address.is_unspecified()) return {false, "the unspecified address"};
+  if (address.is_unspecified()) return {false, "the unspecified address", true};
   if (address.is_loopback()) return {false, "a loopback address"};
   if (address.is_v4_mapped()) return judge_embedded(v4_at(b, 12), "an IPv4-mapped form");
   if (prefix_matches(b, {0x00, 0x64, 0xff, 0x9b, 0, 0, 0, 0, 0, 0, 0, 0}, 96)) {
@@ -99,10 +105,11 @@ AddressVerdict judge_v6(const boost::asio::ip::address_v6& address) {
     return {false, "a local-use NAT64 address"};
   if (prefix_matches(b, {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 96))
     return {false, "a deprecated IPv4-compatible address"};
+  if (address == kMetadataV6) return {false, "a cloud metadata address (fd00:ec2::254)", true};
   if (prefix_matches(b, {0xfc}, 7)) return {false, "a unique-local address"};
-  if (prefix_matches(b, {0xfe, 0x80}, 10)) return {false, "a link-local address"};
+  if (prefix_matches(b, {0xfe, 0x80}, 10)) return {false, "a link-local address", true};
   if (prefix_matches(b, {0xfe, 0xc0}, 10)) return {false, "a deprecated site-local address"};
-  if (prefix_matches(b, {0xff}, 8)) return {false, "a multicast address"};
+  if (prefix_matches(b, {0xff}, 8)) return {false, "a multicast address", true};
   if (prefix_matches(b, {0x01, 0x00, 0, 0, 0, 0, 0, 0}, 64))
     return {false, "a discard-only address"};
   if (prefix_matches(b, {0x20, 0x01, 0x0d, 0xb8}, 32)) return {false, "a documentation address"};

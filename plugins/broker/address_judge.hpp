@@ -13,6 +13,9 @@ struct AddressVerdict {
   // What the address is when it is not public ("loopback", "private network", ...); empty
   // when public. For mapped and NAT64 forms it names the IPv4 address judged.
   std::string category;
+  // Link-local (cloud metadata among it), fabric, unspecified, broadcast and multicast
+  // addresses: never a host a session is meant to reach, so no allowInternal range lifts them.
+  bool never_lifted = false;
 };
 
 AddressVerdict judge_address(const boost::asio::ip::address& address);

@@ -47,6 +47,13 @@ void Broker::validate_config(const boost::json::object& config, sdk::ConfigProbl
       }
     }
   }
+  // Reported under its own key, and the provider checks (which depend on it) only once it
+  // reads.
+  auto internal = read_internal_ranges(config);
+  if (!internal) {
+    problems.add("sandbox.egress.allowInternal", internal.error().message);
+    return;
+  }
   auto settings = read_settings(config);
   if (!settings) problems.add("agent.providers", settings.error().message);
 }

@@ -1,5 +1,7 @@
 #include "plugins/broker/broker_core.hpp"
 
+#include "plugins/broker/lookup_pool.hpp"
+
 #include <spdlog/sinks/null_sink.h>
 
 #include <boost/asio/post.hpp>
@@ -39,7 +41,9 @@ BrokerCore::BrokerCore(const sdk::HostServices& services, BrokerSettings setting
     : services_(services),
       log_(logger_of(services)),
       settings_(),
-      resolver_(options.resolver ? options.resolver : std::make_shared<SystemResolver>()),
+      resolver_(options.resolver ? options.resolver : std::make_shared<LookupPool>()),
+      host_addresses_(options.interface_addresses ? std::move(options.interface_addresses)
+                                                  : InterfaceAddressSource(interface_addresses)),
       tls_(asio::ssl::context::tls_client),
       strand_(asio::make_strand(services.executor)) {
   if (options.lookup_deadline) settings.lookup_deadline = *options.lookup_deadline;

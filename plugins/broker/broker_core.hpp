@@ -21,6 +21,7 @@
 #include <string>
 #include <unordered_map>
 
+#include "plugins/broker/host_addresses.hpp"
 #include "plugins/broker/provider_pacer.hpp"
 #include "plugins/broker/resolver.hpp"
 #include "plugins/broker/settings.hpp"
@@ -31,10 +32,11 @@ class BrokerSession;
 
 // Test and embedding hooks; the plugin itself uses the defaults.
 struct BrokerOptions {
-  std::shared_ptr<Resolver> resolver;            // null: getaddrinfo on this host
+  std::shared_ptr<Resolver> resolver;  // null: a LookupPool running getaddrinfo on this host
   std::optional<std::filesystem::path> ca_file;  // overrides broker.caFile
   std::optional<std::chrono::milliseconds> lookup_deadline;
   std::optional<std::chrono::milliseconds> dial_deadline;
+  InterfaceAddressSource interface_addresses;  // null: getifaddrs
 };
 
 // Which session minted a value that is honoured now. A value leaves it when its session closes,
@@ -64,6 +66,7 @@ class BrokerCore : public std::enable_shared_from_this<BrokerCore> {
   spdlog::logger& log() const noexcept { return *log_; }
   const std::shared_ptr<const BrokerSettings>& settings() const noexcept { return settings_; }
   Resolver& resolver() noexcept { return *resolver_; }
+  const HostAddresses& host_addresses() const noexcept { return host_addresses_; }
   boost::asio::ssl::context& tls() noexcept { return tls_; }
   // Why the TLS context cannot verify providers, when it cannot (an unreadable caFile).
   const std::string& tls_problem() const noexcept { return tls_problem_; }
@@ -103,6 +106,7 @@ class BrokerCore : public std::enable_shared_from_this<BrokerCore> {
   std::shared_ptr<spdlog::logger> log_;
   std::shared_ptr<const BrokerSettings> settings_;
   std::shared_ptr<Resolver> resolver_;
+  HostAddresses host_addresses_;
   boost::asio::ssl::context tls_;
   std::string tls_problem_;
   boost::asio::strand<boost::asio::any_io_executor> strand_;

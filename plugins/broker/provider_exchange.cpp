@@ -177,6 +177,9 @@ DialRefusal dial_refusal(const ProviderCall& call, const DialResult& dial) {
   const auto& up = *call.provider.upstream;
   const std::string where = fmt::format("{}:{}", up.host, up.port);
   switch (dial.failure) {
+    case DialFailure::lookup_refused:
+      return {503, fmt::format("answered 503 at the lookup of {}: {}", up.host, dial.detail),
+              fmt::format("errand broker: {} was not looked up: {}", up.host, dial.detail)};
     case DialFailure::not_public:
       return {502,
               fmt::format("refused 502 at the address check: {} is not a public host ({})", where,
@@ -206,10 +209,12 @@ asio::awaitable<bool> refuse_dial(ProviderCall& call, Connection& connection,
                                   const DialResult& dial) {
   const DialRefusal refusal = dial_refusal(call, dial);
   call.session.warn("{} {}", call.what(), refusal.log);
-  // The address rule refusing the provider's host is policy; every other failure is the
-  // provider being out of reach.
+  // The address rule refusing the provider's host, or the session's lookup bound, is policy;
+  // every other failure is the provider being out of reach.
   const Outcome outcome =
-      dial.failure == DialFailure::not_public ? Outcome::refused : Outcome::upstream_unreachable;
+      dial.failure == DialFailure::not_public || dial.failure == DialFailure::lookup_refused
+          ? Outcome::refused
+          : Outcome::upstream_unreachable;
   co_return co_await call.refuse(connection, outcome, refusal.status, refusal.body, false);
 }
 
@@ -233,7 +238,12 @@ asio::awaitable<bool> exchange_with_provider(ProviderCall& call, Connection& con
   auto& session = call.session;
   const auto& up = *call.provider.upstream;
   const auto& settings = session.settings();
-  const UpstreamTarget target{up.host, up.port, up.host_is_literal, settings.allow_internal};
+  const UpstreamTarget target{up.host,
+                              up.port,
+                              up.host_is_literal,
+                              {settings.allow_internal, session.core().host_addresses()},
+                              session.id(),
+                              LookupLane::provider};
   const DialDeadlines deadlines{settings.lookup_deadline, settings.dial_deadline};
   auto dial = co_await connect_upstream(session.core().resolver(), target, deadlines);
   if (dial.failure != DialFailure::none) co_return co_await refuse_dial(call, connection, dial);

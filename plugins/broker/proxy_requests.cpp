@@ -56,12 +56,14 @@ std::optional<std::string> admission(BrokerSession& session, const std::string& 
 }
 
 DialRefusal dial_refusal(const ClassifiedRequest& request, const DialResult& dial) {
-  // allowInternal reaches only addresses written as literals, so only those are told of it.
+  // Only an address a range could admit is worth the operator's attention; nothing lifts
+  // link-local, metadata, fabric or the host's own addresses.
   const std::string_view internal_hint =
-      request.host_is_literal
-          ? " sandbox.egress.allowInternal lifts this for an address written as a literal."
-          : "";
+      dial.liftable ? " The operator can list its range in sandbox.egress.allowInternal." : "";
   switch (dial.failure) {
+    case DialFailure::lookup_refused:
+      return {503, fmt::format("answered 503 at the lookup: {}", dial.detail),
+              fmt::format("errand broker: {} was not looked up: {}", request.host, dial.detail)};
     case DialFailure::not_public:
       return {403,
               fmt::format("refused 403 at the address check: not a public host ({})", dial.detail),
@@ -219,8 +221,12 @@ asio::awaitable<bool> handle_proxy_request(BrokerSession& session, Connection& c
     co_return co_await send_reply(connection, 403, body_text, keep);
   }
 
-  const UpstreamTarget target{request.host, request.port, request.host_is_literal,
-                              settings.allow_internal};
+  const UpstreamTarget target{request.host,
+                              request.port,
+                              request.host_is_literal,
+                              {settings.allow_internal, session.core().host_addresses()},
+                              session.id(),
+                              LookupLane::tunnel};
   const DialDeadlines deadlines{settings.lookup_deadline, settings.dial_deadline};
   auto dial = co_await connect_upstream(session.core().resolver(), target, deadlines);
   if (dial.failure != DialFailure::none) {
@@ -233,7 +239,10 @@ asio::awaitable<bool> handle_proxy_request(BrokerSession& session, Connection& c
     upstream.close(ignored);
   });
 
-  const auto address = dial.endpoint.address().to_string();
+  auto address = dial.endpoint.address().to_string();
+  if (!dial.lifted_by.empty())
+    address += fmt::format(" (internal, listed by sandbox.egress.allowInternal entry \"{}\")",
+                           dial.lifted_by);
   if (!is_connect) {
     session.info("{} allowed by {}; forwarding to {}", what, *admitted, address);
     co_return co_await forward_plain(session, connection, buffer, parser, request, upstream);

@@ -19,7 +19,7 @@ enum class RequestForm { connect, absolute_http, origin };
 struct ClassifiedRequest {
   RequestForm form = RequestForm::origin;
   // CONNECT and absolute-form: the upstream named, normalised, and whether it was written as
-  // an IP literal (the only form sandbox.egress.allowInternal may lift).
+  // an IP literal (judged as written, with no lookup).
   std::string host;
   std::uint16_t port = 0;
   bool host_is_literal = false;

@@ -1,6 +1,7 @@
 #include "plugins/broker/settings.hpp"
 
 #include <fmt/format.h>
+#include <algorithm>
 #include <boost/asio/ip/address.hpp>
 #include <boost/url/parse.hpp>
 #include <boost/url/url.hpp>
@@ -28,8 +29,8 @@ std::string string_or(const json::object& o, std::string_view key, std::string f
 }
 
 // A provider's base URL: https:// anywhere, plain http:// only to a loopback address written
-// as a literal and only with allowInternal, because the real key travels on every call.
-void read_upstream(ProviderSettings& p, bool allow_internal) {
+// as a literal inside an allowInternal range, because the real key travels on every call.
+void read_upstream(ProviderSettings& p, const std::vector<AddressRange>& allow_internal) {
   // parse_uri, not parse_absolute_uri: the latter refuses a fragment without saying so.
   const auto url = boost::urls::parse_uri(p.base_url);
   if (!url) {
@@ -82,17 +83,20 @@ void read_upstream(ProviderSettings& p, bool allow_internal) {
     up.port = static_cast<std::uint16_t>(number);
   }
   if (!up.tls) {
-    bool loopback_literal = false;
+    bool listed_loopback = false;
     if (up.host_is_literal) {
       boost::system::error_code ec;
       const auto address = boost::asio::ip::make_address(up.host, ec);
-      loopback_literal = !ec && address.is_loopback();
+      listed_loopback = !ec && plain_address(address).is_loopback() &&
+                        std::any_of(allow_internal.begin(), allow_internal.end(),
+                                    [&](const AddressRange& r) { return r.contains(address); });
     }
-    if (!loopback_literal || !allow_internal) {
+    if (!listed_loopback) {
       p.refusal = fmt::format(
           "its baseUrl \"{}\" is plain http://, which would send the key unencrypted; use "
           "https://, or for a local server a loopback address written as a literal (such as "
-          "http://127.0.0.1:8080) together with sandbox.egress.allowInternal",
+          "http://127.0.0.1:8080) and listed in sandbox.egress.allowInternal (such as "
+          "[\"127.0.0.1/32\"])",
           p.base_url);
       return;
     }
@@ -104,7 +108,7 @@ void read_upstream(ProviderSettings& p, bool allow_internal) {
 }
 
 sdk::Result<ProviderSettings> read_provider(const std::string& name, const json::object& o,
-                                            bool allow_internal) {
+                                            const std::vector<AddressRange>& allow_internal) {
   ProviderSettings p;
   p.name = name;
   p.credential = string_or(o, "credential", "");
@@ -197,6 +201,32 @@ std::string BrokerSettings::ports_text() const {
   return out;
 }
 
+sdk::Result<std::vector<AddressRange>> read_internal_ranges(const json::object& config) {
+  std::vector<AddressRange> ranges;
+  const auto* internal = sdk::find_setting(config, "sandbox.egress.allowInternal");
+  if (internal == nullptr) return ranges;
+  if (internal->is_bool())
+    return sdk::make_error(
+        "sandbox.egress.allowInternal is a boolean, which it no longer takes: true let every "
+        "internal literal through, cloud metadata included. List the ranges sessions may "
+        "reach instead, such as [\"10.1.2.0/24\"], or [\"127.0.0.1/32\"] for a provider on "
+        "this host; leave the key out for none");
+  if (!internal->is_array())
+    return sdk::make_error(
+        "sandbox.egress.allowInternal must be a list of address ranges, such as "
+        "[\"10.1.2.0/24\"]");
+  for (const auto& entry : internal->as_array()) {
+    if (!entry.is_string())
+      return sdk::make_error(
+          "sandbox.egress.allowInternal holds something that is not a string; write each range "
+          "as text, such as \"10.1.2.0/24\"");
+    auto range = parse_address_range(entry.as_string());
+    if (!range) return sdk::make_error("sandbox.egress.allowInternal: " + range.error().message);
+    ranges.push_back(std::move(*range));
+  }
+  return ranges;
+}
+
 sdk::Result<BrokerSettings> read_settings(const json::object& config) {
   BrokerSettings s;
   if (const auto* ports = sdk::find_setting(config, "sandbox.egressPorts")) {
@@ -227,9 +257,9 @@ sdk::Result<BrokerSettings> read_settings(const json::object& config) {
     }
   }
   s.allow = HostAllowlist(std::move(allow));
-  if (const auto* internal = sdk::find_setting(config, "sandbox.egress.allowInternal");
-      internal && internal->is_bool())
-    s.allow_internal = internal->as_bool();
+  auto internal = read_internal_ranges(config);
+  if (!internal) return internal.error();
+  s.allow_internal = std::move(*internal);
   if (const auto* providers = sdk::find_setting(config, "agent.providers");
       providers && providers->is_object()) {
     for (const auto& [key, value] : providers->as_object()) {

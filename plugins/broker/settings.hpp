@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "plugins/broker/address_ranges.hpp"
 #include "plugins/broker/capabilities.hpp"
 #include "plugins/broker/host_names.hpp"
 
@@ -51,7 +52,8 @@ struct ProviderSettings {
 struct BrokerSettings {
   std::vector<std::uint16_t> egress_ports{443};
   HostAllowlist allow;
-  bool allow_internal = false;
+  // sandbox.egress.allowInternal: internal addresses the address rule lets through.
+  std::vector<AddressRange> allow_internal;
   std::map<std::string, ProviderSettings> providers;  // brokered providers only
   std::optional<std::filesystem::path> ca_file;       // broker.caFile
   std::uint64_t max_answer_bytes = 64ull << 20;
@@ -63,5 +65,8 @@ struct BrokerSettings {
 };
 
 sdk::Result<BrokerSettings> read_settings(const boost::json::object& config);
+
+// sandbox.egress.allowInternal alone, so validation can name that key when it is wrong.
+sdk::Result<std::vector<AddressRange>> read_internal_ranges(const boost::json::object& config);
 
 }  // namespace errand::broker

@@ -8,8 +8,6 @@
 #include <boost/asio/use_awaitable.hpp>
 #include <set>
 
-#include "plugins/broker/address_judge.hpp"
-
 namespace errand::broker {
 namespace asio = boost::asio;
 using asio::ip::tcp;
@@ -22,14 +20,6 @@ std::string endpoint_text(const tcp::endpoint& ep) {
   return fmt::format("{}:{}", ep.address().to_string(), ep.port());
 }
 
-bool admitted(const asio::ip::address& address, const UpstreamTarget& target,
-              std::string& category) {
-  if (target.host_is_literal && target.allow_internal) return true;
-  const auto verdict = judge_address(address);
-  category = verdict.category;
-  return verdict.is_public;
-}
-
 }  // namespace
 
 asio::awaitable<DialResult> connect_upstream(Resolver& resolver, const UpstreamTarget& target,
@@ -38,19 +28,27 @@ asio::awaitable<DialResult> connect_upstream(Resolver& resolver, const UpstreamT
   std::vector<asio::ip::address> judged;
   if (target.host_is_literal) {
     const auto address = asio::ip::make_address(target.host);
-    std::string category;
-    if (!admitted(address, target, category)) {
+    const auto admission = target.policy.admit(address);
+    if (!admission.admitted) {
       out.failure = DialFailure::not_public;
-      out.detail = fmt::format("{} is {}", target.host, category);
+      out.detail = fmt::format("{} is {}", target.host, admission.category);
+      out.liftable = admission.liftable;
       co_return out;
     }
     judged.push_back(address);
   } else {
-    auto looked_up = co_await resolve_within(resolver, target.host, deadlines.lookup);
+    LookupRequest request{target.host, target.session_id, target.lane,
+                          std::chrono::steady_clock::now() + deadlines.lookup};
+    auto looked_up = co_await resolve_within(resolver, std::move(request));
     if (looked_up.timed_out) {
       out.failure = DialFailure::lookup_timeout;
       out.detail = fmt::format("the lookup of {} took longer than {} ms", target.host,
                                deadlines.lookup.count());
+      co_return out;
+    }
+    if (looked_up.resolution.refused) {
+      out.failure = DialFailure::lookup_refused;
+      out.detail = looked_up.resolution.failure;
       co_return out;
     }
     if (looked_up.resolution.addresses.empty()) {
@@ -59,20 +57,19 @@ asio::awaitable<DialResult> connect_upstream(Resolver& resolver, const UpstreamT
       co_return out;
     }
     std::set<std::string> refused;
+    bool all_liftable = true;
     for (const auto& address : looked_up.resolution.addresses) {
-      std::string category;
-      // A name never earns the allowInternal exception: what it points at is not the
-      // operator's to decide.
-      UpstreamTarget as_name = target;
-      as_name.allow_internal = false;
-      if (admitted(address, as_name, category)) {
+      const auto admission = target.policy.admit(address);
+      if (admission.admitted) {
         judged.push_back(address);
       } else {
-        refused.insert(fmt::format("{} ({})", address.to_string(), category));
+        all_liftable = all_liftable && admission.liftable;
+        refused.insert(fmt::format("{} ({})", address.to_string(), admission.category));
       }
     }
     if (judged.empty()) {
       out.failure = DialFailure::not_public;
+      out.liftable = all_liftable;
       std::string list;
       for (const auto& r : refused) list += (list.empty() ? "" : ", ") + r;
       out.detail = fmt::format("{} resolves only to {}", target.host, list);
@@ -84,11 +81,10 @@ asio::awaitable<DialResult> connect_upstream(Resolver& resolver, const UpstreamT
   const auto deadline = std::chrono::steady_clock::now() + deadlines.dial;
   std::string errors;
   for (const auto& address : judged) {
-    // Judged again as it is dialled, so the check and the connection are about one address.
-    std::string category;
-    UpstreamTarget rule = target;
-    if (!target.host_is_literal) rule.allow_internal = false;
-    if (!admitted(address, rule, category)) continue;
+    // Judged again as it is dialled, so the check and the connection are about one address
+    // (the host's own addresses may have changed since).
+    const auto admission = target.policy.admit(address);
+    if (!admission.admitted) continue;
     const tcp::endpoint endpoint(address, target.port);
     tcp::socket socket(executor);
     asio::steady_timer timer(executor);
@@ -107,6 +103,7 @@ asio::awaitable<DialResult> connect_upstream(Resolver& resolver, const UpstreamT
       socket.set_option(tcp::no_delay(true), ignored);
       out.socket.emplace(std::move(socket));
       out.endpoint = endpoint;
+      if (admission.lifted_by != nullptr) out.lifted_by = admission.lifted_by->text;
       co_return out;
     }
     errors +=

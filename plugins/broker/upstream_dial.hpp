@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 
+#include "plugins/broker/address_policy.hpp"
 #include "plugins/broker/resolver.hpp"
 
 namespace errand::broker {
@@ -18,12 +19,19 @@ struct UpstreamTarget {
   std::string host;  // normalised
   std::uint16_t port = 0;
   bool host_is_literal = false;
-  // sandbox.egress.allowInternal: lifts the address rule for a literal only, never for what
-  // a name resolves to.
-  bool allow_internal = false;
+  AddressPolicy policy;
+  std::string session_id;  // whose lookup this is, for the resolver's per-session bound
+  LookupLane lane = LookupLane::tunnel;
 };
 
-enum class DialFailure { none, lookup_failed, lookup_timeout, not_public, unreachable };
+enum class DialFailure {
+  none,
+  lookup_refused,  // the session has too many lookups in flight
+  lookup_failed,
+  lookup_timeout,
+  not_public,
+  unreachable
+};
 
 struct DialResult {
   std::optional<boost::asio::ip::tcp::socket> socket;
@@ -31,6 +39,10 @@ struct DialResult {
   DialFailure failure = DialFailure::none;
   // The resolver's reason, the categories refused, or each address's dial error.
   std::string detail;
+  // For not_public: every address refused is one an allowInternal range could admit.
+  bool liftable = false;
+  // On success: the allowInternal range that admitted the internal address dialled, if any.
+  std::string lifted_by;
 };
 
 // How a caller answers a failed dial: the status, the log line after the caller's name for the

@@ -92,7 +92,8 @@ std::vector<int> processes_with(const std::string& needle);
 // A plain HTTP server answering every request "200 OK" with a short body, on 127.0.0.2: a
 // loopback address, so the test stays on the machine, that the agent's NO_PROXY (127.0.0.1 and
 // localhost) does not cover, so the agent's request goes through the broker's proxy, and a
-// literal, so sandbox.egress.allowInternal lets the broker dial it once it is granted.
+// loopback address inside the 127.0.0.0/8 that sandbox.egress.allowInternal lists, so the
+// broker dials it once it is granted.
 class LoopbackHostServer {
  public:
   LoopbackHostServer();

@@ -118,7 +118,7 @@ int main(int argc, char** argv) {
   auto& sandbox = config["sandbox"].as_object();
   sandbox["egressPorts"] = boost::json::array{sink.port(), echo.port()};
   sandbox["egress"].as_object()["allow"] = boost::json::array{"*"};
-  sandbox["egress"].as_object()["allowInternal"] = true;
+  sandbox["egress"].as_object()["allowInternal"] = boost::json::array{"127.0.0.1/32"};
   config["agent"].as_object()["providers"] = boost::json::object{
       {"plain", {{"credential", kKey}, {"kind", "openai"}, {"baseUrl", plain_provider.base_url()}}},
       {"tls", {{"credential", kKey}, {"kind", "openai"}, {"baseUrl", tls_provider.base_url()}}}};

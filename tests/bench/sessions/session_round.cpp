@@ -81,7 +81,8 @@ json::object daemon_config(const RoundSetup& setup, const fake_discord::FakeDisc
   const auto sessions = setup.sessions;
   json::object sandbox{{"backend", setup.backend},
                        {"gracePeriodMs", 2000},
-                       {"egress", json::object{{"allow", json::array{}}, {"allowInternal", true}}}};
+                       {"egress", json::object{{"allow", json::array{}},
+                                               {"allowInternal", json::array{"127.0.0.0/8"}}}}};
   // The noop backend reports every guarantee as a gap; the daemon runs with it only when told
   // to accept that, which is what makes it a measuring peer and nothing else.
   if (setup.backend == "noop") sandbox["requireFullEnforcement"] = false;

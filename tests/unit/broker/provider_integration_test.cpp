@@ -7,11 +7,14 @@
 #include <future>
 #include <thread>
 
+#include "plugins/broker/lookup_pool.hpp"
+
 #include "tests/fakes/upstream/fake_upstream.hpp"
 #include "tests/fakes/upstream/test_ca.hpp"
 #include "tests/unit/broker/support/broker_client.hpp"
 #include "tests/unit/broker/support/broker_harness.hpp"
 #include "tests/unit/broker/support/fixed_resolver.hpp"
+#include "tests/unit/broker/support/stalling_lookup.hpp"
 
 using namespace errand::broker;
 using namespace errand::broker::testing;
@@ -95,7 +98,8 @@ struct ProviderFixture {
 
   boost::json::object config() {
     auto c = base_config();
-    c["sandbox"].as_object()["egress"].as_object()["allowInternal"] = true;
+    c["sandbox"].as_object()["egress"].as_object()["allowInternal"] =
+        boost::json::array{"127.0.0.1/32"};
     const std::string base = upstream.base_url();
     boost::json::object providers;
     providers["anthropic"] = {
@@ -129,7 +133,7 @@ struct ProviderFixture {
   }
 
   BrokerOptions options() {
-    resolver->map("provider.test", {"127.0.0.1"});
+    resolver->map("provider.test", {"10.9.9.9"});
     BrokerOptions o;
     o.resolver = resolver;
     o.ca_file = ca.ca_cert;
@@ -578,4 +582,65 @@ TEST_CASE_METHOD(ProviderFixture, "a provider whose certificate does not verify 
   CHECK(reply.status == 502);
   CHECK(reply.body.find("TLS with 127.0.0.1") != std::string::npos);
   CHECK(upstream.requests().empty());
+}
+
+TEST_CASE_METHOD(ProviderFixture,
+                 "a session flooding stalled lookups holds up no other session's provider call",
+                 "[provider][integration][lookups]") {
+  auto lookup = std::make_shared<StallingLookup>();
+  const ReleaseAtEnd release(lookup);
+  lookup->stall("stall.test");
+  lookup->map("localhost", "127.0.0.1");
+  auto c = base_config();
+  auto& egress = c["sandbox"].as_object()["egress"].as_object();
+  egress["allowInternal"] = boost::json::array{"127.0.0.1/32"};
+  egress["allow"] = boost::json::array{"*"};
+  // Reached by name, so its calls need a lookup of their own.
+  c["agent"].as_object()["providers"] =
+      boost::json::object{{"lan",
+                           {{"credential", kOtherKey},
+                            {"kind", "openai"},
+                            {"baseUrl", fmt::format("https://localhost:{}", upstream.port())}}}};
+  auto o = options();
+  o.resolver = std::make_shared<LookupPool>(StallingLookup::of(lookup));
+  o.lookup_deadline = std::chrono::milliseconds(3000);
+  BrokerHarness harness(std::move(c), std::move(o));
+  const auto flood = harness.open("s-flood");
+  const auto calm = harness.open("s-calm");
+
+  constexpr int kFlood = 20;
+  std::vector<std::unique_ptr<BrokerClient>> clients;
+  for (int i = 0; i < kFlood; ++i) {
+    clients.push_back(std::make_unique<BrokerClient>(flood.socket_path));
+    clients.back()->send(fmt::format(
+        "CONNECT stall.test:443 HTTP/1.1\r\nHost: stall.test:443\r\nProxy-Authorization: "
+        "{}\r\n\r\n",
+        basic_auth(flood.proxy_credential)));
+  }
+  // The flood holds its share of the tunnel threads, for as long as the names stall.
+  REQUIRE(lookup->wait_for_stalled(4));
+
+  const auto started = std::chrono::steady_clock::now();
+  BrokerClient provider(calm.socket_path);
+  provider.send(call("GET", "/provider/lan/v1/models",
+                     {{"Authorization", "Bearer " + stand_in(calm, "lan")}}));
+  const auto answer = provider.read_response();
+  const auto took = std::chrono::steady_clock::now() - started;
+  CHECK(answer.status == 200);
+  CHECK(took < std::chrono::milliseconds(3000));
+
+  int refused = 0, timed_out = 0;
+  for (auto& client : clients) {
+    const auto reply = client->read_response();
+    if (reply.status == 503) {
+      ++refused;
+      CHECK(reply.body.find("stall.test was not looked up: this session already has 16 tunnel "
+                            "lookups in flight") != std::string::npos);
+    } else if (reply.status == 504) {
+      ++timed_out;
+    }
+  }
+  CHECK(refused == kFlood - 16);
+  CHECK(timed_out == 16);
+  CHECK(lookup->stalled_now() == 4);
 }

@@ -8,6 +8,8 @@
 #include <boost/asio/ip/tcp.hpp>
 #include <thread>
 
+#include "plugins/broker/address_judge.hpp"
+#include "plugins/broker/host_addresses.hpp"
 #include "tests/fakes/upstream/fake_upstream.hpp"
 #include "tests/fakes/upstream/raw_tcp_server.hpp"
 #include "tests/fakes/upstream/test_ca.hpp"
@@ -50,7 +52,10 @@ struct ProxyFixture {
   std::uint16_t dead_port = closed_port();
   std::shared_ptr<FixedResolver> resolver = std::make_shared<FixedResolver>();
 
-  boost::json::object config(bool allow_internal, boost::json::array allow) {
+  // The loopback address the fake upstreams listen on, as sandbox.egress.allowInternal lists it.
+  const boost::json::array loopback{"127.0.0.1/32"};
+
+  boost::json::object config(boost::json::array allow_internal, boost::json::array allow) {
     auto c = base_config();
     auto& sandbox = c["sandbox"].as_object();
     sandbox["egressPorts"] = boost::json::array{https.port(), plain.port(), echo.port(), dead_port};
@@ -83,7 +88,7 @@ std::string connect_request(std::string_view authority, std::string_view credent
 
 TEST_CASE_METHOD(ProxyFixture, "a CONNECT tunnel carries TLS to a loopback upstream",
                  "[proxy][integration]") {
-  BrokerHarness harness(config(true, {"*"}), options());
+  BrokerHarness harness(config(loopback, {"*"}), options());
   const auto session = harness.open("s-tunnel");
   BrokerClient client(session.socket_path);
   client.send(connect_request(fmt::format("127.0.0.1:{}", https.port()), session.proxy_credential));
@@ -95,13 +100,15 @@ TEST_CASE_METHOD(ProxyFixture, "a CONNECT tunnel carries TLS to a loopback upstr
   CHECK(answer.body == "secure hello for /through");
   CHECK(
       harness.log_contains(fmt::format("session s-tunnel: CONNECT 127.0.0.1:{} allowed by "
-                                       "sandbox.egress.allow entry \"*\"; tunnel to 127.0.0.1 open",
+                                       "sandbox.egress.allow entry \"*\"; tunnel to 127.0.0.1 "
+                                       "(internal, listed by sandbox.egress.allowInternal entry "
+                                       "\"127.0.0.1/32\") open",
                                        https.port())));
 }
 
 TEST_CASE_METHOD(ProxyFixture, "CONNECT without the session's credential is answered 407 first",
                  "[proxy][integration]") {
-  BrokerHarness harness(config(true, {"*"}), options());
+  BrokerHarness harness(config(loopback, {"*"}), options());
   const auto a = harness.open("s-a");
   const auto b = harness.open("s-b");
   const auto target = fmt::format("127.0.0.1:{}", echo.port());
@@ -134,7 +141,7 @@ TEST_CASE_METHOD(ProxyFixture, "CONNECT without the session's credential is answ
 TEST_CASE_METHOD(ProxyFixture, "only ports in sandbox.egressPorts are opened",
                  "[proxy][integration]"
                  "[key:sandbox.egressPorts]") {
-  BrokerHarness harness(config(true, {"*"}), options());
+  BrokerHarness harness(config(loopback, {"*"}), options());
   const auto s = harness.open("s-port");
   BrokerClient client(s.socket_path);
   client.send(connect_request("127.0.0.1:22", s.proxy_credential));
@@ -147,7 +154,7 @@ TEST_CASE_METHOD(ProxyFixture, "only ports in sandbox.egressPorts are opened",
 
 TEST_CASE_METHOD(ProxyFixture, "a host off the allowlist is refused with what to ask for",
                  "[proxy][integration][grants]") {
-  BrokerHarness harness(config(true, {"api.allowed.test"}), options());
+  BrokerHarness harness(config(loopback, {"api.allowed.test"}), options());
   const auto s = harness.open("s-grant");
   const auto port = echo.port();
   auto refuse = [&](const std::string& host) {
@@ -189,7 +196,7 @@ TEST_CASE_METHOD(ProxyFixture, "a host off the allowlist is refused with what to
 
 TEST_CASE_METHOD(ProxyFixture, "a once grant lets the next connection through and no other",
                  "[proxy][integration][grants]") {
-  BrokerHarness harness(config(true, {}), options());
+  BrokerHarness harness(config(loopback, {}), options());
   const auto s = harness.open("s-once");
   const auto target = fmt::format("127.0.0.1:{}", echo.port());
   {
@@ -224,7 +231,7 @@ TEST_CASE_METHOD(ProxyFixture, "a once grant lets the next connection through an
 
 TEST_CASE_METHOD(ProxyFixture, "grants are read back when a session's broker opens again",
                  "[proxy][integration][grants]") {
-  BrokerHarness harness(config(true, {}), options());
+  BrokerHarness harness(config(loopback, {}), options());
   harness.open("s-reopen");
   REQUIRE(
       harness.broker().grant("s-reopen", {"127.0.0.1", errand::sdk::GrantSpan::always, {}, "op"}));
@@ -236,10 +243,11 @@ TEST_CASE_METHOD(ProxyFixture, "grants are read back when a session's broker ope
   CHECK(client.echo_through_tunnel("again") == "again");
 }
 
-TEST_CASE_METHOD(ProxyFixture, "names that resolve to internal addresses are never dialled",
+TEST_CASE_METHOD(ProxyFixture,
+                 "names that resolve to internal addresses outside allowInternal are never dialled",
                  "[proxy][integration]") {
-  // allowInternal is on, and still a name earns nothing from it.
-  BrokerHarness harness(config(true, {"*"}), options());
+  // A range is listed, but none of these names resolves into it.
+  BrokerHarness harness(config({"127.0.0.2/32", "172.16.0.0/12"}, {"*"}), options());
   const auto s = harness.open("s-internal");
   for (const std::string host : {"internal.test", "private.test", "mapped.test", "fabric.test"}) {
     CAPTURE(host);
@@ -256,7 +264,7 @@ TEST_CASE_METHOD(ProxyFixture, "names that resolve to internal addresses are nev
 }
 
 TEST_CASE_METHOD(ProxyFixture, "a loopback literal needs allowInternal", "[proxy][integration]") {
-  BrokerHarness harness(config(false, {"*"}), options());
+  BrokerHarness harness(config({}, {"*"}), options());
   const auto s = harness.open("s-literal");
   BrokerClient client(s.socket_path);
   client.send(connect_request(fmt::format("127.0.0.1:{}", echo.port()), s.proxy_credential));
@@ -269,7 +277,7 @@ TEST_CASE_METHOD(ProxyFixture, "a loopback literal needs allowInternal", "[proxy
 
 TEST_CASE_METHOD(ProxyFixture, "lookups that fail or stall are answered 502 and 504",
                  "[proxy][integration]") {
-  BrokerHarness harness(config(true, {"*"}), options());
+  BrokerHarness harness(config(loopback, {"*"}), options());
   const auto s = harness.open("s-dns");
   {
     BrokerClient client(s.socket_path);
@@ -294,7 +302,7 @@ TEST_CASE_METHOD(ProxyFixture, "lookups that fail or stall are answered 502 and 
 
 TEST_CASE_METHOD(ProxyFixture, "an upstream that refuses every dial is answered 502",
                  "[proxy][integration]") {
-  BrokerHarness harness(config(true, {"*"}), options());
+  BrokerHarness harness(config(loopback, {"*"}), options());
   const auto s = harness.open("s-dial");
   BrokerClient client(s.socket_path);
   client.send(connect_request(fmt::format("127.0.0.1:{}", dead_port), s.proxy_credential));
@@ -306,7 +314,7 @@ TEST_CASE_METHOD(ProxyFixture, "an upstream that refuses every dial is answered 
 
 TEST_CASE_METHOD(ProxyFixture, "plain http requests are rewritten to origin form",
                  "[proxy][integration]") {
-  BrokerHarness harness(config(true, {"*"}), options());
+  BrokerHarness harness(config(loopback, {"*"}), options());
   const auto s = harness.open("s-plain");
   BrokerClient client(s.socket_path);
   client.send(
@@ -334,7 +342,7 @@ TEST_CASE_METHOD(ProxyFixture, "plain http requests are rewritten to origin form
 
 TEST_CASE_METHOD(ProxyFixture, "plain http is held to the credential, ports and allowlist",
                  "[proxy][integration]") {
-  BrokerHarness harness(config(true, {"only.test"}), options());
+  BrokerHarness harness(config(loopback, {"only.test"}), options());
   const auto s = harness.open("s-plain-rules");
   BrokerClient a(s.socket_path);
   a.send(fmt::format("GET http://127.0.0.1:{}/ HTTP/1.1\r\nHost: x\r\n\r\n", plain.port()));
@@ -351,7 +359,7 @@ TEST_CASE_METHOD(ProxyFixture,
                  "a closed session's credential is refused on a connection opened "
                  "before, and an open tunnel is not cut",
                  "[proxy][integration]") {
-  BrokerHarness harness(config(true, {"*"}), options());
+  BrokerHarness harness(config(loopback, {"*"}), options());
   const auto s = harness.open("s-close");
   CHECK(harness.secrets().holds(s.proxy_credential));
   BrokerClient tunnel(s.socket_path);
@@ -382,7 +390,7 @@ TEST_CASE_METHOD(ProxyFixture,
 
 TEST_CASE_METHOD(ProxyFixture, "open registers every minted value with the secrets",
                  "[proxy][integration]") {
-  auto c = config(true, {"*"});
+  auto c = config(loopback, {"*"});
   c["agent"].as_object()["providers"] = boost::json::object{
       {"anthropic", {{"credential", "sk-ant-0123456789"}, {"kind", "anthropic"}}},
       {"local", {{"credential", "k-local-9876543"}, {"baseUrl", "https://llm.example.com"}}}};
@@ -401,7 +409,7 @@ TEST_CASE_METHOD(ProxyFixture, "open registers every minted value with the secre
 
 TEST_CASE_METHOD(ProxyFixture, "a socket inside a session's state directory is refused",
                  "[proxy][integration]") {
-  BrokerHarness harness(config(true, {"*"}), options());
+  BrokerHarness harness(config(loopback, {"*"}), options());
   const auto inside =
       harness.try_open("s-in", harness.state_dir() / "sessions" / "s-in" / "b.sock");
   REQUIRE_FALSE(inside);
@@ -413,4 +421,102 @@ TEST_CASE_METHOD(ProxyFixture, "a socket inside a session's state directory is r
   const auto again = harness.try_open("ok-one");
   REQUIRE_FALSE(again);
   CHECK(again.error().message.find("already has an open broker") != std::string::npos);
+}
+
+TEST_CASE_METHOD(ProxyFixture, "allowInternal admits the ranges it lists, literal or name",
+                 "[proxy][integration][internal]") {
+  resolver->map("mirror.test", {"127.0.0.1"});
+  BrokerHarness harness(config(loopback, {"*"}), options());
+  const auto s = harness.open("s-ranges");
+  {
+    BrokerClient client(s.socket_path);
+    client.send(connect_request(fmt::format("mirror.test:{}", echo.port()), s.proxy_credential));
+    REQUIRE(client.read_response(true).status == 200);
+    CHECK(client.echo_through_tunnel("lan") == "lan");
+  }
+  CHECK(harness.log_contains(
+      "tunnel to 127.0.0.1 (internal, listed by sandbox.egress.allowInternal entry "
+      "\"127.0.0.1/32\") open"));
+  BrokerClient unlisted(s.socket_path);
+  unlisted.send(connect_request(fmt::format("127.0.0.2:{}", echo.port()), s.proxy_credential));
+  const auto reply = unlisted.read_response();
+  CHECK(reply.status == 403);
+  CHECK(reply.body.find("The operator can list its range in sandbox.egress.allowInternal") !=
+        std::string::npos);
+  CHECK(echo.accepted() == 1);
+}
+
+TEST_CASE_METHOD(ProxyFixture, "metadata, link-local and fabric addresses are never lifted",
+                 "[proxy][integration][internal]") {
+  resolver->map("metadata.test", {"169.254.169.254"});
+  BrokerHarness harness(config({"0.0.0.0/0", "::/0"}, {"*"}), options());
+  const auto s = harness.open("s-never");
+  for (const std::string target :
+       {"169.254.169.254", "168.63.129.16", "[fd00:ec2::254]", "169.254.10.1", "[fe80::1]",
+        "[::ffff:169.254.169.254]", "metadata.test", "fabric.test"}) {
+    CAPTURE(target);
+    BrokerClient client(s.socket_path);
+    client.send(connect_request(fmt::format("{}:{}", target, echo.port()), s.proxy_credential));
+    const auto reply = client.read_response();
+    CHECK(reply.status == 403);
+    CHECK(reply.body.find("not a public host") != std::string::npos);
+    CHECK(reply.body.find("allowInternal") == std::string::npos);
+  }
+  CHECK(harness.log_contains("169.254.169.254 is a cloud metadata address (169.254.169.254)"));
+  CHECK(harness.log_contains("fd00:ec2::254 is a cloud metadata address (fd00:ec2::254)"));
+  // The same ranges do let loopback through, so the refusals above are the rule, not the port.
+  BrokerClient loop(s.socket_path);
+  loop.send(connect_request(fmt::format("127.0.0.1:{}", echo.port()), s.proxy_credential));
+  CHECK(loop.read_response(true).status == 200);
+}
+
+TEST_CASE_METHOD(ProxyFixture, "a CONNECT to one of the host's own addresses is refused",
+                 "[proxy][integration][internal]") {
+  // The interface list is injected: a public address this host carries, and a private one
+  // inside a listed range. Neither is ever dialled.
+  auto o = options();
+  o.interface_addresses = [] {
+    return std::vector<boost::asio::ip::address>{boost::asio::ip::make_address("127.0.0.1"),
+                                                 boost::asio::ip::make_address("93.184.216.34"),
+                                                 boost::asio::ip::make_address("10.20.30.40")};
+  };
+  resolver->map("self.test", {"93.184.216.34"});
+  BrokerHarness harness(config({"10.0.0.0/8"}, {"*"}), std::move(o));
+  const auto s = harness.open("s-self");
+  for (const std::string target : {"93.184.216.34", "10.20.30.40", "self.test"}) {
+    CAPTURE(target);
+    BrokerClient client(s.socket_path);
+    client.send(connect_request(fmt::format("{}:{}", target, echo.port()), s.proxy_credential));
+    const auto reply = client.read_response();
+    CHECK(reply.status == 403);
+    CHECK(reply.body.find("not a public host") != std::string::npos);
+    CHECK(reply.body.find("an address of this host's own interfaces") != std::string::npos);
+  }
+  CHECK(
+      harness.log_contains("refused 403 at the address check: not a public host (93.184.216.34 "
+                           "is an address of this host's own interfaces)"));
+}
+
+TEST_CASE_METHOD(ProxyFixture, "a CONNECT to an address getifaddrs reports is refused",
+                 "[proxy][integration][internal]") {
+  // The real interface list, with every range listed so only the host rule stands in the way.
+  std::vector<std::string> own;
+  for (const auto& address : interface_addresses()) {
+    if (plain_address(address).is_loopback() || judge_address(address).never_lifted) continue;
+    own.push_back(address.is_v6() ? "[" + address.to_string() + "]" : address.to_string());
+  }
+  if (own.empty()) {
+    WARN("this machine has no non-loopback address; the injected-list case covers the rule");
+    return;
+  }
+  BrokerHarness harness(config({"0.0.0.0/0", "::/0"}, {"*"}), options());
+  const auto s = harness.open("s-own");
+  for (const auto& target : own) {
+    CAPTURE(target);
+    BrokerClient client(s.socket_path);
+    client.send(connect_request(fmt::format("{}:{}", target, echo.port()), s.proxy_credential));
+    const auto reply = client.read_response();
+    CHECK(reply.status == 403);
+    CHECK(reply.body.find("an address of this host's own interfaces") != std::string::npos);
+  }
 }

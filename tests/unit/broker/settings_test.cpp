@@ -2,8 +2,10 @@
 
 #include "tests/support/result_printing.hpp"
 
+#include <fmt/format.h>
 #include <boost/json/parse.hpp>
 
+#include "plugins/broker/broker.hpp"
 #include "plugins/broker/settings.hpp"
 
 using namespace errand::broker;
@@ -53,7 +55,7 @@ TEST_CASE("placement follows the setting, then the kind, then neither",
   CHECK(s.providers.at("n").max_concurrent == 4);
 }
 
-TEST_CASE("a provider base URL must be https, or http to a loopback literal with allowInternal",
+TEST_CASE("a provider base URL must be https, or http to a loopback literal allowInternal lists",
           "[settings]"
           "[key:sandbox.egress.allowInternal]"
           "[key:agent.providers.<name>.baseUrl]") {
@@ -65,16 +67,60 @@ TEST_CASE("a provider base URL must be https, or http to a loopback literal with
   CHECK(plain.providers.at("p").refusal.find("unencrypted") != std::string::npos);
   CHECK_FALSE(plain.providers.at("l").upstream);
 
-  const auto internal = read(R"({"sandbox": {"egress": {"allowInternal": true}},
+  const auto internal = read(R"({"sandbox": {"egress": {"allowInternal": ["127.0.0.1/32"]}},
     "agent": {"providers": {
       "l": {"credential": "k1234567", "baseUrl": "http://127.0.0.1:8080/v1/"},
+      "unlisted": {"credential": "k1234567", "baseUrl": "http://127.0.0.2:8080"},
       "name": {"credential": "k1234567", "baseUrl": "http://localhost:8080"}
   }}})");
   REQUIRE(internal.providers.at("l").upstream);
   CHECK_FALSE(internal.providers.at("l").upstream->tls);
   CHECK(internal.providers.at("l").upstream->port == 8080);
   CHECK(internal.providers.at("l").upstream->base_path == "/v1");
+  CHECK_FALSE(internal.providers.at("unlisted").upstream);
+  CHECK(internal.providers.at("unlisted").refusal.find("listed in sandbox.egress.allowInternal") !=
+        std::string::npos);
   CHECK_FALSE(internal.providers.at("name").upstream);
+
+  // A LAN range does not make plain http to a loopback literal acceptable.
+  const auto lan = read(R"({"sandbox": {"egress": {"allowInternal": ["10.1.2.0/24"]}},
+    "agent": {"providers": {
+      "l": {"credential": "k1234567", "baseUrl": "http://127.0.0.1:8080/v1/"}}}})");
+  CHECK_FALSE(lan.providers.at("l").upstream);
+}
+
+TEST_CASE("allowInternal is a list of address ranges; a malformed one is refused by name",
+          "[settings]") {
+  const auto ranges = read(R"({"sandbox": {"egress": {"allowInternal":
+    ["10.1.2.0/24", "fd12:3456::/48", "192.168.7.9"]}}})");
+  REQUIRE(ranges.allow_internal.size() == 3);
+  CHECK(ranges.allow_internal[0].prefix == 24);
+  CHECK(ranges.allow_internal[2].prefix == 32);
+
+  const auto refused = [](std::string_view value) {
+    const auto config = boost::json::parse(
+        fmt::format(R"({{"sandbox": {{"egress": {{"allowInternal": {}}}}}}})", value));
+    auto settings = read_settings(config.as_object());
+    REQUIRE_FALSE(settings);
+    errand::sdk::ConfigProblems problems;
+    Broker::validate_config(config.as_object(), problems);
+    REQUIRE(problems.all().size() == 1);
+    CHECK(problems.all()[0].path == "sandbox.egress.allowInternal");
+    CHECK(problems.all()[0].message == settings.error().message);
+    return settings.error().message;
+  };
+  CHECK(refused(R"(["10.1.2.0/33"])")
+            .find("\"10.1.2.0/33\" is not an address range: the prefix "
+                  "length must be a whole number from 0 to 32") != std::string::npos);
+  CHECK(refused(R"(["10.1.2.5/24"])").find("10.1.2.5 has bits set below its /24 prefix") !=
+        std::string::npos);
+  CHECK(refused(R"(["mirror.lan/24"])").find("\"mirror.lan\" is not an IPv4 or IPv6 address") !=
+        std::string::npos);
+  CHECK(refused(R"(["10.1.2.0/"])").find("\"10.1.2.0/\"") != std::string::npos);
+  CHECK(refused(R"(["fe80::1%eth0/128"])").find("not an IPv4 or IPv6 address") !=
+        std::string::npos);
+  CHECK(refused("true").find("no longer takes") != std::string::npos);
+  CHECK(refused("[24]").find("not a string") != std::string::npos);
 }
 
 TEST_CASE("broken provider settings are refused with the key named", "[settings]") {

@@ -79,16 +79,17 @@ TEST_CASE("with no egress block, every host is allowed", "[config][defaults]") {
   const auto effective = effective_of(minimal_config());
   CHECK(setting(effective, "sandbox.egress.allow") == boost::json::array{"*"});
   CHECK(setting(effective, "sandbox.egress.mode") == "proxy");
-  CHECK(setting(effective, "sandbox.egress.allowInternal") == false);
+  CHECK(setting(effective, "sandbox.egress.allowInternal") == boost::json::array{});
 }
 
 TEST_CASE("an egress block without allow names no host", "[config][defaults]") {
   auto config = minimal_config();
-  set(config, "sandbox.egress", boost::json::object{{"allowInternal", true}});
+  set(config, "sandbox.egress",
+      boost::json::object{{"allowInternal", boost::json::array{"10.1.2.0/24"}}});
   const auto effective = effective_of(config);
   CHECK(setting(effective, "sandbox.egress.allow") == boost::json::array{});
   CHECK(setting(effective, "sandbox.egress.mode") == "proxy");
-  CHECK(setting(effective, "sandbox.egress.allowInternal") == true);
+  CHECK(setting(effective, "sandbox.egress.allowInternal") == boost::json::array{"10.1.2.0/24"});
 }
 
 TEST_CASE("written values are kept and the written object is left as parsed",

@@ -189,7 +189,6 @@ boost::json::object base_config(const std::filesystem::path& state_dir) {
   boost::json::object egress;
   egress["mode"] = "proxy";
   egress["allow"] = boost::json::array{};
-  egress["allowInternal"] = false;
   sandbox["egress"] = std::move(egress);
   config["sandbox"] = std::move(sandbox);
   boost::json::object agent;

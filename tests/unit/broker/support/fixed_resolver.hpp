@@ -7,6 +7,7 @@
 #include <map>
 #include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "plugins/broker/resolver.hpp"
@@ -25,17 +26,35 @@ class FixedResolver final : public Resolver {
     std::lock_guard lock(mutex_);
     hanging_.push_back(name);
   }
+  // Answers the held lookups of host with a failure; returns how many there were.
+  std::size_t answer_held(const std::string& host) {
+    std::vector<std::function<void(Resolution)>> held;
+    {
+      std::lock_guard lock(mutex_);
+      for (auto it = held_.begin(); it != held_.end();) {
+        if (it->first != host) {
+          ++it;
+          continue;
+        }
+        held.push_back(std::move(it->second));
+        it = held_.erase(it);
+      }
+    }
+    for (auto& done : held) done({{}, "answered late by the test", false});
+    return held.size();
+  }
   std::vector<std::string> asked() const {
     std::lock_guard lock(mutex_);
     return asked_;
   }
 
-  void resolve(const std::string& host, std::function<void(Resolution)> done) override {
+  void resolve(const LookupRequest& request, std::function<void(Resolution)> done) override {
+    const std::string& host = request.host;
     std::unique_lock lock(mutex_);
     asked_.push_back(host);
     for (const auto& h : hanging_) {
       if (h == host) {
-        held_.push_back(std::move(done));
+        held_.emplace_back(host, std::move(done));
         return;
       }
     }
@@ -53,7 +72,7 @@ class FixedResolver final : public Resolver {
   mutable std::mutex mutex_;
   std::map<std::string, std::vector<boost::asio::ip::address>> mapped_;
   std::vector<std::string> hanging_;
-  std::vector<std::function<void(Resolution)>> held_;
+  std::vector<std::pair<std::string, std::function<void(Resolution)>>> held_;
   std::vector<std::string> asked_;
 };
 

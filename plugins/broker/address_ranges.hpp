@@ -1,0 +1,30 @@
+#pragma once
+
+// The address ranges sandbox.egress.allowInternal lists: CIDR blocks such as "10.1.2.0/24" or
+// "fd12:3456::/48", or a single address.
+
+#include <boost/asio/ip/address.hpp>
+#include <errand/sdk/result.hpp>
+#include <string>
+#include <string_view>
+
+namespace errand::broker {
+
+struct AddressRange {
+  boost::asio::ip::address base;
+  unsigned prefix = 0;
+  std::string text;  // as the operator wrote it, for the log
+
+  // An IPv4-mapped IPv6 address is compared as the IPv4 address it carries.
+  bool contains(const boost::asio::ip::address& address) const;
+};
+
+// Refuses, saying why, text that is not an address or an address/prefix with no bits set
+// below the prefix.
+sdk::Result<AddressRange> parse_address_range(std::string_view text);
+
+// The IPv4 address an IPv4-mapped IPv6 address carries; any other address as it is, without a
+// scope id, so two spellings of one address compare equal.
+boost::asio::ip::address plain_address(const boost::asio::ip::address& address);
+
+}  // namespace errand::broker
