@@ -72,7 +72,7 @@ TEST_CASE("an optional block written gets its own defaults", "[config][defaults]
   set(config, "sandbox.egress", boost::json::object{{"allow", boost::json::array{"example.com"}}});
   const auto effective = effective_of(config);
   CHECK(setting(effective, "sandbox.egress.mode") == "proxy");
-  CHECK(setting(effective, "sandbox.egress.allowInternal") == false);
+  CHECK(setting(effective, "sandbox.egress.allowInternal") == boost::json::array{});
 }
 
 TEST_CASE("with no egress block, every host is allowed", "[config][defaults]") {

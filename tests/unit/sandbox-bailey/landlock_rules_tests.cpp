@@ -16,7 +16,7 @@ Policy policy_for(errand::sdk::EgressMode egress,
   s.project_dir = "/srv/projects/demo";
   s.state_dir = "/var/lib/errand/sessions/s1";
   s.broker_socket = "/var/lib/errand/brokers/s1.sock";
-  s.argv = {"kage"};
+  s.argv = {"/usr/bin/kage"};  // the backend resolves a bare name before the policy is built
   s.egress = egress;
   s.network = network;
   s.egress_ports = {443};
@@ -24,6 +24,7 @@ Policy policy_for(errand::sdk::EgressMode egress,
   PolicyContext c;
   c.resolv_conf = "/var/lib/errand/bailey/run/s1/resolv.conf";
   auto built = build_policy(s, c);
+  INFO((built ? std::string() : built.error().message));
   REQUIRE(built.has_value());
   return built->policy;
 }
