@@ -10,6 +10,9 @@
 // offer an env_var authMethod reading NAME (beside a login of its own) and answer session/new
 // "Authentication required" until authenticate succeeded, as codex-acp does; authenticate then
 // fails when NAME is unset, or with the words in FAKE_AGENT_AUTH_REFUSAL when those are set.
+// FAKE_AGENT_INITIALIZE=silent never answers initialize (an agent that hangs while starting) and
+// FAKE_AGENT_CANCEL=ignore lets a prompt run on through session/cancel (an agent that will not
+// stop), so the client's own deadlines for those are what ends the wait.
 
 #include "tests/fakes/agent/agent_wire.hpp"
 #include "tests/fakes/agent/cancellation.hpp"
@@ -97,9 +100,15 @@ class FakeAgent {
     const json::object params = message.contains("params") && message.at("params").is_object()
                                     ? message.at("params").as_object()
                                     : json::object{};
-    if (name == "session/cancel") return cancellation_.cancel();
+    if (name == "session/cancel") {
+      if (env_or("FAKE_AGENT_CANCEL", "obey") != "ignore") cancellation_.cancel();
+      return;
+    }
     if (id.is_null()) return;  // other notifications need nothing
-    if (name == "initialize") return initialize(id);
+    if (name == "initialize") {
+      if (env_or("FAKE_AGENT_INITIALIZE", "answer") != "silent") initialize(id);
+      return;
+    }
     if (name == "authenticate") return authenticate(id, params);
     if ((name == "session/new" || name == "session/load") && !authenticated())
       return wire_.reply_error(id, -32000, "Authentication required");
