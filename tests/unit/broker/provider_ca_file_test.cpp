@@ -33,7 +33,9 @@ UpstreamReply answer_ok(const UpstreamRequest&) {
 boost::json::object config_with(const FakeUpstream& upstream,
                                 const std::optional<std::filesystem::path>& ca_file) {
   auto config = base_config();
-  config["sandbox"].as_object()["egress"].as_object()["allowInternal"] = true;
+  // The fake listens on loopback, which only a listed range lets the broker dial.
+  config["sandbox"].as_object()["egress"].as_object()["allowInternal"] =
+      boost::json::array{"127.0.0.0/8"};
   config["agent"].as_object()["providers"] =
       boost::json::object{{"anthropic", boost::json::object{{"credential", kProviderKey},
                                                             {"kind", "anthropic"},
