@@ -36,15 +36,6 @@ void render_custom_models(std::string& out, const std::string& table, const json
 
 }  // namespace
 
-std::optional<std::string> kage_reserved_name_refusal(std::string_view name) {
-  if (std::find(kage_reserved_providers.begin(), kage_reserved_providers.end(), name) ==
-      kage_reserved_providers.end())
-    return std::nullopt;
-  return "kage reserves the provider name \"" + std::string(name) +
-         "\" for itself, so every session would fail at launch; give this provider another "
-         "name";
-}
-
 void KageGlue::check(const json::object& config, sdk::ConfigProblems& problems) const {
   const auto* providers = sdk::find_setting(config, "agent.providers");
   if (providers == nullptr || !providers->is_object()) return;

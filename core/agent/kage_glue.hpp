@@ -5,6 +5,7 @@
 // provider's credentialName names.
 
 #include "core/agent/agent_glue.hpp"
+#include "core/agent/kage_reserved_names.hpp"
 
 #include <array>
 #include <optional>
@@ -12,14 +13,6 @@
 #include <string_view>
 
 namespace errand::agent {
-
-// Provider names kage keeps for itself, so a configuration using one would make every session
-// fail at launch. "custom" is the table custom providers are declared under.
-inline constexpr std::array<std::string_view, 2> kage_reserved_providers{"acp", "custom"};
-
-// The refusal of a provider name kage keeps for itself, or nullopt. The configuration checks
-// refuse it on every load, at start and on each reload, and a launch checks again.
-std::optional<std::string> kage_reserved_name_refusal(std::string_view name);
 
 // What the kage glue runs when agent.command is not set.
 inline constexpr std::string_view kage_default_program = "kage";

@@ -7,7 +7,7 @@
 #include <errand/sdk/config_values.hpp>
 #include <filesystem>
 
-#include "core/agent/kage_glue.hpp"
+#include "core/agent/kage_reserved_names.hpp"
 #include "core/config/provider_checks.hpp"
 #include "core/config/suggest.hpp"
 

@@ -12,6 +12,7 @@
 #include "plugins/chat-discord/event_translate.hpp"
 #include "plugins/chat-discord/gateway_frames.hpp"
 #include "plugins/chat-discord/gateway_protocol.hpp"
+#include "plugins/chat-discord/service_url.hpp"
 
 namespace {
 
@@ -26,7 +27,14 @@ void check(bool condition) {
 
 void read_dispatch(const json::object& d) {
   const auto ready = read_ready(d);
-  if (ready.resume_url) check(with_gateway_query(*ready.resume_url).ends_with("encoding=json"));
+  // A resume URL READY keeps is one a resume can connect to: a target that starts with '/' and
+  // asks for errand's own version and encoding last.
+  if (ready.resume_url) {
+    const auto endpoint = parse_service_url(*ready.resume_url, UrlRole::gateway);
+    check(endpoint.has_value());
+    check(endpoint->target().starts_with("/"));
+    check(gateway_query(endpoint->query).ends_with("v=10&encoding=json"));
+  }
   if (const auto message = parse_message(d, kSelfId)) {
     check(!message->ref.message_id.empty() && !message->ref.channel_id.empty());
     (void)snowflake_time(message->ref.message_id);

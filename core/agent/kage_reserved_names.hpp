@@ -1,0 +1,21 @@
+#pragma once
+
+// The provider names kage keeps for itself. Its own file so that the configuration checks can
+// refuse them without linking the rest of the kage glue.
+
+#include <array>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace errand::agent {
+
+// Provider names kage keeps for itself, so a configuration using one would make every session
+// fail at launch. "custom" is the table custom providers are declared under.
+inline constexpr std::array<std::string_view, 2> kage_reserved_providers{"acp", "custom"};
+
+// The refusal of a provider name kage keeps for itself, or nullopt. The configuration checks
+// refuse it on every load, at start and on each reload, and a launch checks again.
+std::optional<std::string> kage_reserved_name_refusal(std::string_view name);
+
+}  // namespace errand::agent
