@@ -96,6 +96,9 @@ std::string base_url_refusal(const boost::urls::url_view& url) {
       return fmt::format("has the port \"{}\", which is not a number from 1 to 65535",
                          std::string(text));
   }
+  // Boost.URL 1.81 reads "host:5-b" as port 5 and the path "-b".
+  if (const auto path = url.encoded_path(); !path.empty() && path.front() != '/')
+    return "has a malformed host or port";
   return {};
 }
 

@@ -110,6 +110,12 @@ sdk::Result<Endpoint> parse_endpoint(std::string_view url, UrlRole role) {
     e.port = e.tls ? "443" : "80";
   }
   e.base_path = std::string(parsed->encoded_path());
+  // Boost.URL 1.81 reads "host:5-b.example" as port 5 and the path "-b.example"; a path after
+  // an authority starts with '/', so anything else is a malformed host or port.
+  if (!e.base_path.empty() && e.base_path.front() != '/')
+    return refused(url, "has \"" + e.base_path +
+                            "\" after its host and port, which is neither a port nor a path; a "
+                            "port is digits only and a path starts with '/'");
   // A base has the API's paths appended, so "/api/v10/" must not become "/api/v10//channels";
   // any other URL is asked for exactly as it was given.
   if (role == UrlRole::rest_base)

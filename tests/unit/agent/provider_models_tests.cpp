@@ -124,6 +124,7 @@ TEST_CASE("base URLs that cannot be asked are refused, naming the URL and what i
       {http + "/v1?beta=true", "query"},
       {http + "/v1#models", "fragment"},
       {"http://127.0.0.1:99999/v1", "1 to 65535"},
+      {"http://127.0.0.1:" + port + "-b/v1", "malformed host or port"},
       {"ftp://127.0.0.1:" + port, "neither https:// nor http://"},
   };
   for (const auto& [base, words] : shapes) {

@@ -111,6 +111,12 @@ TEST_CASE("URLs that cannot work are refused with the URL and the reason") {
     CHECK(mentions(port, "1 to 65535"));
   }
 
+  // Found by the gateway-frame fuzzer: Boost.URL reads "host:5-b.example" as port 5 followed by
+  // the path "-b.example", which would make a request target without its leading '/'.
+  const auto glued = refusal("wss://gateway-us-east:5-b.discord.gg", gateway);
+  CHECK(mentions(glued, "\"wss://gateway-us-east:5-b.discord.gg\""));
+  CHECK(mentions(glued, "neither a port nor a path"));
+
   const auto scheme = refusal("https://gateway.discord.gg", gateway);
   CHECK(mentions(scheme, "\"https://gateway.discord.gg\""));
   CHECK(mentions(scheme, "must be wss://"));
