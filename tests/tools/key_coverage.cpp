@@ -43,42 +43,15 @@ std::set<std::string> key_tags_in_listing(std::string_view json_listing) {
   return keys;
 }
 
-std::set<std::string> keys_in_awaiting_list(std::string_view text) {
-  std::set<std::string> keys;
-  while (!text.empty()) {
-    const auto end = text.find('\n');
-    std::string_view line = text.substr(0, end);
-    text = end == std::string_view::npos ? std::string_view{} : text.substr(end + 1);
-    line = line.substr(0, line.find('#'));
-    const auto first = line.find_first_not_of(" \t\r");
-    if (first == std::string_view::npos) continue;
-    line = line.substr(first);
-    keys.emplace(line.substr(0, line.find_first_of(" \t\r")));
-  }
-  return keys;
-}
-
 std::vector<std::string> coverage_problems(
     const std::vector<config::SchemaLeaf>& leaves,
-    const std::map<std::string, std::set<std::string>>& tagged,
-    const std::set<std::string>& awaiting) {
+    const std::map<std::string, std::set<std::string>>& tagged) {
   std::vector<std::string> problems;
   std::set<std::string> known;
   for (const auto& leaf : leaves) {
     known.insert(leaf.key);
     const auto found = tagged.find(leaf.key);
-    const bool listed = awaiting.contains(leaf.key);
-    if (listed && found != tagged.end()) {
-      problems.push_back("`" + leaf.key + "` is proven now (tagged in " +
-                         joined_names(found->second) +
-                         "): remove it from tests/tools/keys_awaiting_tests.txt");
-    } else if (listed && !leaf.unsupported.empty()) {
-      problems.push_back("`" + leaf.key +
-                         "` is marked unsupported, so it awaits no test: remove it from "
-                         "tests/tools/keys_awaiting_tests.txt");
-    } else if (listed) {
-      continue;
-    } else if (leaf.unsupported.empty() && found == tagged.end()) {
+    if (leaf.unsupported.empty() && found == tagged.end()) {
       problems.push_back("`" + leaf.key + "` has no behaviour test: add the tag [key:" + leaf.key +
                          "] to the TEST_CASE that proves what the key does (write one if "
                          "none does), or mark the key unsupported in its schema "
@@ -91,11 +64,6 @@ std::vector<std::string> coverage_problems(
                          "]: once a test proves the key acts, remove the mark; otherwise "
                          "remove the tag");
     }
-  }
-  for (const auto& key : awaiting) {
-    if (known.contains(key)) continue;
-    problems.push_back("tests/tools/keys_awaiting_tests.txt names `" + key +
-                       "`, which is no key of the composed schema: remove the line");
   }
   for (const auto& [key, binaries] : tagged) {
     if (known.contains(key)) continue;

@@ -21,17 +21,11 @@ inline constexpr std::string_view tag_prefix = "key:";
 // `--list-tags --reporter json`. Throws std::runtime_error when the text is not that listing.
 std::set<std::string> key_tags_in_listing(std::string_view json_listing);
 
-// The keys of a list of keys still awaiting a behaviour test (tests/tools/keys_awaiting_tests.txt):
-// one a line, "#" to the end of a line is a comment.
-std::set<std::string> keys_in_awaiting_list(std::string_view text);
-
 // Every way the leaves and the tags disagree, one sentence each saying which key and how to fix
-// it: a supported leaf no test names and the awaiting list does not hold, an unsupported leaf a
-// test claims to prove, a tag that names no leaf, and an awaiting entry that is tagged now or
-// names no supported leaf. `tagged` maps a key to the test binaries whose tags name it.
+// it: a supported leaf no test names, an unsupported leaf a test claims to prove, and a tag that
+// names no leaf. `tagged` maps a key to the test binaries whose tags name it.
 std::vector<std::string> coverage_problems(
     const std::vector<config::SchemaLeaf>& leaves,
-    const std::map<std::string, std::set<std::string>>& tagged,
-    const std::set<std::string>& awaiting = {});
+    const std::map<std::string, std::set<std::string>>& tagged);
 
 }  // namespace errand::key_coverage

@@ -1,17 +1,15 @@
-// key-coverage-check <errand> <plugin dir> <awaiting list> <catch2 test binary>...
+// key-coverage-check <errand> <plugin dir> <catch2 test binary>...
 //
 // Composes the schema as `errand config schema` prints it (core and the plugins in <plugin dir>),
 // collects the [key:...] tags of every test binary, and prints every key that neither a
-// behaviour test names nor the schema marks unsupported (nor the awaiting list holds). Exit 0 when
+// behaviour test names nor the schema marks unsupported. Exit 0 when
 // there is none, 1 when there are, 2 when a program could not be run.
 
 #include <array>
 #include <boost/json/parse.hpp>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
-#include <iterator>
 #include <map>
 #include <set>
 #include <stdexcept>
@@ -42,27 +40,22 @@ std::string output_of(const std::string& command) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 5) {
-    std::cerr
-        << "usage: key-coverage-check <errand> <plugin dir> <awaiting list> <test binary>...\n";
+  if (argc < 4) {
+    std::cerr << "usage: key-coverage-check <errand> <plugin dir> <test binary>...\n";
     return 2;
   }
   try {
     const auto schema = boost::json::parse(
         output_of(quoted(argv[1]) + " config schema --plugin-dir " + quoted(argv[2])));
     std::map<std::string, std::set<std::string>> tagged;
-    std::ifstream list(argv[3]);
-    if (!list) throw std::runtime_error(std::string("cannot read ") + argv[3]);
-    const std::string awaiting_text{std::istreambuf_iterator<char>(list), {}};
-    const auto awaiting = errand::key_coverage::keys_in_awaiting_list(awaiting_text);
-    for (int i = 4; i < argc; ++i) {
+    for (int i = 3; i < argc; ++i) {
       const std::string binary = argv[i];
       const auto listing = output_of(quoted(binary) + " --list-tags --reporter json");
       for (const auto& key : errand::key_coverage::key_tags_in_listing(listing))
         tagged[key].insert(std::filesystem::path(binary).filename().string());
     }
     const auto leaves = errand::config::schema_leaves(schema.as_object());
-    const auto problems = errand::key_coverage::coverage_problems(leaves, tagged, awaiting);
+    const auto problems = errand::key_coverage::coverage_problems(leaves, tagged);
     for (const auto& problem : problems) std::cout << "- " << problem << "\n";
     if (!problems.empty()) {
       std::cout << problems.size() << " of " << leaves.size()
@@ -70,11 +63,8 @@ int main(int argc, char** argv) {
                    "unsupported (docs/configuration.md, \"Every key acts or is refused\")\n";
       return 1;
     }
-    for (const auto& key : awaiting) std::cout << "awaiting a behaviour test: " << key << "\n";
     std::cout << "every one of " << leaves.size()
-              << " configuration keys is proven by a tagged test, refused as unsupported, or "
-                 "listed in "
-              << argv[3] << "\n";
+              << " configuration keys is proven by a tagged test or refused as unsupported\n";
     return 0;
   } catch (const std::exception& e) {
     std::cerr << "key-coverage-check: " << e.what() << "\n";

@@ -111,24 +111,3 @@ TEST_CASE("key tags are read from a Catch2 JSON tag listing", "[config][key-cove
   CHECK(keys == std::set<std::string>{"sandbox.egress.mode", "agent.providers.<name>.credential"});
   CHECK_THROWS_AS(key_tags_in_listing("All available tags:\n  1  [config]\n"), std::runtime_error);
 }
-
-TEST_CASE("a key on the awaiting list passes until a test is tagged for it, and no longer",
-          "[config][key-coverage]") {
-  const auto awaiting =
-      errand::key_coverage::keys_in_awaiting_list("# comment\n\n  env.<name>   # why\nstateDir\n");
-  CHECK(awaiting == std::set<std::string>{"env.<name>", "stateDir"});
-  const auto leaves = schema_leaves(small_schema());
-  std::map<std::string, std::set<std::string>> tagged{{"providers.<name>.credential", {"a"}},
-                                                      {"providers.<name>.models", {"a"}}};
-  CHECK(coverage_problems(leaves, tagged, awaiting).empty());
-
-  tagged["stateDir"].insert("config_tests");
-  auto problems = coverage_problems(leaves, tagged, awaiting);
-  REQUIRE(problems.size() == 1);
-  CHECK_THAT(problems[0], ContainsSubstring("`stateDir` is proven now"));
-
-  problems = coverage_problems(leaves, tagged, {"env.<name>", "web.port", "chat.gone"});
-  REQUIRE(problems.size() == 2);
-  CHECK_THAT(problems[0], ContainsSubstring("`web.port` is marked unsupported"));
-  CHECK_THAT(problems[1], ContainsSubstring("names `chat.gone`, which is no key"));
-}
