@@ -297,6 +297,9 @@ void GatewayClient::handle_dispatch(const std::shared_ptr<Connection>& conn,
     auto ready = read_ready(data);
     if (ready.session_id) session_id_ = std::move(*ready.session_id);
     if (ready.resume_url) resume_url_ = std::move(*ready.resume_url);
+    if (!ready.resume_url_refusal.empty())
+      log_->warn("READY's resume_gateway_url {}; a resume will use the gateway URL instead",
+                 ready.resume_url_refusal);
     if (ready.user_id) self_id_ = std::move(*ready.user_id);
     if (ready.application_id) application_id_ = std::move(*ready.application_id);
     conn->ready = true;

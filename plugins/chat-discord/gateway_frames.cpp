@@ -21,11 +21,6 @@ const json::object* object_in(const json::object& o, std::string_view key) {
   return v != nullptr && v->is_object() ? &v->as_object() : nullptr;
 }
 
-// The same rule every gateway URL meets, so a resume URL kept here is one a resume can use.
-bool is_gateway_url(std::string_view text) {
-  return parse_service_url(text, UrlRole::gateway).has_value();
-}
-
 }  // namespace
 
 std::optional<GatewayFrame> read_gateway_frame(std::string_view text) {
@@ -57,10 +52,14 @@ std::chrono::milliseconds heartbeat_interval_of(const json::object& hello_data) 
 ReadyInfo read_ready(const json::object& data) {
   ReadyInfo info;
   info.session_id = string_in(data, "session_id");
-  // A resume URL that is not a ws(s):// URL would end the transport at the next resume with
-  // "the gateway URL cannot be used"; without one the session resumes on the gateway URL.
+  // A resume URL that fails the rule every gateway URL meets would end the transport at the next
+  // resume; without one the session resumes on the gateway URL, and the reason is kept to log.
   info.resume_url = string_in(data, "resume_gateway_url");
-  if (info.resume_url && !is_gateway_url(*info.resume_url)) info.resume_url.reset();
+  if (info.resume_url)
+    if (auto usable = parse_service_url(*info.resume_url, UrlRole::gateway); !usable) {
+      info.resume_url_refusal = usable.error().message;
+      info.resume_url.reset();
+    }
   if (const auto* user = object_in(data, "user")) info.user_id = string_in(*user, "id");
   if (const auto* app = object_in(data, "application")) info.application_id = string_in(*app, "id");
   return info;

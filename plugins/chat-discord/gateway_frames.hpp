@@ -35,6 +35,7 @@ std::chrono::milliseconds heartbeat_interval_of(const boost::json::object& hello
 struct ReadyInfo {
   std::optional<std::string> session_id;
   std::optional<std::string> resume_url;
+  std::string resume_url_refusal;  // why READY's resume_gateway_url was not kept, if it was not
   std::optional<std::string> user_id;
   std::optional<std::string> application_id;
 };

@@ -50,11 +50,18 @@ TEST_CASE("a READY whose resume_gateway_url is no ws(s) URL resumes on the gatew
   CHECK(ready.session_id == "9f1c");
   CHECK(ready.user_id == "1100000000000000001");
   CHECK_FALSE(ready.resume_url);
-  for (const auto* url : {"https://gateway.discord.gg", "gateway.discord.gg", "wss://"})
-    CHECK_FALSE(
-        read_ready(object_of(std::string(R"({"resume_gateway_url":")") + url + "\"}")).resume_url);
-  CHECK(read_ready(object_of(R"({"resume_gateway_url":"wss://gateway-us-east1-b.discord.gg"})"))
-            .resume_url == "wss://gateway-us-east1-b.discord.gg");
+  CHECK(ready.resume_url_refusal.find("gateway-us-east1-b.o`tions.gg") != std::string::npos);
+  for (const auto* url : {"https://gateway.discord.gg", "gateway.discord.gg", "wss://",
+                          "wss://gateway-us-east:5-b.discord.gg"}) {
+    const auto dropped =
+        read_ready(object_of(std::string(R"({"resume_gateway_url":")") + url + "\"}"));
+    CHECK_FALSE(dropped.resume_url);
+    CHECK(dropped.resume_url_refusal.find(url) != std::string::npos);
+  }
+  const auto kept =
+      read_ready(object_of(R"({"resume_gateway_url":"wss://gateway-us-east1-b.discord.gg"})"));
+  CHECK(kept.resume_url == "wss://gateway-us-east1-b.discord.gg");
+  CHECK(kept.resume_url_refusal.empty());
   CHECK(
       read_ready(object_of(R"({"resume_gateway_url":"ws://127.0.0.1:41231/resume"})")).resume_url ==
       "ws://127.0.0.1:41231/resume");
