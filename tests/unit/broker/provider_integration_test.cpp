@@ -493,12 +493,23 @@ TEST_CASE_METHOD(ProviderFixture, "receipts hold the call's fields and never a s
   BrokerHarness harness(config(), options());
   const auto s = harness.open("s-receipts");
   const std::string body(1000, 'b');
-  BrokerClient client(s.socket_path);
+  // The broker's clock for a call starts at or after the connection and stops when it writes the
+  // receipt, which may be a moment after the client has read the answer. So the outer bound is
+  // taken from before the connection to when the receipt can be read.
   const auto sent_at = std::chrono::steady_clock::now();
+  BrokerClient client(s.socket_path);
   client.send(call("POST",
                    "/provider/anthropic/v1/files/my%20file?token=" + stand_in(s, "anthropic"),
                    {{"x-api-key", stand_in(s, "anthropic")}}, body));
   REQUIRE(client.read_response().status == 200);
+  const auto receipt_deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  const auto receipt_recorded = [&] {
+    const auto found = harness.receipts().newest("s-receipts", 1);
+    return found && !found->empty();
+  };
+  while (!receipt_recorded() && std::chrono::steady_clock::now() < receipt_deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
   const auto call_took =
       std::chrono::ceil<std::chrono::milliseconds>(std::chrono::steady_clock::now() - sent_at);
   for (int i = 0; i < 3; ++i) {
