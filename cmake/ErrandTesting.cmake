@@ -7,7 +7,7 @@
 function(errand_catch_test target)
   cmake_parse_arguments(PARSE_ARGV 1 ARG "" "" "SOURCES;LIBRARIES;LABELS")
   add_executable(${target} ${ARG_SOURCES})
-  target_link_libraries(${target} PRIVATE Catch2::Catch2WithMain ${ARG_LIBRARIES})
+  target_link_libraries(${target} PRIVATE errand_catch_main ${ARG_LIBRARIES})
   target_include_directories(${target} PRIVATE "${PROJECT_SOURCE_DIR}")
   target_compile_definitions(${target} PRIVATE
     ERRAND_BUILD_DIR="${CMAKE_BINARY_DIR}" ERRAND_SOURCE_DIR="${PROJECT_SOURCE_DIR}")

@@ -1,6 +1,7 @@
 #include "tests/e2e/e2e_harness.hpp"
 
 #include "core/daemon/system_clock.hpp"
+#include "tests/support/delegated_cgroups.hpp"
 #include "tests/support/program_copy.hpp"
 #include "tests/support/temp_dir.hpp"
 
@@ -121,6 +122,7 @@ void E2eHarness::start() {
   std::vector<std::string> env{"ERRAND_CONFIG=" + (root_ / "config.json").string(),
                                "ERRAND_PLUGIN_PATH=" + build_dir() + "/plugins",
                                "HOME=" + (root_ / "home").string(), "PATH=/usr/bin:/bin"};
+  for (auto& variable : errand::test::delegated_environment()) env.push_back(std::move(variable));
   daemon_ = std::make_unique<errand::test::ChildProcess>(
       std::vector<std::string>{build_dir() + "/bin/errand", "run"}, env, root_);
   const bool ready = daemon_->wait_for_output("the chat connection is ready", 60s);

@@ -116,8 +116,46 @@ Layout detect_v2(const std::string& root) {
   return layout;
 }
 
-// Where this process sits in the v1 hierarchy carrying one controller.
-std::string v1_parent(const std::string& controller) {
+Layout detect_v1() {
+  Layout layout;
+  const struct {
+    const char* name;
+    const char* control;
+    std::string Layout::*slot;
+  } wanted[] = {{"memory", "memory.limit_in_bytes", &Layout::memory},
+                {"pids", "pids.max", &Layout::pids},
+                {"cpu", "cpu.cfs_quota_us", &Layout::cpu}};
+  for (const auto& w : wanted) {
+    const auto parent = own_v1_cgroup(w.name);
+    if (parent.empty()) {
+      layout.problems.push_back(std::string("no cgroup v1 hierarchy carries the ") + w.name +
+                                " controller and BAILEY_CGROUP_ROOT names no delegated v2 root");
+      continue;
+    }
+    std::string why;
+    if (can_host(parent, w.control, why))
+      layout.*w.slot = parent;
+    else
+      layout.problems.push_back(why);
+  }
+  layout.kind =
+      (layout.memory.empty() && layout.pids.empty() && layout.cpu.empty()) ? Kind::none : Kind::v1;
+  return layout;
+}
+
+std::uint64_t counter(const std::string& file, const std::string& key) {
+  std::ifstream in(file);
+  for (std::string name; in >> name;) {
+    std::uint64_t value = 0;
+    if (!(in >> value)) return 0;
+    if (name == key) return value;
+  }
+  return 0;
+}
+
+}  // namespace
+
+std::string own_v1_cgroup(const std::string& controller) {
   std::string mountpoint, mount_root;
   std::ifstream mounts("/proc/self/mountinfo");
   for (std::string line; std::getline(mounts, line);) {
@@ -153,45 +191,6 @@ std::string v1_parent(const std::string& controller) {
   }
   return {};
 }
-
-Layout detect_v1() {
-  Layout layout;
-  const struct {
-    const char* name;
-    const char* control;
-    std::string Layout::*slot;
-  } wanted[] = {{"memory", "memory.limit_in_bytes", &Layout::memory},
-                {"pids", "pids.max", &Layout::pids},
-                {"cpu", "cpu.cfs_quota_us", &Layout::cpu}};
-  for (const auto& w : wanted) {
-    const auto parent = v1_parent(w.name);
-    if (parent.empty()) {
-      layout.problems.push_back(std::string("no cgroup v1 hierarchy carries the ") + w.name +
-                                " controller and BAILEY_CGROUP_ROOT names no delegated v2 root");
-      continue;
-    }
-    std::string why;
-    if (can_host(parent, w.control, why))
-      layout.*w.slot = parent;
-    else
-      layout.problems.push_back(why);
-  }
-  layout.kind =
-      (layout.memory.empty() && layout.pids.empty() && layout.cpu.empty()) ? Kind::none : Kind::v1;
-  return layout;
-}
-
-std::uint64_t counter(const std::string& file, const std::string& key) {
-  std::ifstream in(file);
-  for (std::string name; in >> name;) {
-    std::uint64_t value = 0;
-    if (!(in >> value)) return 0;
-    if (name == key) return value;
-  }
-  return 0;
-}
-
-}  // namespace
 
 Layout detect(const std::string& root_override) {
   return root_override.empty() ? detect_v1() : detect_v2(root_override);

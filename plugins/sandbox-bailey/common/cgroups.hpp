@@ -23,6 +23,10 @@ struct Layout {
   std::vector<std::string> problems;
 };
 
+// The directory of this process's own cgroup in the v1 hierarchy that carries controller
+// ("memory", "pids", "cpu"); empty when no v1 hierarchy carries it.
+std::string own_v1_cgroup(const std::string& controller);
+
 // root_override is BAILEY_CGROUP_ROOT (empty when unset). Creates and removes a probe child to
 // prove each parent is writable.
 Layout detect(const std::string& root_override);

@@ -110,10 +110,27 @@ const std::vector<std::string> kHideNames = {
 
 }  // namespace
 
-std::string find_pasta() {
+std::string find_pasta(std::string* why_not) {
+  std::string found;
   for (const char* p : {"/usr/bin/pasta", "/usr/local/bin/pasta", "/usr/sbin/pasta", "/bin/pasta"})
-    if (::access(p, X_OK) == 0) return p;
-  return {};
+    if (found.empty() && ::access(p, X_OK) == 0) found = p;
+  if (found.empty()) {
+    if (why_not) *why_not = "pasta is not installed; install the passt package";
+    return {};
+  }
+  // pasta opens the tap device for the namespace it serves as the daemon's own user; where
+  // the device is root's alone (Debian's udev makes it 0666), every launch would fail.
+  const int tun = ::open("/dev/net/tun", O_RDWR | O_CLOEXEC);
+  if (tun < 0) {
+    if (why_not)
+      *why_not = "pasta cannot open /dev/net/tun as uid " + std::to_string(::getuid()) + " (" +
+                 std::strerror(errno) +
+                 "); the device must be readable and writable by the daemon's account "
+                 "(mode 0666, as Debian's udev sets it)";
+    return {};
+  }
+  ::close(tun);
+  return found;
 }
 
 HostFeatures detect_host_features(const std::string& cgroup_root) {
@@ -141,7 +158,7 @@ HostFeatures detect_host_features(const std::string& cgroup_root) {
                {"setting up a user and mount namespace", "mount_setattr with AT_RECURSIVE"},
                f.recursive_mount_flags_detail);
   f.cgroup = cgroups::detect(cgroup_root);
-  f.pasta_path = find_pasta();
+  f.pasta_path = find_pasta(&f.pasta_detail);
   return f;
 }
 
@@ -168,6 +185,7 @@ std::string serialize(const HostFeatures& f) {
   line("cgroup_cpu", f.cgroup.cpu);
   for (const auto& p : f.cgroup.problems) line("cgroup_problem", p);
   line("pasta", f.pasta_path);
+  line("pasta_detail", f.pasta_detail);
   return out.str();
 }
 
@@ -215,12 +233,14 @@ bool parse_features(const std::string& text, HostFeatures& f, std::string& error
       f.cgroup.problems.push_back(value);
     else if (key == "pasta")
       f.pasta_path = value;
+    else if (key == "pasta_detail")
+      f.pasta_detail = value;
     else {
       error = "an unknown doctor key: " + key;
       return false;
     }
   }
-  if (seen < 13) {
+  if (seen < 14) {
     error = "the doctor's report is incomplete";
     return false;
   }
@@ -256,6 +276,7 @@ void hide_features(HostFeatures& f, const std::string& hide_list) {
       f.recursive_mount_flags_detail = std::string("mount_setattr failed") + kHiddenSuffix;
     } else if (name == "pasta") {
       f.pasta_path.clear();
+      f.pasta_detail = std::string("pasta is unavailable") + kHiddenSuffix;
     } else {
       const bool all = name == "cgroup";
       if (all || name == "cgroup-memory") f.cgroup.memory.clear();

@@ -23,7 +23,8 @@ struct HostFeatures {
   bool recursive_mount_flags = false;
   std::string recursive_mount_flags_detail;
   cgroups::Layout cgroup;
-  std::string pasta_path;  // empty when pasta is not installed
+  std::string pasta_path;    // empty when pasta is not installed or cannot work here
+  std::string pasta_detail;  // why, when pasta_path is empty
   // Names the test hook removed, and names it did not know.
   std::vector<std::string> hidden;
   std::vector<std::string> unknown_hidden;
@@ -44,7 +45,8 @@ void hide_features(HostFeatures& features, const std::string& hide_list);
 inline constexpr const char* kHideVariable = "ERRAND_BAILEY_HIDE";
 inline constexpr const char* kHiddenSuffix = " (hidden by the test hook ERRAND_BAILEY_HIDE)";
 
-// pasta, from the usual install locations; empty when none is executable.
-std::string find_pasta();
+// pasta, from the usual install locations, when it can open /dev/net/tun as this process's
+// user; otherwise empty, and why_not (when given) says which of the two failed.
+std::string find_pasta(std::string* why_not = nullptr);
 
 }  // namespace errand::bailey

@@ -196,7 +196,7 @@ sdk::Result<ProcessSetup> BaileyBackend::prepare(sdk::LaunchSpec& spec, const Di
   ctx.landlock_abi = std::min(landlock::query_abi().abi, landlock::kNewestKnownAbi);
   ctx.resolv_conf = (setup.run_dir / "resolv.conf").string();
   ctx.cgroup_join = setup.cgroup.join_files;
-  ctx.pasta_path = find_pasta();
+  ctx.pasta_path = find_pasta(&ctx.pasta_problem);
   ctx.credential_names = settings_.credential_names;
   ctx.daemon_state_dir = state_dir_.string();
   ctx.project_root = settings_.project_root;

@@ -72,9 +72,13 @@ void add_network(sdk::EnforcementReport& r, const HostFeatures& host, const Bail
       "egress.mode open: no broker; sandbox.egress.allow does nothing, and UDP, "
       "QUIC and DNS are not restricted by port");
   if (s.hide_host_address && host.pasta_path.empty())
-    r.gaps.push_back({"the host's address hidden from sessions (sandbox.hideHostAddress)",
-                      "pasta is not installed, so sessions share the host's network namespace "
-                      "and can read its address, MAC and neighbours; install the passt package"});
+    r.gaps.push_back(
+        {"the host's address hidden from sessions (sandbox.hideHostAddress)",
+         (host.pasta_detail.empty() ? std::string("pasta is not installed; install the passt "
+                                                  "package")
+                                    : host.pasta_detail) +
+             ". Without it sessions share the host's network namespace and can read its "
+             "address, MAC and neighbours"});
   if (!hidden && host.landlock_abi < 6)
     r.gaps.push_back({"abstract unix sockets of the host kept out of reach",
                       "the session shares the host's network namespace and this kernel's "

@@ -236,8 +236,9 @@ sdk::Result<BuiltPolicy> build_policy(const sdk::LaunchSpec& spec, const PolicyC
   }
   if (spec.hide_host_address && p.network == NetworkPlan::host)
     out.warnings.push_back(
-        "sandbox.hideHostAddress is set but pasta is not installed: the "
-        "session shares the host's network and can read its address");
+        "sandbox.hideHostAddress is set but " +
+        (ctx.pasta_problem.empty() ? std::string("pasta is not installed") : ctx.pasta_problem) +
+        ": the session shares the host's network and can read its address");
 
   p.file_max = spec.limits.file_max_bytes;
   // tmpfs reads size=0 as unbounded, so an unset size takes the documented default instead.

@@ -17,7 +17,8 @@ struct PolicyContext {
   int landlock_abi = 0;
   std::string resolv_conf;  // errand's own, written under the daemon's state dir
   std::vector<std::string> cgroup_join;
-  std::string pasta_path;  // empty when pasta is not installed
+  std::string pasta_path;     // empty when pasta is not installed or cannot work here
+  std::string pasta_problem;  // why, when pasta_path is empty
   std::vector<std::string> credential_names;
   std::string daemon_state_dir;  // stateDir: records, brokers and every session live here
   std::string project_root;      // projectRoot: every session's project lives here

@@ -57,7 +57,7 @@ void print_human(const HostFeatures& f) {
     degraded = true;
   }
   out << "  pasta: "
-      << (f.pasta_path.empty() ? "not installed (needed by hideHostAddress)" : f.pasta_path)
+      << (f.pasta_path.empty() ? f.pasta_detail + " (needed by hideHostAddress)" : f.pasta_path)
       << "\n";
   for (const auto& h : f.unknown_hidden)
     out << "  " << kHideVariable << " names an unknown feature: " << h << "\n";

@@ -16,6 +16,7 @@
 #include "process_memory.hpp"
 #include "tests/fakes/provider/fake_provider.hpp"
 #include "tests/support/child_process.hpp"
+#include "tests/support/delegated_cgroups.hpp"
 #include "tests/support/temp_dir.hpp"
 
 namespace errand::bench {
@@ -168,11 +169,11 @@ RoundResult run_round(const RoundSetup& setup) {
                    json::serialize(daemon_config(setup, discord, provider, root)));
   const auto plugin_path =
       (setup.build_dir / "plugins").string() + ":" + setup.noop_plugins.string();
-  test::ChildProcess daemon(
-      {(setup.build_dir / "bin" / "errand").string(), "run"},
-      {"ERRAND_CONFIG=" + (root / "config.json").string(), "ERRAND_PLUGIN_PATH=" + plugin_path,
-       "HOME=" + (root / "home").string(), "PATH=/usr/bin:/bin"},
-      root);
+  std::vector<std::string> env{"ERRAND_CONFIG=" + (root / "config.json").string(),
+                               "ERRAND_PLUGIN_PATH=" + plugin_path,
+                               "HOME=" + (root / "home").string(), "PATH=/usr/bin:/bin"};
+  for (auto& variable : test::delegated_environment()) env.push_back(std::move(variable));
+  test::ChildProcess daemon({(setup.build_dir / "bin" / "errand").string(), "run"}, env, root);
   const auto finish = [&](std::string problem) {
     result.problem = std::move(problem);
     if (!result.problem.empty()) result.problem += "\n" + daemon.err();

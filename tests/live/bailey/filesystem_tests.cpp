@@ -11,8 +11,10 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <stdexcept>
 
 #include "tests/live/bailey/live_harness.hpp"
+#include "tests/support/root_preparation.hpp"
 
 using namespace bailey_live;
 
@@ -112,44 +114,47 @@ TEST_CASE("the daemon's /proc entry and environment are out of reach", "[live]")
 namespace {
 
 // A directory outside /tmp (which a grant may not overlap) with a tmpfs mounted below it, the
-// shape of a read-only grant over a tree that holds another mount.
-class DirectoryWithSubmount {
- public:
-  DirectoryWithSubmount() {
-    char name[] = "/var/tmp/errand-live-submount-XXXXXX";
-    REQUIRE(::mkdtemp(name) != nullptr);
-    dir_ = name;
-    fs::create_directories(dir_ / "below");
-    // Owned by the daemon's uid, as the agent is, so only the mount's flags can refuse it.
-    const auto options = "size=1m,mode=0755,uid=" + std::to_string(::geteuid()) +
-                         ",gid=" + std::to_string(::getegid());
-    mounted_ = ::mount("tmpfs", (dir_ / "below").c_str(), "tmpfs", 0, options.c_str()) == 0;
-    if (mounted_) std::ofstream(dir_ / "below" / "file") << "on the submount";
+// shape of a read-only grant over a tree that holds another mount. Only root can mount it, so
+// the suite's root parent does, before the tests become the test account. The tree belongs to
+// that account, as the agent's own files would, so only the mount's flags can refuse a change.
+std::string make_submount(const errand::test::TestAccount& account) {
+  char name[] = "/var/tmp/errand-live-submount-XXXXXX";
+  if (::mkdtemp(name) == nullptr)
+    throw std::runtime_error(std::string("mkdtemp failed: ") + std::strerror(errno));
+  const fs::path dir = name;
+  fs::create_directories(dir / "below");
+  const auto options = "size=1m,mode=0755,uid=" + std::to_string(account.uid) +
+                       ",gid=" + std::to_string(account.gid);
+  if (::mount("tmpfs", (dir / "below").c_str(), "tmpfs", 0, options.c_str()) != 0) {
+    const std::string why = std::string("mounting a tmpfs failed: ") + std::strerror(errno);
+    fs::remove_all(dir);
+    throw std::runtime_error(why);
   }
-  ~DirectoryWithSubmount() {
-    if (mounted_) ::umount2((dir_ / "below").c_str(), MNT_DETACH);
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
-  const fs::path& dir() const { return dir_; }
-  bool mounted() const { return mounted_; }
+  std::ofstream(dir / "below" / "file") << "on the submount";
+  for (const auto& p : {dir, dir / "below", dir / "below" / "file"})
+    if (::chown(p.c_str(), account.uid, account.gid) != 0)
+      throw std::runtime_error("chown " + p.string() + " failed: " + std::strerror(errno));
+  return dir.string();
+}
 
- private:
-  fs::path dir_;
-  bool mounted_ = false;
-};
+void remove_submount(const std::string& dir) {
+  ::umount2((fs::path(dir) / "below").c_str(), MNT_DETACH);
+  std::error_code ec;
+  fs::remove_all(dir, ec);
+}
+
+const errand::test::RootPreparation submount{"submount", make_submount, remove_submount};
 
 }  // namespace
 
 TEST_CASE("a read-only grant is read-only on the mounts below it too", "[live]") {
   require_full_host();
-  DirectoryWithSubmount tree;
-  if (!tree.mounted())
-    FAIL("mounting the test's tmpfs failed (" << std::strerror(errno)
-                                              << "); this test needs root to create it");
+  const auto prepared = errand::test::prepared_as_root("submount");
+  if (!prepared.ok) FAIL(prepared.why);
+  const fs::path tree = prepared.value;
   Harness h(boost::json::object{
-      {"policyExtra", boost::json::object{{"read", boost::json::array{tree.dir().string()}}}}});
-  const auto file = (tree.dir() / "below" / "file").string();
+      {"policyExtra", boost::json::object{{"read", boost::json::array{tree.string()}}}}});
+  const auto file = (tree / "below" / "file").string();
   const auto readable = h.run(h.spec({"read", file}));
   INFO(readable.out << readable.err << readable.launch_error);
   CHECK(readable.exit.exit_code == 0);
@@ -159,7 +164,7 @@ TEST_CASE("a read-only grant is read-only on the mounts below it too", "[live]")
   INFO(changed.out << changed.err);
   CHECK(changed.exit.exit_code == 1);
   CHECK(contains(changed.out, "errno=EROFS "));
-  const auto created = h.run(h.spec({"write", (tree.dir() / "below" / "new").string()}));
+  const auto created = h.run(h.spec({"write", (tree / "below" / "new").string()}));
   CHECK(created.exit.exit_code == 1);
   CHECK((contains(created.out, "errno=EROFS ") || contains(created.out, "errno=EACCES ")));
 }

@@ -2,6 +2,8 @@
 
 #include <cstdlib>
 
+#include "tests/support/delegated_cgroups.hpp"
+
 namespace errand::test {
 
 std::filesystem::path build_dir() {
@@ -56,9 +58,12 @@ void DaemonHarness::write_config(const std::string& text) const {
 }
 
 std::vector<std::string> DaemonHarness::environment() const {
-  return {"ERRAND_CONFIG=" + config_path().string(),
-          "ERRAND_PLUGIN_PATH=" + (build_dir() / "tests" / "daemon-plugins").string(),
-          "HOME=" + (dir_ / "home").string(), "PATH=/usr/bin:/bin"};
+  std::vector<std::string> env{
+      "ERRAND_CONFIG=" + config_path().string(),
+      "ERRAND_PLUGIN_PATH=" + (build_dir() / "tests" / "daemon-plugins").string(),
+      "HOME=" + (dir_ / "home").string(), "PATH=/usr/bin:/bin"};
+  for (auto& variable : delegated_environment()) env.push_back(std::move(variable));
+  return env;
 }
 
 std::vector<std::string> DaemonHarness::argv(std::vector<std::string> args) const {

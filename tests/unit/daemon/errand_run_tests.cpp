@@ -1,10 +1,13 @@
 // `errand run` as an operator meets it: refusals with their exit codes, the enforcement report,
 // the state lock and a clean stop on a signal.
 
+#include "core/daemon/root_refusal.hpp"
 #include "tests/unit/daemon/daemon_harness.hpp"
 
 #include <catch2/catch_test_macros.hpp>
 #include <csignal>
+#include <filesystem>
+#include <sstream>
 
 using namespace errand::test;
 using namespace std::chrono_literals;
@@ -97,4 +100,51 @@ TEST_CASE("the chat token and provider key never reach the log",
   CHECK(all.find("fixture-chat-token-0123456789") == std::string::npos);
   CHECK(all.find("fixture-provider-key-abcdef") == std::string::npos);
   CHECK(all.find("[redacted]") != std::string::npos);
+}
+
+TEST_CASE("errand run as root is refused with exit 2, saying how to run it instead") {
+  DaemonHarness h;
+  h.write_config(h.config_text());
+  // uid 0 in a user namespace of its own: root as far as errand can tell, whichever account
+  // the suite runs as, and the only way the tests start the daemon as root.
+  auto argv = h.argv({"run"});
+  argv.insert(argv.begin(), {"/usr/bin/unshare", "--user", "--map-root-user", "--"});
+  const auto r = run_to_end(argv, h.environment(), h.dir().path());
+  INFO(r.err);
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("refusing to run as root (uid 0)") != std::string::npos);
+  CHECK(r.err.find("useradd --system") != std::string::npos);
+  CHECK(r.err.find("Delegate=yes") != std::string::npos);
+  // Refused before anything was read or made.
+  CHECK_FALSE(std::filesystem::exists(h.dir() / "state"));
+}
+
+TEST_CASE("the daemon the suites start runs as an ordinary account holding no capability") {
+  DaemonHarness h;
+  h.write_config(h.config_text());
+  auto daemon = h.start({"run"});
+  REQUIRE(daemon->wait_for_output("serving with the fixture sandbox backend", 20s));
+  const auto status = read_file("/proc/" + std::to_string(daemon->pid()) + "/status");
+  const auto field = [&](const std::string& name) {
+    const auto at = status.find("\n" + name + ":");
+    REQUIRE(at != std::string::npos);
+    return status.substr(at + name.size() + 2, status.find('\n', at + 1) - at - name.size() - 2);
+  };
+  INFO(status);
+  // Real, effective, saved and filesystem uid: none is root.
+  std::istringstream uids(field("Uid"));
+  int seen = 0;
+  for (long uid = 0; uids >> uid; ++seen) CHECK(uid != 0);
+  CHECK(seen == 4);
+  CHECK(field("CapEff").find_first_not_of("0\t ") == std::string::npos);
+  CHECK(field("CapPrm").find_first_not_of("0\t ") == std::string::npos);
+  daemon->signal(SIGTERM);
+  CHECK(daemon->wait_for(20s) == 0);
+}
+
+TEST_CASE("root is refused whether it is the real or the effective uid") {
+  CHECK(errand::daemon::root_refusal(0, 0).has_value());
+  CHECK(errand::daemon::root_refusal(0, 1000).has_value());
+  CHECK(errand::daemon::root_refusal(1000, 0).has_value());
+  CHECK_FALSE(errand::daemon::root_refusal(1000, 1000).has_value());
 }

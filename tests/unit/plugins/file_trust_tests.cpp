@@ -3,6 +3,7 @@
 
 #include "core/plugins/file_trust.hpp"
 #include "core/plugins/registry.hpp"
+#include "tests/support/root_preparation.hpp"
 #include "tests/unit/plugins/plugin_test_support.hpp"
 
 #include <sys/stat.h>
@@ -10,6 +11,8 @@
 
 #include <catch2/catch_test_macros.hpp>
 #include <catch2/matchers/catch_matchers_string.hpp>
+#include <stdexcept>
+#include <string>
 
 using Catch::Matchers::ContainsSubstring;
 using Catch::Matchers::StartsWith;
@@ -28,6 +31,24 @@ fs::path good_copy(const fs::path& dir, fs::perms mode = fs::perms(0755)) {
   fs::permissions(copy, mode);
   return copy;
 }
+
+// Giving a file away takes root: the suite's root parent makes this copy, owned by a uid that
+// is neither root nor the test account, before the tests become that account.
+std::string make_foreign_plugin(const errand::test::TestAccount& account) {
+  char name[] = "/tmp/errand-foreign-plugin-XXXXXX";
+  if (::mkdtemp(name) == nullptr) throw std::runtime_error("mkdtemp failed");
+  fs::permissions(name, fs::perms(0755));
+  const auto file = good_copy(name);
+  const uid_t other = account.uid == 65534 ? 65533 : 65534;
+  if (::chown(file.c_str(), other, other) != 0) throw std::runtime_error("chown failed");
+  return file.string();
+}
+
+const errand::test::RootPreparation foreign_plugin{
+    "foreign plugin", make_foreign_plugin, [](const std::string& file) {
+      std::error_code ec;
+      fs::remove_all(fs::path(file).parent_path(), ec);
+    }};
 
 }  // namespace
 
@@ -83,10 +104,14 @@ TEST_CASE("a link to a plugin is judged by where it points as well") {
 }
 
 TEST_CASE("a plugin file belonging to another user is refused") {
-  if (::geteuid() != 0) SKIP("giving a file to another user needs root; CI runs as root");
-  TempDir dir;
-  const auto file = good_copy(dir.path());
-  REQUIRE(::chown(file.c_str(), 65534, 65534) == 0);
+  const auto prepared = errand::test::prepared_as_root("foreign plugin");
+  if (!prepared.ok) FAIL(prepared.why);
+  const fs::path file = prepared.value;
+  struct stat st {};
+  REQUIRE(::stat(file.c_str(), &st) == 0);
+  REQUIRE(st.st_uid != 0);
+  REQUIRE(st.st_uid != ::geteuid());
   CHECK_THAT(untrusted_plugin_file(file),
-             ContainsSubstring(file.string() + " belongs to uid 65534, neither root nor"));
+             ContainsSubstring(file.string() + " belongs to uid " + std::to_string(st.st_uid) +
+                               ", neither root nor"));
 }

@@ -136,8 +136,23 @@ TEST_CASE("open egress: port rules need ABI 4, hideHostAddress needs pasta") {
                  "reaches and listens on any port"));
   CHECK(contains(gaps,
                  "the host's address hidden from sessions (sandbox.hideHostAddress) -- "
-                 "pasta is not installed"));
+                 "pasta is unavailable (hidden by the test hook ERRAND_BAILEY_HIDE)"));
   CHECK(contains(gaps, "abstract unix sockets of the host kept out of reach"));
+}
+
+TEST_CASE("hideHostAddress with pasta unable to open the tap device is a gap saying so") {
+  auto settings = defaults();
+  settings.egress = errand::sdk::EgressMode::open;
+  settings.hide_host_address = true;
+  auto host = full_host();
+  host.pasta_path.clear();
+  host.pasta_detail = "pasta cannot open /dev/net/tun as uid 999 (Permission denied)";
+  const auto gaps = gaps_of(build_report(host, settings));
+  INFO(gaps);
+  CHECK(contains(gaps,
+                 "the host's address hidden from sessions (sandbox.hideHostAddress) -- "
+                 "pasta cannot open /dev/net/tun as uid 999 (Permission denied). Without it "
+                 "sessions share the host's network namespace"));
 }
 
 TEST_CASE("under the broker, hideHostAddress is inert and port rules are not a gap") {

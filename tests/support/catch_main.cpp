@@ -1,0 +1,8 @@
+// The main of every Catch2 suite: the tests run as the test account (see test_account.hpp).
+#include <catch2/catch_session.hpp>
+
+#include "tests/support/test_account.hpp"
+
+int main(int argc, char* argv[]) {
+  return errand::test::run_as_test_account([&] { return Catch::Session().run(argc, argv); });
+}
