@@ -1,12 +1,14 @@
 #include "core/agent/provider_models.hpp"
 
+#include "common/tls_client.hpp"
+#include "common/url_port.hpp"
 #include "core/config/string_settings.hpp"
 
 #include <fmt/format.h>
 #include <boost/asio/ip/address.hpp>
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/redirect_error.hpp>
 #include <boost/asio/ssl/context.hpp>
-#include <boost/asio/ssl/host_name_verification.hpp>
 #include <boost/asio/ssl/stream.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/beast/core/error.hpp>
@@ -86,16 +88,9 @@ std::string base_url_refusal(const boost::urls::url_view& url) {
            "sent; remove it";
   if (url.has_query()) return "carries a query (?...), which a base URL cannot have; remove it";
   if (url.has_fragment()) return "ends in a fragment (#...); remove it";
-  if (url.has_port()) {
-    // Read from the text: port_number() wraps a number past 65535 into range.
-    const std::string_view text = url.port();
-    const bool digits = !text.empty() && text.size() <= 5 &&
-                        text.find_first_not_of("0123456789") == std::string_view::npos;
-    const auto number = digits ? std::stoul(std::string(text)) : 0;
-    if (number < 1 || number > 65535)
-      return fmt::format("has the port \"{}\", which is not a number from 1 to 65535",
-                         std::string(text));
-  }
+  if (url.has_port() && !common::read_port(url.port()))
+    return fmt::format("has the port \"{}\", which is not a number from 1 to 65535",
+                       std::string(url.port()));
   // Boost.URL 1.81 reads "host:5-b" as port 5 and the path "-b".
   if (const auto path = url.encoded_path(); !path.empty() && path.front() != '/')
     return "has a malformed host or port";
@@ -179,17 +174,23 @@ asio::awaitable<sdk::Result<std::vector<std::string>>> fetch_provider_models(
       co_return result;
     }
     asio::ssl::context context(asio::ssl::context::tls_client);
-    context.set_default_verify_paths();
-    if (!r.extra_ca_pem.empty()) context.add_certificate_authority(asio::buffer(r.extra_ca_pem));
-    context.set_verify_mode(asio::ssl::verify_peer);
+    if (auto configured = common::configure_client_tls(context, {{}, "", r.extra_ca_pem});
+        !configured)
+      co_return failed(r, configured.error().message);
     beast::ssl_stream<beast::tcp_stream> stream(executor, context);
-    // An address is no server name, so only a name goes out as SNI.
-    if (!host_is_address && !SSL_set_tlsext_host_name(stream.native_handle(), host.c_str()))
-      co_return failed(r, "the TLS name could not be set");
-    stream.set_verify_callback(asio::ssl::host_name_verification(host));
+    const common::TlsPeer peer{host, port, host_is_address};
+    if (auto expected = common::expect_peer(stream.native_handle(), peer); !expected)
+      co_return failed(r, expected.error().message);
     beast::get_lowest_layer(stream).expires_after(r.timeout);
     co_await beast::get_lowest_layer(stream).async_connect(endpoints, asio::use_awaitable);
-    co_await stream.async_handshake(asio::ssl::stream_base::client, asio::use_awaitable);
+    boost::system::error_code handshake;
+    co_await stream.async_handshake(asio::ssl::stream_base::client,
+                                    asio::redirect_error(asio::use_awaitable, handshake));
+    if (handshake) {
+      const auto refusal =
+          common::describe_tls_failure(stream.native_handle(), peer, handshake, "");
+      co_return failed(r, refusal.sentence);
+    }
     auto result = co_await exchange(stream, r, std::move(request));
     co_return result;
   } catch (const boost::system::system_error& e) {

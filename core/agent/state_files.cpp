@@ -1,5 +1,7 @@
 #include "core/agent/state_files.hpp"
 
+#include "common/unique_fd.hpp"
+
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -10,23 +12,6 @@
 namespace errand::agent {
 
 namespace {
-
-class Descriptor {
- public:
-  explicit Descriptor(int fd = -1) : fd_(fd) {}
-  Descriptor(Descriptor&& other) noexcept : fd_(other.fd_) { other.fd_ = -1; }
-  Descriptor& operator=(Descriptor&& other) noexcept {
-    std::swap(fd_, other.fd_);
-    return *this;
-  }
-  ~Descriptor() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  int get() const { return fd_; }
-
- private:
-  int fd_;
-};
 
 sdk::Error failure(const std::filesystem::path& where, std::string_view what, int error) {
   std::string message =
@@ -53,7 +38,7 @@ sdk::Result<void> write_beneath(const std::filesystem::path& root,
     if (part == ".." || part == ".")
       return sdk::make_error("refused to write \"" + relative.string() +
                              "\": a state file's path may not contain . or ..");
-  Descriptor dir(::open(root.c_str(), O_DIRECTORY | O_RDONLY | O_CLOEXEC));
+  common::UniqueFd dir(::open(root.c_str(), O_DIRECTORY | O_RDONLY | O_CLOEXEC));
   if (dir.get() < 0) return failure(root, "open the directory", errno);
   std::filesystem::path walked = root;
   const auto parent = relative.parent_path();
@@ -61,15 +46,15 @@ sdk::Result<void> write_beneath(const std::filesystem::path& root,
     walked /= part;
     if (::mkdirat(dir.get(), part.c_str(), 0755) != 0 && errno != EEXIST)
       return failure(walked, "create", errno);
-    Descriptor next(
+    common::UniqueFd next(
         ::openat(dir.get(), part.c_str(), O_DIRECTORY | O_NOFOLLOW | O_RDONLY | O_CLOEXEC));
     if (next.get() < 0) return failure(walked, "enter", errno);
     dir = std::move(next);
   }
   const std::string name = relative.filename().string();
   const std::string temporary = temporary_name(name);
-  Descriptor file(::openat(dir.get(), temporary.c_str(),
-                           O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode));
+  common::UniqueFd file(::openat(dir.get(), temporary.c_str(),
+                                 O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode));
   if (file.get() < 0) return failure(root / relative, "create", errno);
   std::string_view rest = content;
   while (!rest.empty()) {

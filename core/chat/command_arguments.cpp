@@ -1,7 +1,10 @@
 #include "core/chat/command_arguments.hpp"
 
+#include "common/ascii_case.hpp"
+
 #include <fmt/format.h>
 #include <algorithm>
+#include <boost/beast/core/string.hpp>
 #include <cctype>
 #include <charconv>
 
@@ -31,7 +34,7 @@ sdk::Result<std::chrono::seconds> parse_duration(std::string_view text) {
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size() - 1, number);
   if (ec != std::errc() || end != text.data() + text.size() - 1) return bad();
   std::uint64_t unit_seconds = 0;
-  switch (std::tolower(static_cast<unsigned char>(text.back()))) {
+  switch (common::ascii_lower(text.substr(text.size() - 1)).front()) {
     case 's': unit_seconds = 1; break;
     case 'm': unit_seconds = 60; break;
     case 'h': unit_seconds = 3600; break;
@@ -51,9 +54,7 @@ sdk::Result<std::chrono::seconds> parse_duration(std::string_view text) {
 }
 
 sdk::Result<std::string> parse_host_pattern(std::string_view text) {
-  std::string host(text);
-  std::transform(host.begin(), host.end(), host.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  const std::string host = common::ascii_lower(text);
   const auto bad = [&](std::string_view why) {
     return refused(
         fmt::format("\"{}\" is not a host: {}; give a name such as api.example.com or "
@@ -93,10 +94,7 @@ sdk::Result<GrantArgument> parse_grant(std::string_view host, std::string_view d
   GrantArgument grant;
   grant.host = std::move(*parsed_host);
   if (duration.empty()) return grant;
-  std::string lower(duration);
-  std::transform(lower.begin(), lower.end(), lower.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  if (lower == "always") {
+  if (boost::beast::iequals(duration, "always")) {
     grant.span = sdk::GrantSpan::always;
     return grant;
   }

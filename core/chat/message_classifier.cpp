@@ -1,5 +1,7 @@
 #include "core/chat/message_classifier.hpp"
 
+#include "common/ascii_case.hpp"
+
 #include <fmt/format.h>
 #include <algorithm>
 #include <cctype>
@@ -122,10 +124,9 @@ ClassifiedMessage classify_message(std::string_view text, Where where) {
   if (!start.starts_with('!')) return PromptMessage{std::string(text)};
   auto rest = start.substr(1);
   const auto word_end = std::min(rest.find_first_of(kSpace), rest.size());
-  std::string word(rest.substr(0, word_end));
-  if (!looks_like_command_word(word)) return PromptMessage{std::string(text)};
-  std::transform(word.begin(), word.end(), word.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  const auto given_word = rest.substr(0, word_end);
+  if (!looks_like_command_word(given_word)) return PromptMessage{std::string(text)};
+  const std::string word = common::ascii_lower(given_word);
   const auto* def = find_command(word);
   if (!def) {
     return IgnoredMessage{

@@ -1,5 +1,8 @@
 #include "core/chat/project_files.hpp"
 
+#include "common/human_size.hpp"
+#include "common/unique_fd.hpp"
+
 #include "core/chat/listing_top.hpp"
 #include "core/chat/render/output_format.hpp"
 
@@ -21,30 +24,6 @@ namespace errand::chat {
 namespace {
 
 constexpr std::string_view kWorkspace = "/workspace";
-
-class Fd {
- public:
-  explicit Fd(int fd = -1) : fd_(fd) {}
-  Fd(Fd&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
-  Fd& operator=(Fd&& other) noexcept {
-    if (this != &other) {
-      reset();
-      fd_ = std::exchange(other.fd_, -1);
-    }
-    return *this;
-  }
-  Fd(const Fd&) = delete;
-  ~Fd() { reset(); }
-  int get() const noexcept { return fd_; }
-  int release() noexcept { return std::exchange(fd_, -1); }
-  void reset() noexcept {
-    if (fd_ >= 0) ::close(fd_);
-    fd_ = -1;
-  }
-
- private:
-  int fd_;
-};
 
 sdk::Error refused(std::string sentence, sdk::Error::Kind kind = sdk::Error::Kind::refused) {
   return sdk::make_error(std::move(sentence), kind);
@@ -94,8 +73,8 @@ std::vector<std::string> components(const std::string& relative) {
 
 // One component at a time, refusing any symbolic link by looking before opening and opening
 // with O_NOFOLLOW, so a link swapped in between fails the open instead of being followed.
-sdk::Result<Fd> walk_beneath(int project_fd, const std::string& relative, int flags) {
-  Fd current(::fcntl(project_fd, F_DUPFD_CLOEXEC, 0));
+sdk::Result<common::UniqueFd> walk_beneath(int project_fd, const std::string& relative, int flags) {
+  common::UniqueFd current(::fcntl(project_fd, F_DUPFD_CLOEXEC, 0));
   if (current.get() < 0) return open_failure(errno, relative);
   const auto parts = components(relative);
   for (std::size_t i = 0; i < parts.size(); ++i) {
@@ -107,23 +86,24 @@ sdk::Result<Fd> walk_beneath(int project_fd, const std::string& relative, int fl
     if (!last && !S_ISDIR(st.st_mode)) return open_failure(ENOTDIR, relative);
     const int next_flags = last ? (flags | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY)
                                 : (O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    Fd next(::openat(current.get(), parts[i].c_str(), next_flags));
+    common::UniqueFd next(::openat(current.get(), parts[i].c_str(), next_flags));
     if (next.get() < 0) return open_failure(errno, relative);
     current = std::move(next);
   }
   return current;
 }
 
-sdk::Result<Fd> open_beneath(const std::filesystem::path& project, const std::string& relative,
-                             int flags, PathResolver resolver) {
-  Fd project_fd(::open(project.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+sdk::Result<common::UniqueFd> open_beneath(const std::filesystem::path& project,
+                                           const std::string& relative, int flags,
+                                           PathResolver resolver) {
+  common::UniqueFd project_fd(::open(project.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
   if (project_fd.get() < 0) {
     return sdk::make_error(fmt::format("the project folder {} cannot be opened: {}",
                                        project.string(), std::strerror(errno)),
                            sdk::Error::Kind::unavailable);
   }
   if (relative == ".") {
-    Fd fd(::openat(project_fd.get(), ".", flags | O_CLOEXEC));
+    common::UniqueFd fd(::openat(project_fd.get(), ".", flags | O_CLOEXEC));
     if (fd.get() < 0) return open_failure(errno, relative);
     return fd;
   }
@@ -132,7 +112,7 @@ sdk::Result<Fd> open_beneath(const std::filesystem::path& project, const std::st
     how.flags = static_cast<std::uint64_t>(flags | O_CLOEXEC | O_NOCTTY);
     how.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
     const long fd = ::syscall(SYS_openat2, project_fd.get(), relative.c_str(), &how, sizeof how);
-    if (fd >= 0) return Fd(static_cast<int>(fd));
+    if (fd >= 0) return common::UniqueFd(static_cast<int>(fd));
     if (errno != ENOSYS) return open_failure(errno, relative);
   }
   return walk_beneath(project_fd.get(), relative, flags);
@@ -167,12 +147,6 @@ bool valid_utf8(std::string_view s) {
   return true;
 }
 
-std::string human_size(std::uint64_t bytes) {
-  if (bytes >= (1u << 20)) return fmt::format("{:.1f} MiB", static_cast<double>(bytes) / (1 << 20));
-  if (bytes >= (1u << 10)) return fmt::format("{:.1f} KiB", static_cast<double>(bytes) / (1 << 10));
-  return fmt::format("{} bytes", bytes);
-}
-
 sdk::Result<ProjectFile> read_regular_file(const std::filesystem::path& project,
                                            std::string_view requested, std::size_t max_bytes,
                                            std::string_view too_big_advice, PathResolver resolver) {
@@ -188,9 +162,10 @@ sdk::Result<ProjectFile> read_regular_file(const std::filesystem::path& project,
   if (!S_ISREG(st.st_mode))
     return refused(fmt::format("{} is not a regular file, so it cannot be read", shown(*relative)));
   const auto too_big = [&](std::uint64_t size) {
-    return refused(fmt::format("{} is {}, more than the {} allowed here; {}", shown(*relative),
-                               human_size(size), human_size(max_bytes), too_big_advice),
-                   sdk::Error::Kind::limit);
+    return refused(
+        fmt::format("{} is {}, more than the {} allowed here; {}", shown(*relative),
+                    common::human_size(size), common::human_size(max_bytes), too_big_advice),
+        sdk::Error::Kind::limit);
   };
   if (static_cast<std::uint64_t>(st.st_size) > max_bytes) return too_big(st.st_size);
   ProjectFile file;
@@ -306,7 +281,7 @@ std::string format_listing(const ProjectListing& listing) {
       case ProjectEntry::Type::directory: body += e.name + "/\n"; break;
       case ProjectEntry::Type::symlink: body += e.name + " (symbolic link, not followed)\n"; break;
       case ProjectEntry::Type::file:
-        body += fmt::format("{}  {}\n", e.name, human_size(e.size));
+        body += fmt::format("{}  {}\n", e.name, common::human_size(e.size));
         break;
       case ProjectEntry::Type::other: body += e.name + " (not a regular file)\n"; break;
     }
@@ -331,7 +306,7 @@ std::string format_inline_file(const ProjectFile& file) {
     });
     if (!plain) language.clear();
   }
-  return fmt::format("{} ({})\n{}", shown(file.path), human_size(file.bytes.size()),
+  return fmt::format("{} ({})\n{}", shown(file.path), common::human_size(file.bytes.size()),
                      fenced(file.bytes, language));
 }
 

@@ -1,7 +1,8 @@
 #include "core/config/provider_checks.hpp"
 
+#include "common/ascii_case.hpp"
+
 #include <array>
-#include <cctype>
 #include <errand/sdk/config_values.hpp>
 #include <optional>
 
@@ -28,14 +29,8 @@ constexpr std::array<std::string_view, 10> provider_keys{
     "credential",         "credentialName",        "baseUrl", "kind",  "placement", "capabilities",
     "strictCapabilities", "maxConcurrentRequests", "broker",  "models"};
 
-std::string lower(std::string_view text) {
-  std::string result(text);
-  for (auto& c : result) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return result;
-}
-
 std::optional<std::string_view> guarded_key_meant(std::string_view key) {
-  const std::string lowered = lower(key);
+  const std::string lowered = common::ascii_lower(key);
   for (const auto& guarded : guarded_keys) {
     if (equal_ignoring_case(key, guarded.name) || edit_distance(key, guarded.name) <= 2 ||
         lowered.starts_with(guarded.prefix))

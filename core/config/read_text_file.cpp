@@ -1,5 +1,7 @@
 #include "core/config/read_text_file.hpp"
 
+#include "common/unique_fd.hpp"
+
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -22,25 +24,11 @@ UnreadableFile because(const std::filesystem::path& file, const std::string& why
   return {"cannot read " + file.string() + ": " + why};
 }
 
-class FileDescriptor {
- public:
-  explicit FileDescriptor(int fd) : fd_(fd) {}
-  FileDescriptor(const FileDescriptor&) = delete;
-  FileDescriptor& operator=(const FileDescriptor&) = delete;
-  ~FileDescriptor() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  int get() const { return fd_; }
-
- private:
-  int fd_;
-};
-
 }  // namespace
 
 boost::system::result<std::string, UnreadableFile> read_text_file(
     const std::filesystem::path& file) {
-  const FileDescriptor fd(::open(file.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK));
+  const common::UniqueFd fd(::open(file.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK));
   if (fd.get() < 0) return because(file, errno);
   struct stat status {};
   if (::fstat(fd.get(), &status) != 0) return because(file, errno);

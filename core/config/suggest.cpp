@@ -1,7 +1,7 @@
 #include "core/config/suggest.hpp"
 
 #include <algorithm>
-#include <cctype>
+#include <boost/beast/core/string.hpp>
 
 namespace errand::config {
 
@@ -24,10 +24,7 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
 }
 
 bool equal_ignoring_case(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           return std::tolower(static_cast<unsigned char>(x)) ==
-                  std::tolower(static_cast<unsigned char>(y));
-         });
+  return boost::beast::iequals(a, b);
 }
 
 std::optional<std::string> closest_name(std::string_view word,

@@ -48,12 +48,4 @@ boost::system::result<StateLock, StateLock::Refusal> StateLock::acquire(
   return StateLock(fd);
 }
 
-StateLock::StateLock(StateLock&& other) noexcept : fd_(other.fd_) {
-  other.fd_ = -1;
-}
-
-StateLock::~StateLock() {
-  if (fd_ >= 0) ::close(fd_);
-}
-
 }  // namespace errand::daemon

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "common/unique_fd.hpp"
+
 #include <boost/system/result.hpp>
 #include <filesystem>
 #include <string>
@@ -17,14 +19,12 @@ class StateLock {
 
   static boost::system::result<StateLock, Refusal> acquire(const std::filesystem::path& state_dir);
 
-  StateLock(StateLock&& other) noexcept;
+  StateLock(StateLock&& other) noexcept = default;
   StateLock& operator=(StateLock&&) = delete;
-  StateLock(const StateLock&) = delete;
-  ~StateLock();
 
  private:
   explicit StateLock(int fd) : fd_(fd) {}
-  int fd_ = -1;
+  common::UniqueFd fd_;
 };
 
 }  // namespace errand::daemon

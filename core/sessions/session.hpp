@@ -9,6 +9,7 @@
 // whatever asked for it, closes the broker session first, then stops the sandbox, then records
 // the session as ended so its thread can be resumed.
 
+#include "common/strand_signal.hpp"
 #include "core/agent/acp_client.hpp"
 #include "core/chat/command_arguments.hpp"
 #include "core/chat/render/thread_renderer.hpp"
@@ -19,7 +20,6 @@
 #include "core/sessions/session_paths.hpp"
 #include "core/sessions/session_secrets.hpp"
 #include "core/sessions/session_services.hpp"
-#include "core/sessions/strand_signal.hpp"
 #include "core/threads/threads_db.hpp"
 
 #include <spdlog/logger.h>
@@ -87,7 +87,7 @@ class Session : public std::enable_shared_from_this<Session> {
     TurnTicket ticket;
     bool was_queued = false;
     std::string text;  // the agent's text so far, for the transcript
-    std::shared_ptr<StrandSignal> finished;
+    std::shared_ptr<common::StrandSignal> finished;
   };
   struct ToolState {
     std::string title;
@@ -163,8 +163,8 @@ class Session : public std::enable_shared_from_this<Session> {
   std::optional<SandboxSettings> sandbox_;
   Phase phase_ = Phase::starting;
   std::optional<StopRequest> stop_request_;
-  StrandSignal wake_;
-  StrandSignal ended_;
+  common::StrandSignal wake_;
+  common::StrandSignal ended_;
   bool session_recorded_ = false;  // threads.db knows this session
 
   std::shared_ptr<chat::ThreadRenderer> renderer_;

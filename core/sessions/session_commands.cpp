@@ -8,7 +8,7 @@
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
 #include <boost/asio/post.hpp>
-#include <cctype>
+#include <boost/beast/core/string.hpp>
 
 namespace errand::sessions {
 
@@ -26,11 +26,6 @@ std::string span_text(const chat::GrantArgument& grant) {
                           std::chrono::duration_cast<std::chrono::milliseconds>(grant.duration));
   }
   return "";
-}
-
-std::string lower(std::string text) {
-  for (auto& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return text;
 }
 
 }  // namespace
@@ -189,12 +184,12 @@ void Session::on_permission(agent::PermissionRequest request,
 
 void Session::answer_question(InboundPrompt answer) {
   auto& question = *question_;
-  const auto given = lower(answer.text);
+  const std::string_view given = answer.text;
   std::optional<std::string> chosen;
   const auto& options = question.request.options;
   for (std::size_t i = 0; i < options.size(); ++i) {
-    if (given == std::to_string(i + 1) || given == lower(options[i].id) ||
-        given == lower(options[i].name))
+    if (given == std::to_string(i + 1) || boost::beast::iequals(given, options[i].id) ||
+        boost::beast::iequals(given, options[i].name))
       chosen = options[i].id;
   }
   if (!chosen) {

@@ -111,7 +111,7 @@ void Session::begin_turn(InboundPrompt prompt, TurnTicket ticket, bool was_queue
   turn_->prompt = std::move(prompt);
   turn_->ticket = std::move(ticket);
   turn_->was_queued = was_queued;
-  turn_->finished = std::make_shared<StrandSignal>(strand_);
+  turn_->finished = std::make_shared<common::StrandSignal>(strand_);
   auto self = shared_from_this();
   spawn(run_turn(self));
 }

@@ -1,5 +1,6 @@
 #include "plugins/broker/broker_core.hpp"
 
+#include "common/tls_client.hpp"
 #include "plugins/broker/lookup_pool.hpp"
 
 #include <spdlog/sinks/null_sink.h>
@@ -49,21 +50,9 @@ BrokerCore::BrokerCore(const sdk::HostServices& services, BrokerSettings setting
   if (options.lookup_deadline) settings.lookup_deadline = *options.lookup_deadline;
   if (options.dial_deadline) settings.dial_deadline = *options.dial_deadline;
   if (options.ca_file) settings.ca_file = options.ca_file;
-  tls_.set_options(asio::ssl::context::default_workarounds | asio::ssl::context::no_sslv2 |
-                   asio::ssl::context::no_sslv3 | asio::ssl::context::no_tlsv1 |
-                   asio::ssl::context::no_tlsv1_1);
-  tls_.set_verify_mode(asio::ssl::verify_peer);
-  boost::system::error_code ec;
-  if (settings.ca_file) {
-    tls_.load_verify_file(settings.ca_file->string(), ec);
-    if (ec) {
-      tls_problem_ = "broker.caFile " + settings.ca_file->string() +
-                     " could not be read as PEM certificates: " + ec.message();
-    }
-  } else {
-    tls_.set_default_verify_paths(ec);
-    if (ec) tls_problem_ = "the system certificate store could not be loaded: " + ec.message();
-  }
+  const common::TrustStore trust{settings.ca_file.value_or(""), "broker.caFile", {}};
+  if (auto configured = common::configure_client_tls(tls_, trust); !configured)
+    tls_problem_ = (settings.ca_file ? "broker.caFile: " : "") + configured.error().message;
   for (const auto& [name, provider] : settings.providers)
     if (!provider.credential.empty() && provider.credential.size() < kShortestScrubbedKey)
       log_->warn(

@@ -1,24 +1,15 @@
 #include "plugins/broker/credentials.hpp"
 
+#include "common/ascii_case.hpp"
+
 #include <openssl/crypto.h>
 #include <openssl/rand.h>
 
 #include <array>
-#include <cctype>
 #include <stdexcept>
 
 namespace errand::broker {
 namespace {
-
-bool iequals_prefix(std::string_view value, std::string_view prefix) {
-  if (value.size() < prefix.size()) return false;
-  for (std::size_t i = 0; i < prefix.size(); ++i) {
-    if (std::tolower(static_cast<unsigned char>(value[i])) !=
-        std::tolower(static_cast<unsigned char>(prefix[i])))
-      return false;
-  }
-  return true;
-}
 
 std::string_view trim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
@@ -91,7 +82,7 @@ bool constant_time_equal(std::string_view a, std::string_view b) {
 
 std::optional<std::string> basic_auth_password(std::string_view header_value) {
   header_value = trim(header_value);
-  if (!iequals_prefix(header_value, "basic ")) return std::nullopt;
+  if (!common::istarts_with(header_value, "basic ")) return std::nullopt;
   const auto decoded = base64_decode(trim(header_value.substr(6)));
   if (!decoded) return std::nullopt;
   const auto colon = decoded->find(':');
@@ -101,7 +92,7 @@ std::optional<std::string> basic_auth_password(std::string_view header_value) {
 
 std::optional<std::string_view> bearer_token(std::string_view header_value) {
   header_value = trim(header_value);
-  if (!iequals_prefix(header_value, "bearer ")) return std::nullopt;
+  if (!common::istarts_with(header_value, "bearer ")) return std::nullopt;
   return trim(header_value.substr(7));
 }
 

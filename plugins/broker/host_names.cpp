@@ -1,5 +1,7 @@
 #include "plugins/broker/host_names.hpp"
 
+#include "common/ascii_case.hpp"
+
 #include <boost/asio/ip/address.hpp>
 #include <cctype>
 
@@ -36,12 +38,6 @@ bool valid_dns_name(std::string_view name) {
   }
 }
 
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
 }  // namespace
 
 bool is_ip_literal(std::string_view host) {
@@ -68,7 +64,7 @@ std::optional<std::string> normalise_host(std::string_view host, bool allow_wild
     if (address.is_v4() && address.to_string() != host) return std::nullopt;
     return address.to_string();
   }
-  std::string name = lower(host);
+  std::string name = common::ascii_lower(host);
   if (!name.empty() && name.back() == '.') name.pop_back();
   if (allow_wildcard && name.starts_with("*.")) {
     if (!valid_dns_name(std::string_view(name).substr(2))) return std::nullopt;

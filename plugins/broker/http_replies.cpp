@@ -1,31 +1,19 @@
 #include "plugins/broker/http_replies.hpp"
 
 #include <fmt/format.h>
+#include <boost/beast/core/string.hpp>
 #include <boost/beast/http/status.hpp>
-#include <cctype>
+
+#include "common/ascii_case.hpp"
 
 namespace errand::broker {
 namespace http = boost::beast::http;
-
-bool iequals(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    if (std::tolower(static_cast<unsigned char>(a[i])) !=
-        std::tolower(static_cast<unsigned char>(b[i])))
-      return false;
-  }
-  return true;
-}
 
 namespace {
 
 std::string bracketed(std::string_view host) {
   if (host.find(':') != std::string_view::npos) return fmt::format("[{}]", host);
   return std::string(host);
-}
-
-bool istarts_with(std::string_view s, std::string_view prefix) {
-  return s.size() >= prefix.size() && iequals(s.substr(0, prefix.size()), prefix);
 }
 
 bool connection_names(const http::fields& fields, std::string_view name) {
@@ -39,7 +27,7 @@ bool connection_names(const http::fields& fields, std::string_view name) {
         token.remove_prefix(1);
       while (!token.empty() && (token.back() == ' ' || token.back() == '\t'))
         token.remove_suffix(1);
-      if (iequals(token, name)) return true;
+      if (boost::beast::iequals(token, name)) return true;
       if (comma == std::string_view::npos) break;
       list.remove_prefix(comma + 1);
     }
@@ -66,9 +54,9 @@ bool is_hop_by_hop(std::string_view name, const http::fields& fields) {
   static constexpr std::string_view kHopByHop[] = {"connection", "keep-alive",        "te",
                                                    "trailer",    "transfer-encoding", "upgrade"};
   for (const auto h : kHopByHop) {
-    if (iequals(name, h)) return true;
+    if (boost::beast::iequals(name, h)) return true;
   }
-  if (istarts_with(name, "proxy-")) return true;
+  if (common::istarts_with(name, "proxy-")) return true;
   return connection_names(fields, name);
 }
 
@@ -77,7 +65,7 @@ bool is_override_header(std::string_view name) {
                                                     "x-method-override",      "x-original-url",
                                                     "x-rewrite-url",          "x-original-method"};
   for (const auto h : kOverrides) {
-    if (iequals(name, h)) return true;
+    if (boost::beast::iequals(name, h)) return true;
   }
   return false;
 }

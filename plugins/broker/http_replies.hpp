@@ -40,6 +40,4 @@ std::string render_request_head(std::string_view method, std::string_view target
 std::string render_response_head(unsigned status, std::string_view reason,
                                  const HeaderList& fields);
 
-bool iequals(std::string_view a, std::string_view b);
-
 }  // namespace errand::broker

@@ -3,13 +3,14 @@
 #include <fmt/format.h>
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/experimental/awaitable_operators.hpp>
-#include <boost/asio/ssl/host_name_verification.hpp>
 #include <boost/asio/ssl/stream.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/asio/write.hpp>
+#include <boost/beast/core/string.hpp>
 #include <functional>
 
+#include "common/tls_client.hpp"
 #include "plugins/broker/broker_session.hpp"
 #include "plugins/broker/client_replies.hpp"
 #include "plugins/broker/http_replies.hpp"
@@ -43,7 +44,7 @@ HeaderList upstream_fields(const http::request_header<>& head, const ProviderSet
       case http::field::expect: continue;
       default: break;
     }
-    if (iequals(name, "x-api-key")) continue;
+    if (boost::beast::iequals(name, "x-api-key")) continue;
     fields.emplace_back(std::string(name), std::string(field.value()));
   }
   // The real key goes only where the provider reads it, whatever else the session sent.
@@ -260,21 +261,26 @@ asio::awaitable<bool> exchange_with_provider(ProviderCall& call, Connection& con
   }
 
   asio::ssl::stream<tcp::socket> stream(std::move(*dial.socket), session.core().tls());
-  if (!up.host_is_literal) SSL_set_tlsext_host_name(stream.native_handle(), up.host.c_str());
-  stream.set_verify_callback(asio::ssl::host_name_verification(up.host));
+  const common::TlsPeer peer{up.host, std::to_string(up.port), up.host_is_literal};
+  if (auto expected = common::expect_peer(stream.native_handle(), peer); !expected) {
+    session.warn("{} answered 502: {}", call.what(), expected.error().message);
+    const std::string body_text =
+        "errand broker: upstream unreachable: " + expected.error().message;
+    co_return co_await call.refuse(connection, Outcome::upstream_unreachable, 502, body_text,
+                                   false);
+  }
   const UpstreamHook hook(connection, [&stream] {
     boost::system::error_code ignored;
     stream.lowest_layer().close(ignored);
   });
   const auto tls_ec = co_await tls_handshake(stream, settings.dial_deadline);
   if (tls_ec) {
-    session.warn("{} answered 502 at the TLS handshake with {}:{}: {}", call.what(), up.host,
-                 up.port, tls_ec.message());
-    const std::string body_text = fmt::format(
-        "errand broker: upstream unreachable: TLS with {}:{} failed ({}); the "
-        "provider's certificate must verify against the system store or "
-        "broker.caFile",
-        up.host, up.port, tls_ec.message());
+    const auto refusal =
+        common::describe_tls_failure(stream.native_handle(), peer, tls_ec, "broker.caFile");
+    session.warn("{} answered 502: {}", call.what(), refusal.sentence);
+    const std::string body_text =
+        fmt::format("errand broker: upstream unreachable: TLS with {}:{} failed: {}", up.host,
+                    up.port, refusal.reason);
     co_return co_await call.refuse(connection, Outcome::upstream_unreachable, 502, body_text,
                                    false);
   }

@@ -1,6 +1,7 @@
 #include "plugins/broker/response_relay.hpp"
 
 #include <fmt/format.h>
+#include <boost/beast/core/string.hpp>
 
 namespace errand::broker {
 namespace http = boost::beast::http;
@@ -35,7 +36,7 @@ bool is_encoded(const http::response_header<>& head) {
     std::string_view value = field.value();
     while (!value.empty() && value.front() == ' ') value.remove_prefix(1);
     while (!value.empty() && value.back() == ' ') value.remove_suffix(1);
-    if (!value.empty() && !iequals(value, "identity")) return true;
+    if (!value.empty() && !boost::beast::iequals(value, "identity")) return true;
   }
   return false;
 }

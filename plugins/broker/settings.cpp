@@ -8,6 +8,8 @@
 #include <cctype>
 #include <errand/sdk/config_values.hpp>
 
+#include "common/url_port.hpp"
+
 namespace errand::broker {
 namespace {
 
@@ -70,17 +72,13 @@ void read_upstream(ProviderSettings& p, const std::vector<AddressRange>& allow_i
   up.host_is_literal = is_ip_literal(host_text);
   up.port = up.tls ? 443 : 80;
   if (url->has_port()) {
-    // Read from the text: port_number() wraps a number past 65535 into range.
-    const std::string_view text = url->port();
-    const bool digits = !text.empty() && text.size() <= 5 &&
-                        text.find_first_not_of("0123456789") == std::string_view::npos;
-    const auto number = digits ? std::stoul(std::string(text)) : 0;
-    if (number < 1 || number > 65535) {
+    const auto port = common::read_port(url->port());
+    if (!port) {
       p.refusal = fmt::format("its baseUrl \"{}\" has a port that is not a number from 1 to 65535",
                               p.base_url);
       return;
     }
-    up.port = static_cast<std::uint16_t>(number);
+    up.port = *port;
   }
   if (!up.tls) {
     bool listed_loopback = false;

@@ -12,6 +12,8 @@
 #include <chrono>
 #include <optional>
 
+#include "common/ascii_case.hpp"
+
 #include "plugins/chat-discord/tls_client.hpp"
 
 namespace errand::discord {
@@ -123,9 +125,7 @@ asio::awaitable<sdk::Result<HttpReply>> HttpPool::exchange(Connection& c, const 
   HttpReply reply;
   reply.status = response.result_int();
   for (const auto& field : response) {
-    std::string name(field.name_string());
-    for (auto& ch : name) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-    reply.headers[name] = std::string(field.value());
+    reply.headers[common::ascii_lower(field.name_string())] = std::string(field.value());
   }
   reply.body = std::move(response.body());
   reusable = parser.keep_alive();

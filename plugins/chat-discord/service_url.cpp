@@ -4,6 +4,8 @@
 #include <boost/url/parse.hpp>
 #include <boost/url/url.hpp>
 
+#include "common/url_port.hpp"
+
 namespace errand::discord {
 
 namespace urls = boost::urls;
@@ -97,15 +99,11 @@ sdk::Result<Endpoint> parse_endpoint(std::string_view url, UrlRole role) {
     default: return refused(url, "names its host in a form errand cannot connect to");
   }
   if (parsed->has_port()) {
-    // Read from the text: port_number() wraps a number past 65535 into range.
-    const auto text = parsed->port();
-    const bool digits = !text.empty() && text.size() <= 5 &&
-                        text.find_first_not_of("0123456789") == std::string_view::npos;
-    const auto number = digits ? std::stoul(std::string(text)) : 0;
-    if (number < 1 || number > 65535)
-      return refused(
-          url, "has the port \"" + std::string(text) + "\", which is not a number from 1 to 65535");
-    e.port = std::to_string(number);
+    const auto port = common::read_port(parsed->port());
+    if (!port)
+      return refused(url, "has the port \"" + std::string(parsed->port()) +
+                              "\", which is not a number from 1 to 65535");
+    e.port = std::to_string(*port);
   } else {
     e.port = e.tls ? "443" : "80";
   }

@@ -2,6 +2,7 @@
 
 #include "core/daemon/system_clock.hpp"
 #include "tests/support/delegated_cgroups.hpp"
+#include "tests/support/poll_until.hpp"
 #include "tests/support/program_copy.hpp"
 #include "tests/support/temp_dir.hpp"
 
@@ -43,9 +44,7 @@ std::string E2eHarness::fake_agent() {
 
 E2eHarness::E2eHarness() : provider_(std::make_unique<fakes::FakeProvider>()) {
   // Under /tmp, like an operator's /srv: bailey binds these into the sandbox.
-  char name[] = "/tmp/errand-e2e-XXXXXX";
-  REQUIRE(::mkdtemp(name) != nullptr);
-  root_ = name;
+  root_ = errand::test::make_temp_dir("/tmp", "errand-e2e-");
   fs::create_directories(root_ / "projects");
   fs::create_directories(root_ / "home");
   // The fake Discord as the real one is reached: https and wss, the certificate verified
@@ -217,12 +216,7 @@ std::optional<sessions::TurnRecord> E2eHarness::turn(const std::string& message_
 }
 
 bool eventually(const std::function<bool()>& pred, std::chrono::milliseconds timeout) {
-  const auto until = std::chrono::steady_clock::now() + timeout;
-  while (std::chrono::steady_clock::now() < until) {
-    if (pred()) return true;
-    std::this_thread::sleep_for(50ms);
-  }
-  return pred();
+  return errand::test::poll_until(pred, timeout, 50ms);
 }
 
 std::vector<int> processes_with(const std::string& needle) {

@@ -82,24 +82,15 @@ TEST_CASE("a session started after a switch to egress open still runs behind the
 }
 
 // A directory outside /tmp, which bailey places itself and so refuses to grant.
-struct SharedDirectory {
-  std::filesystem::path path;
-  SharedDirectory() {
-    char name[] = "/var/tmp/errand-e2e-shared-XXXXXX";
-    REQUIRE(::mkdtemp(name) != nullptr);
-    path = name;
-  }
-  ~SharedDirectory() {
-    std::error_code ec;
-    std::filesystem::remove_all(path, ec);
-  }
+struct SharedDirectory : errand::test::TempDir {
+  SharedDirectory() : errand::test::TempDir("/var/tmp", "errand-e2e-shared-") {}
 };
 
 TEST_CASE("a grant added by a reload is logged in the new report and reaches the next session",
           "[e2e]") {
   E2eHarness h;
   const SharedDirectory directory;
-  const auto& shared = directory.path;
+  const auto& shared = directory.path();
   errand::test::write_file(shared / "note.txt", "granted-by-reload\n");
   h.start();
 

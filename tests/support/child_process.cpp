@@ -1,5 +1,6 @@
 #include "tests/support/child_process.hpp"
 
+#include "tests/support/poll_until.hpp"
 #include "tests/support/temp_dir.hpp"
 
 #include <fcntl.h>
@@ -60,27 +61,21 @@ void ChildProcess::signal(int signal) const {
 
 std::optional<int> ChildProcess::wait_for(std::chrono::milliseconds timeout) {
   if (exit_code_) return exit_code_;
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (true) {
-    int status = 0;
-    const pid_t done = ::waitpid(pid_, &status, WNOHANG);
-    if (done == pid_) {
-      exit_code_ = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-      return exit_code_;
-    }
-    if (std::chrono::steady_clock::now() >= deadline) return std::nullopt;
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
+  poll_until(
+      [&] {
+        int status = 0;
+        if (::waitpid(pid_, &status, WNOHANG) != pid_) return false;
+        exit_code_ = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+        return true;
+      },
+      timeout, std::chrono::milliseconds(20));
+  return exit_code_;
 }
 
 bool ChildProcess::wait_for_output(const std::string& needle, std::chrono::milliseconds timeout,
                                    bool in_stderr) const {
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (std::chrono::steady_clock::now() < deadline) {
-    if ((in_stderr ? err() : out()).find(needle) != std::string::npos) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  return false;
+  return poll_until([&] { return (in_stderr ? err() : out()).find(needle) != std::string::npos; },
+                    timeout, std::chrono::milliseconds(20));
 }
 
 std::string ChildProcess::out() const {

@@ -1,6 +1,8 @@
 #include "tests/support/temp_dir.hpp"
 
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -8,12 +10,18 @@
 
 namespace errand::test {
 
-TempDir::TempDir() {
-  const auto base = std::filesystem::temp_directory_path() / "errand-test-XXXXXX";
-  std::string pattern = base.string();
-  if (::mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-  path_ = pattern;
+std::filesystem::path make_temp_dir(const std::filesystem::path& parent, std::string_view prefix) {
+  std::string pattern = (parent / prefix).string() + "XXXXXX";
+  if (::mkdtemp(pattern.data()) == nullptr)
+    throw std::runtime_error("cannot make a temporary directory under " + parent.string() + ": " +
+                             std::strerror(errno));
+  return pattern;
 }
+
+TempDir::TempDir() : TempDir(std::filesystem::temp_directory_path()) {}
+
+TempDir::TempDir(const std::filesystem::path& parent, std::string_view prefix)
+    : path_(make_temp_dir(parent, prefix)) {}
 
 TempDir::~TempDir() {
   std::error_code ec;

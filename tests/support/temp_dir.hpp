@@ -6,10 +6,16 @@
 
 namespace errand::test {
 
-// A fresh directory under $TMPDIR, removed with everything in it when the object goes.
+// Makes a fresh directory (mode 0700) named prefix and six random characters under parent, and
+// returns its path; it is the caller's to remove. Throws std::runtime_error saying why not.
+std::filesystem::path make_temp_dir(const std::filesystem::path& parent, std::string_view prefix);
+
+// A fresh directory, removed with everything in it when the object goes: under $TMPDIR, or
+// under parent for a test that needs a particular place (/var/tmp, outside what bailey hides).
 class TempDir {
  public:
   TempDir();
+  explicit TempDir(const std::filesystem::path& parent, std::string_view prefix = "errand-test-");
   TempDir(const TempDir&) = delete;
   TempDir& operator=(const TempDir&) = delete;
   ~TempDir();

@@ -1,5 +1,7 @@
 #include "core/chat/render/thread_renderer.hpp"
 
+#include "common/human_size.hpp"
+
 #include <fmt/format.h>
 #include <algorithm>
 #include <boost/asio/co_spawn.hpp>
@@ -27,12 +29,6 @@ std::string describe_elapsed(std::chrono::steady_clock::duration elapsed) {
   return fmt::format("{}h {}m", s / 3600, (s % 3600) / 60);
 }
 
-std::string human_bytes(std::uint64_t bytes) {
-  if (bytes >= (1u << 20)) return fmt::format("{:.1f} MiB", static_cast<double>(bytes) / (1 << 20));
-  if (bytes >= (1u << 10)) return fmt::format("{:.1f} KiB", static_cast<double>(bytes) / (1 << 10));
-  return fmt::format("{} bytes", bytes);
-}
-
 }  // namespace
 
 std::shared_ptr<ThreadRenderer> ThreadRenderer::create(asio::any_io_executor strand,
@@ -49,22 +45,6 @@ ThreadRenderer::ThreadRenderer(asio::any_io_executor strand, RendererDeps deps,
       thread_id_(std::move(thread_id)),
       settings_(settings),
       limits_(deps_.transport.limits()) {}
-
-ThreadRenderer::Signal::Signal(asio::any_io_executor ex) : timer(std::move(ex)) {
-  timer.expires_at(asio::steady_timer::time_point::max());
-}
-
-void ThreadRenderer::Signal::fire() {
-  fired = true;
-  timer.cancel();
-}
-
-asio::awaitable<void> ThreadRenderer::Signal::wait() {
-  while (!fired) {
-    boost::system::error_code ec;
-    co_await timer.async_wait(asio::redirect_error(asio::use_awaitable, ec));
-  }
-}
 
 void ThreadRenderer::begin_turn(TurnStart start) {
   enqueue(std::move(start));
@@ -93,16 +73,16 @@ void ThreadRenderer::end_turn(TurnEnd end) {
 
 asio::awaitable<sdk::Result<void>> ThreadRenderer::upload(sdk::OutFile file, std::string asked_by,
                                                           std::string caption) {
-  auto done = std::make_shared<Signal>(strand_);
+  auto done = std::make_shared<UploadDone>(strand_);
   enqueue(UploadEvent{std::move(file), std::move(asked_by), std::move(caption), done});
-  co_await done->wait();
+  co_await done->signal.wait();
   if (!done->result)
     co_return sdk::make_error("the upload was dropped", sdk::Error::Kind::cancelled);
   co_return *done->result;
 }
 
 asio::awaitable<void> ThreadRenderer::drain() {
-  auto done = std::make_shared<Signal>(strand_);
+  auto done = std::make_shared<common::StrandSignal>(strand_);
   enqueue(Barrier{done});
   co_await done->wait();
 }
@@ -220,7 +200,7 @@ asio::awaitable<void> ThreadRenderer::handle(Event& event) {
   } else if (auto* upload = std::get_if<UploadEvent>(&event)) {
     auto result = co_await handle_upload(*upload);
     upload->done->result = std::move(result);
-    upload->done->fire();
+    upload->done->signal.fire();
   } else if (auto* barrier = std::get_if<Barrier>(&event)) {
     // Everything before the barrier includes the reactions still on their own lane.
     if (reacting_) {
@@ -306,7 +286,8 @@ asio::awaitable<sdk::Result<void>> ThreadRenderer::handle_upload(UploadEvent& up
     auto sentence = fmt::format(
         "{} was not uploaded: it is {}, more than the {} this chat service accepts in one "
         "file.",
-        name, human_bytes(upload.file.bytes.size()), human_bytes(limits_.max_upload_bytes));
+        name, common::human_size(upload.file.bytes.size()),
+        common::human_size(limits_.max_upload_bytes));
     co_await send_addressed(upload.asked_by, sentence);
     co_return sdk::make_error(std::move(sentence), sdk::Error::Kind::limit);
   }

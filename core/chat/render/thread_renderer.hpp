@@ -8,6 +8,7 @@
 // back the agent's text behind other sessions' marks. Every outbound text passes Secrets::scrub in
 // send_post/send_edit, the one door.
 
+#include "common/strand_signal.hpp"
 #include "core/chat/render/message_split.hpp"
 #include "core/chat/render/output_format.hpp"
 #include "core/chat/render/render_settings.hpp"
@@ -105,23 +106,20 @@ class ThreadRenderer : public std::enable_shared_from_this<ThreadRenderer> {
     std::string text;
     std::vector<std::string> mentions;
   };
-  // Wakes one waiter on the strand; firing before the wait starts is not lost.
-  struct Signal {
-    explicit Signal(boost::asio::any_io_executor ex);
-    void fire();
-    boost::asio::awaitable<void> wait();
-    boost::asio::steady_timer timer;
-    bool fired = false;
+  // An upload's outcome, handed back to the coroutine that waits for it on the strand.
+  struct UploadDone {
+    explicit UploadDone(boost::asio::any_io_executor strand) : signal(std::move(strand)) {}
+    common::StrandSignal signal;
     std::optional<sdk::Result<void>> result;
   };
   struct UploadEvent {
     sdk::OutFile file;
     std::string asked_by;
     std::string caption;
-    std::shared_ptr<Signal> done;
+    std::shared_ptr<UploadDone> done;
   };
   struct Barrier {
-    std::shared_ptr<Signal> done;
+    std::shared_ptr<common::StrandSignal> done;
   };
   using Event = std::variant<TextChunk, TurnStart, ToolCallStart, ToolCallEnd, FileChange,
                              NoticeEvent, PromptAnswer, TurnEnd, UploadEvent, Barrier>;
@@ -183,7 +181,8 @@ class ThreadRenderer : public std::enable_shared_from_this<ThreadRenderer> {
   };
   std::deque<PendingReaction> reactions_;
   bool reacting_ = false;
-  std::vector<std::shared_ptr<Signal>> reaction_waiters_;  // barriers waiting for the lane
+  std::vector<std::shared_ptr<common::StrandSignal>>
+      reaction_waiters_;  // barriers waiting for the lane
   TextBlock block_;
   std::map<std::string, ToolMessage> tools_;
   std::optional<TurnStart> turn_;

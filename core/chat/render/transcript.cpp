@@ -83,16 +83,6 @@ sdk::Result<TranscriptWriter> TranscriptWriter::open(const std::filesystem::path
   return TranscriptWriter(fd, std::move(path), secrets, clock);
 }
 
-TranscriptWriter::TranscriptWriter(TranscriptWriter&& other) noexcept
-    : fd_(std::exchange(other.fd_, -1)),
-      path_(std::move(other.path_)),
-      secrets_(other.secrets_),
-      clock_(other.clock_) {}
-
-TranscriptWriter::~TranscriptWriter() {
-  if (fd_ >= 0) ::close(fd_);
-}
-
 sdk::Result<void> TranscriptWriter::append(std::uint64_t turn, const boost::json::value& entry) {
   boost::json::object line;
   line["at"] = format_utc(clock_->now());
@@ -102,7 +92,7 @@ sdk::Result<void> TranscriptWriter::append(std::uint64_t turn, const boost::json
   text.push_back('\n');
   std::size_t written = 0;
   while (written < text.size()) {
-    const auto n = ::write(fd_, text.data() + written, text.size() - written);
+    const auto n = ::write(fd_.get(), text.data() + written, text.size() - written);
     if (n < 0) {
       if (errno == EINTR) continue;
       return sdk::make_error(

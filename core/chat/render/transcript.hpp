@@ -5,6 +5,8 @@
 // every other output, and it lives in the record directory the sandbox never sees, so the agent
 // cannot rewrite its own history. A resumed session replays it.
 
+#include "common/unique_fd.hpp"
+
 #include <boost/json/value.hpp>
 #include <chrono>
 #include <cstdint>
@@ -38,10 +40,8 @@ class TranscriptWriter {
   // Creates record_dir/transcript.jsonl (mode 0600) or opens it to append.
   static sdk::Result<TranscriptWriter> open(const std::filesystem::path& record_dir,
                                             const sdk::Secrets& secrets, const sdk::Clock& clock);
-  TranscriptWriter(TranscriptWriter&& other) noexcept;
+  TranscriptWriter(TranscriptWriter&& other) noexcept = default;
   TranscriptWriter& operator=(TranscriptWriter&&) = delete;
-  TranscriptWriter(const TranscriptWriter&) = delete;
-  ~TranscriptWriter();
 
   // Every string in entry, keys included, is scrubbed before the line is written. One write
   // call per line, so concurrent appends never interleave within a line.
@@ -53,7 +53,7 @@ class TranscriptWriter {
                    const sdk::Clock& clock)
       : fd_(fd), path_(std::move(path)), secrets_(&secrets), clock_(&clock) {}
 
-  int fd_ = -1;
+  common::UniqueFd fd_;
   std::filesystem::path path_;
   const sdk::Secrets* secrets_;
   const sdk::Clock* clock_;

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "plugins/sandbox-bailey/impl/bailey_backend.hpp"
+#include "tests/support/temp_dir.hpp"
 #include "tests/support/test_account.hpp"
 
 namespace fs = std::filesystem;
@@ -118,9 +119,13 @@ bool run_bwrap(const fs::path& project, const fs::path& state) {
 // The benchmark itself; main runs it as the test account, as the daemon is deployed.
 static int benchmark(int argc, char** argv) {
   const int runs = argc > 1 ? std::max(1, std::atoi(argv[1])) : 30;
-  char root_name[] = "/tmp/bench-launch-XXXXXX";
-  if (::mkdtemp(root_name) == nullptr) return 1;
-  const fs::path root = root_name;
+  fs::path root;
+  try {
+    root = errand::test::make_temp_dir("/tmp", "bench-launch-");
+  } catch (const std::runtime_error& e) {
+    std::fprintf(stderr, "%s\n", e.what());
+    return 1;
+  }
   const auto state_dir = root / "state";
   const auto projects = root / "projects";
   fs::create_directories(state_dir / "brokers");

@@ -143,12 +143,13 @@ std::string measure_wave(fake_discord::FakeDiscord& discord, OutputClock& clock,
 RoundResult run_round(const RoundSetup& setup) {
   RoundResult result;
   // Under /var/tmp, where bailey may bind the project and state directories.
-  char made[] = "/var/tmp/errand-bench-sessions-XXXXXX";
-  if (::mkdtemp(made) == nullptr) {
-    result.problem = "cannot make a directory under /var/tmp";
+  fs::path root;
+  try {
+    root = errand::test::make_temp_dir("/var/tmp", "errand-bench-sessions-");
+  } catch (const std::runtime_error& e) {
+    result.problem = e.what();
     return result;
   }
-  const fs::path root = made;
   fs::create_directories(root / "projects");
   fs::create_directories(root / "home");
 

@@ -4,6 +4,7 @@
 #include <boost/asio/detached.hpp>
 
 #include "fake_impl.hpp"
+#include "tests/support/poll_until.hpp"
 
 namespace errand::fake_discord {
 
@@ -235,12 +236,7 @@ void FakeDiscord::clear_records() {
 }
 
 bool FakeDiscord::wait_until(const std::function<bool()>& pred, std::chrono::milliseconds timeout) {
-  const auto deadline = steady::now() + timeout;
-  while (true) {
-    if (pred()) return true;
-    if (steady::now() >= deadline) return false;
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
+  return errand::test::poll_until(pred, timeout);
 }
 
 }  // namespace errand::fake_discord

@@ -296,7 +296,8 @@ void listen(tcp::acceptor& acceptor, std::uint16_t& port) {
 }  // namespace
 
 FakeProvider::Impl::Impl(Options options_)
-    : options(std::move(options_)), certificates(make_test_certificates()) {
+    : options(std::move(options_)),
+      certificates(make_test_certificates("errand fake provider CA")) {
   tls.use_certificate_chain(asio::buffer(certificates.server_certificate_pem));
   tls.use_private_key(asio::buffer(certificates.server_key_pem), asio::ssl::context::pem);
   listen(http_acceptor, http_port);

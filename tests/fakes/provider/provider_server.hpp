@@ -4,7 +4,7 @@
 // one for HTTPS, and the scripted answers and recorded requests both listeners share.
 
 #include "tests/fakes/provider/fake_provider.hpp"
-#include "tests/fakes/provider/test_certificate_authority.hpp"
+#include "tests/fakes/upstream/test_ca.hpp"
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>

@@ -6,7 +6,7 @@
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>
 
-#include <cstdio>
+#include <fstream>
 #include <memory>
 #include <stdexcept>
 
@@ -17,6 +17,7 @@ struct Free {
   void operator()(EVP_PKEY* p) const { EVP_PKEY_free(p); }
   void operator()(X509* p) const { X509_free(p); }
   void operator()(X509_EXTENSION* p) const { X509_EXTENSION_free(p); }
+  void operator()(BIO* p) const { BIO_free(p); }
 };
 using Key = std::unique_ptr<EVP_PKEY, Free>;
 using Cert = std::unique_ptr<X509, Free>;
@@ -57,20 +58,29 @@ Cert new_cert(EVP_PKEY* key, const std::string& common_name, long serial) {
   return cert;
 }
 
-void write_pem(const std::filesystem::path& path, X509* cert, EVP_PKEY* key) {
-  FILE* f = std::fopen(path.c_str(), "w");
-  if (!f) throw std::runtime_error("test CA: cannot write " + path.string());
-  const bool ok = cert ? PEM_write_X509(f, cert) == 1
-                       : PEM_write_PrivateKey(f, key, nullptr, nullptr, 0, nullptr, nullptr) == 1;
-  std::fclose(f);
-  if (!ok) fail("writing " + path.string());
+// The PEM text of cert, or of key when cert is null.
+std::string pem_of(X509* cert, EVP_PKEY* key) {
+  std::unique_ptr<BIO, Free> bio(BIO_new(BIO_s_mem()));
+  if (!bio) fail("allocating a memory BIO");
+  const bool ok =
+      cert ? PEM_write_bio_X509(bio.get(), cert) == 1
+           : PEM_write_bio_PrivateKey(bio.get(), key, nullptr, nullptr, 0, nullptr, nullptr) == 1;
+  if (!ok) fail(cert ? "writing a certificate as PEM" : "writing a key as PEM");
+  char* data = nullptr;
+  const long size = BIO_get_mem_data(bio.get(), &data);
+  return std::string(data, static_cast<std::size_t>(size));
+}
+
+void write_file(const std::filesystem::path& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << text;
+  if (!out) throw std::runtime_error("test CA: cannot write " + path.string());
 }
 
 }  // namespace
 
-TestCa make_test_ca(const std::filesystem::path& dir, const std::string& ca_name,
-                    const std::string& server_names) {
-  std::filesystem::create_directories(dir);
+TestCertificates make_test_certificates(const std::string& ca_name,
+                                        const std::string& server_names) {
   const Key ca_key = new_key();
   const Cert ca = new_cert(ca_key.get(), ca_name, 1);
   X509_set_issuer_name(ca.get(), X509_get_subject_name(ca.get()));
@@ -89,10 +99,18 @@ TestCa make_test_ca(const std::filesystem::path& dir, const std::string& ca_name
   if (X509_sign(server.get(), ca_key.get(), EVP_sha256()) == 0)
     fail("signing the server certificate");
 
+  return {pem_of(ca.get(), nullptr), pem_of(server.get(), nullptr),
+          pem_of(nullptr, server_key.get())};
+}
+
+TestCa make_test_ca(const std::filesystem::path& dir, const std::string& ca_name,
+                    const std::string& server_names) {
+  const auto made = make_test_certificates(ca_name, server_names);
+  std::filesystem::create_directories(dir);
   TestCa out{dir / "ca.pem", dir / "server.pem", dir / "server.key"};
-  write_pem(out.ca_cert, ca.get(), nullptr);
-  write_pem(out.server_cert, server.get(), nullptr);
-  write_pem(out.server_key, nullptr, server_key.get());
+  write_file(out.ca_cert, made.ca_pem);
+  write_file(out.server_cert, made.server_certificate_pem);
+  write_file(out.server_key, made.server_key_pem);
   return out;
 }
 

@@ -15,6 +15,7 @@
 
 #include "tests/live/bailey/live_harness.hpp"
 #include "tests/support/root_preparation.hpp"
+#include "tests/support/temp_dir.hpp"
 
 using namespace bailey_live;
 
@@ -118,10 +119,7 @@ namespace {
 // the suite's root parent does, before the tests become the test account. The tree belongs to
 // that account, as the agent's own files would, so only the mount's flags can refuse a change.
 std::string make_submount(const errand::test::TestAccount& account) {
-  char name[] = "/var/tmp/errand-live-submount-XXXXXX";
-  if (::mkdtemp(name) == nullptr)
-    throw std::runtime_error(std::string("mkdtemp failed: ") + std::strerror(errno));
-  const fs::path dir = name;
+  const fs::path dir = errand::test::make_temp_dir("/var/tmp", "errand-live-submount-");
   fs::create_directories(dir / "below");
   const auto options = "size=1m,mode=0755,uid=" + std::to_string(account.uid) +
                        ",gid=" + std::to_string(account.gid);

@@ -1,6 +1,7 @@
 #include "tests/live/bailey/live_harness.hpp"
 
 #include "tests/support/program_copy.hpp"
+#include "tests/support/temp_dir.hpp"
 
 #include <arpa/inet.h>
 #include <ifaddrs.h>
@@ -53,9 +54,7 @@ void require_full_host() {
 
 TempRoot::TempRoot(fs::path existing) : path_(std::move(existing)) {
   if (!path_.empty()) return;
-  char name[] = "/tmp/bailey-live-XXXXXX";
-  REQUIRE(::mkdtemp(name) != nullptr);
-  path_ = name;
+  path_ = errand::test::make_temp_dir("/tmp", "bailey-live-");
 }
 
 TempRoot::~TempRoot() {

@@ -2,6 +2,7 @@
 // on what it had; a valid edit is applied; a change a reload cannot reach is said so, once; a
 // reload the sandbox could not enforce in full is refused.
 
+#include "tests/support/poll_until.hpp"
 #include "tests/unit/daemon/daemon_harness.hpp"
 
 #include <catch2/catch_test_macros.hpp>
@@ -22,12 +23,8 @@ std::size_t occurrences(const std::string& text, const std::string& needle) {
 
 // Waits until the daemon's log holds needle `times` times.
 bool wait_for_count(const ChildProcess& daemon, const std::string& needle, std::size_t times) {
-  const auto until = std::chrono::steady_clock::now() + 20s;
-  while (std::chrono::steady_clock::now() < until) {
-    if (occurrences(daemon.err(), needle) >= times) return true;
-    std::this_thread::sleep_for(50ms);
-  }
-  return false;
+  return errand::test::poll_until([&] { return occurrences(daemon.err(), needle) >= times; }, 20s,
+                                  50ms);
 }
 
 std::string replaced(std::string text, const std::string& from, const std::string& to) {

@@ -35,10 +35,9 @@ fs::path good_copy(const fs::path& dir, fs::perms mode = fs::perms(0755)) {
 // Giving a file away takes root: the suite's root parent makes this copy, owned by a uid that
 // is neither root nor the test account, before the tests become that account.
 std::string make_foreign_plugin(const errand::test::TestAccount& account) {
-  char name[] = "/tmp/errand-foreign-plugin-XXXXXX";
-  if (::mkdtemp(name) == nullptr) throw std::runtime_error("mkdtemp failed");
-  fs::permissions(name, fs::perms(0755));
-  const auto file = good_copy(name);
+  const auto dir = errand::test::make_temp_dir("/tmp", "errand-foreign-plugin-");
+  fs::permissions(dir, fs::perms(0755));
+  const auto file = good_copy(dir);
   const uid_t other = account.uid == 65534 ? 65533 : 65534;
   if (::chown(file.c_str(), other, other) != 0) throw std::runtime_error("chown failed");
   return file.string();

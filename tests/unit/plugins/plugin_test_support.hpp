@@ -12,6 +12,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "tests/support/temp_dir.hpp"
+
 namespace errand::plugins::testing {
 
 // Where tests/fixtures/plugins builds its deliberately broken plugins.
@@ -26,25 +28,7 @@ inline std::filesystem::path fixture_dir() {
   return ERRAND_FIXTURE_PLUGIN_DIR;
 }
 
-// A fresh directory under the system's temporary directory, removed with everything in it.
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = (std::filesystem::temp_directory_path() / "errand-plugins-XXXXXX");
-    if (mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-    path_ = pattern;
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  const std::filesystem::path& path() const { return path_; }
-
- private:
-  std::filesystem::path path_;
-};
+using errand::test::TempDir;
 
 // A logger that writes every level into a string the test can read.
 class CapturedLog {

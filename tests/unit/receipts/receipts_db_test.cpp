@@ -14,24 +14,14 @@
 
 #include "core/receipts/receipts_db.hpp"
 #include "core/receipts/receipts_schema.hpp"
+#include "tests/support/temp_dir.hpp"
 
 using errand::receipts::ReceiptsDb;
 using errand::sdk::ProviderReceipt;
+using errand::test::TempDir;
 using Outcome = ProviderReceipt::Outcome;
 
 namespace {
-
-struct TempDir {
-  TempDir() {
-    char pattern[] = "/tmp/rcpt-XXXXXX";
-    path = ::mkdtemp(pattern);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path, ec);
-  }
-  std::filesystem::path path;
-};
 
 ProviderReceipt sample(std::string session, int n) {
   ProviderReceipt r;
@@ -91,7 +81,7 @@ std::string dump_text(const std::filesystem::path& file) {
 
 TEST_CASE("a receipt is written with every field and read back", "[receipts]") {
   TempDir dir;
-  const auto file = dir.path / "receipts.db";
+  const auto file = dir.path() / "receipts.db";
   auto db = ReceiptsDb::open(file, nullptr);
   REQUIRE(db);
   (*db)->record(sample("s1", 1));
@@ -116,7 +106,7 @@ TEST_CASE("a receipt is written with every field and read back", "[receipts]") {
 
 TEST_CASE("the file is in WAL mode with the current schema version", "[receipts]") {
   TempDir dir;
-  const auto file = dir.path / "receipts.db";
+  const auto file = dir.path() / "receipts.db";
   { REQUIRE(ReceiptsDb::open(file, nullptr)); }
   // Receipts name hosts, paths and credential names: only the daemon's user may read them.
   CHECK((std::filesystem::status(file).permissions() & std::filesystem::perms::all) ==
@@ -145,7 +135,7 @@ TEST_CASE("the file is in WAL mode with the current schema version", "[receipts]
 
 TEST_CASE("a file from a newer errand is refused, not rewritten", "[receipts]") {
   TempDir dir;
-  const auto file = dir.path / "receipts.db";
+  const auto file = dir.path() / "receipts.db";
   {
     sqlite3* db = nullptr;
     sqlite3_open(file.c_str(), &db);
@@ -160,7 +150,7 @@ TEST_CASE("a file from a newer errand is refused, not rewritten", "[receipts]") 
 
 TEST_CASE("an unversioned file is migrated on open", "[receipts]") {
   TempDir dir;
-  const auto file = dir.path / "receipts.db";
+  const auto file = dir.path() / "receipts.db";
   {
     sqlite3* db = nullptr;
     sqlite3_open(file.c_str(), &db);
@@ -175,7 +165,7 @@ TEST_CASE("an unversioned file is migrated on open", "[receipts]") {
 
 TEST_CASE("newest returns a session's rows newest first, up to the limit", "[receipts]") {
   TempDir dir;
-  auto db = ReceiptsDb::open(dir.path / "receipts.db", nullptr);
+  auto db = ReceiptsDb::open(dir.path() / "receipts.db", nullptr);
   REQUIRE(db);
   for (int i = 0; i < 5; ++i) (*db)->record(sample("a", i));
   (*db)->record(sample("b", 9));
@@ -194,7 +184,7 @@ TEST_CASE("newest returns a session's rows newest first, up to the limit", "[rec
 
 TEST_CASE("no minted value, control character or odd method reaches a row", "[receipts]") {
   TempDir dir;
-  const auto file = dir.path / "receipts.db";
+  const auto file = dir.path() / "receipts.db";
   const std::string minted = "errand-session-" + std::string(64, 'c');
   {
     auto db = ReceiptsDb::open(file, nullptr);
@@ -219,7 +209,7 @@ TEST_CASE("no minted value, control character or odd method reaches a row", "[re
 
 TEST_CASE("a receipt that cannot be written is logged and the caller goes on", "[receipts]") {
   TempDir dir;
-  const auto file = dir.path / "receipts.db";
+  const auto file = dir.path() / "receipts.db";
   std::shared_ptr<spdlog::sinks::ringbuffer_sink_mt> sink;
   auto db = ReceiptsDb::open(file, capture(sink));
   REQUIRE(db);
@@ -242,7 +232,7 @@ TEST_CASE("a receipt that cannot be written is logged and the caller goes on", "
 
 TEST_CASE("recording does not wait for the disk", "[receipts]") {
   TempDir dir;
-  auto db = ReceiptsDb::open(dir.path / "receipts.db", nullptr);
+  auto db = ReceiptsDb::open(dir.path() / "receipts.db", nullptr);
   REQUIRE(db);
   const auto started = std::chrono::steady_clock::now();
   for (int i = 0; i < 2000; ++i) (*db)->record(sample("fast", i));

@@ -1,5 +1,7 @@
 #include "tests/unit/broker/support/broker_harness.hpp"
 
+#include "tests/support/poll_until.hpp"
+
 #include <stdlib.h>
 
 #include <boost/asio/co_spawn.hpp>
@@ -71,12 +73,7 @@ void RecordingEvents::on_provider_usage(const sdk::ProviderUsage& usage) noexcep
 
 bool RecordingEvents::wait_until(const std::function<bool(const RecordingEvents&)>& pred,
                                  std::chrono::milliseconds timeout) const {
-  const auto until = std::chrono::steady_clock::now() + timeout;
-  while (!pred(*this)) {
-    if (std::chrono::steady_clock::now() > until) return false;
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-  return true;
+  return errand::test::poll_until([&] { return pred(*this); }, timeout);
 }
 
 std::vector<sdk::ProviderUsage> RecordingEvents::usage() const {
@@ -97,18 +94,6 @@ std::vector<std::string> RecordingEvents::paused() const {
 std::vector<std::string> RecordingEvents::resumed() const {
   std::lock_guard lock(mutex_);
   return resumed_;
-}
-
-TempDir::TempDir() {
-  char pattern[] = "/tmp/ebk-XXXXXX";
-  const char* made = ::mkdtemp(pattern);
-  if (made == nullptr) throw std::runtime_error("mkdtemp failed");
-  path_ = made;
-}
-
-TempDir::~TempDir() {
-  std::error_code ec;
-  std::filesystem::remove_all(path_, ec);
 }
 
 BrokerHarness::BrokerHarness(boost::json::object config, BrokerOptions options, int io_threads)

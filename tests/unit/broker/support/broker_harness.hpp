@@ -23,6 +23,7 @@
 
 #include "core/receipts/receipts_db.hpp"
 #include "plugins/broker/broker.hpp"
+#include "tests/support/temp_dir.hpp"
 
 namespace errand::broker::testing {
 
@@ -77,15 +78,10 @@ class RealClock final : public sdk::Clock {
   }
 };
 
-// A temporary directory with a short path (a unix socket path holds 107 bytes), removed after.
-class TempDir {
+// A temporary directory under /tmp, for a short path (a unix socket path holds 107 bytes).
+class TempDir : public errand::test::TempDir {
  public:
-  TempDir();
-  ~TempDir();
-  const std::filesystem::path& path() const noexcept { return path_; }
-
- private:
-  std::filesystem::path path_;
+  TempDir() : errand::test::TempDir("/tmp", "ebk-") {}
 };
 
 class BrokerHarness {

@@ -9,7 +9,7 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
-namespace errand::sessions {
+namespace errand::common {
 
 class StrandSignal {
  public:
@@ -35,4 +35,4 @@ class StrandSignal {
   bool fired_ = false;
 };
 
-}  // namespace errand::sessions
+}  // namespace errand::common
