@@ -165,12 +165,12 @@ sdk::Result<sdk::SandboxPolicy> policy_from_config(const json::object& effective
     if (!read) return read.error();
     s.listen_ports = std::move(*read);
   }
-  auto allow = strings_setting(config, "sandbox.egress.allow");
-  if (!allow) return allow.error();
-  s.egress_allow = std::move(*allow);
-  auto internal = strings_setting(config, "sandbox.egress.allowInternal");
-  if (!internal) return internal.error();
-  s.allow_internal = std::move(*internal);
+  for (auto [key, into] : {std::pair{"sandbox.egress.allow", &s.egress_allow},
+                           std::pair{"sandbox.egress.allowInternal", &s.allow_internal}}) {
+    auto strings = strings_setting(config, key);
+    if (!strings) return strings.error();
+    *into = std::move(*strings);
+  }
   if (const auto* hide = sdk::find_setting(config, "sandbox.hideHostAddress");
       hide != nullptr && hide->is_bool())
     s.hide_host_address = hide->as_bool();
@@ -182,18 +182,14 @@ sdk::Result<sdk::SandboxPolicy> policy_from_config(const json::object& effective
       s.env_extra.emplace_back(std::string(name), std::string(value.as_string()));
     }
   }
-  auto path_extra = paths_setting(config, "sandbox.pathExtra");
-  if (!path_extra) return path_extra.error();
-  s.path_extra = std::move(*path_extra);
-  auto read = paths_setting(config, "sandbox.policyExtra.read");
-  if (!read) return read.error();
-  s.extra_read = std::move(*read);
-  auto write = paths_setting(config, "sandbox.policyExtra.write");
-  if (!write) return write.error();
-  s.extra_write = std::move(*write);
-  auto execute = paths_setting(config, "sandbox.policyExtra.execute");
-  if (!execute) return execute.error();
-  s.extra_execute = std::move(*execute);
+  for (auto [key, into] : {std::pair{"sandbox.pathExtra", &s.path_extra},
+                           std::pair{"sandbox.policyExtra.read", &s.extra_read},
+                           std::pair{"sandbox.policyExtra.write", &s.extra_write},
+                           std::pair{"sandbox.policyExtra.execute", &s.extra_execute}}) {
+    auto paths = paths_setting(config, key);
+    if (!paths) return paths.error();
+    *into = std::move(*paths);
+  }
   s.reserved_env_names = provider_credential_names(effective);
   s.project_root = config::string_setting(effective, "projectRoot");
   s.state_dir = config::string_setting(effective, "stateDir");

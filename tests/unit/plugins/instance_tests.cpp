@@ -113,5 +113,5 @@ TEST_CASE("a refused plugin has no instance, and the error repeats why") {
   auto instance = create_instance<sdk::SandboxBackend>(*refused, host.services);
   REQUIRE(instance.has_error());
   CHECK_THAT(instance.error(), ContainsSubstring("was not loaded: refused"));
-  CHECK_THAT(instance.error(), ContainsSubstring("abi_major is 2"));
+  CHECK_THAT(instance.error(), ContainsSubstring("abi_major is 3"));
 }
