@@ -1,6 +1,6 @@
 #include "core/agent/kage_glue.hpp"
 
-#include "core/agent/toml_text.hpp"
+#include "common/toml/toml_text.hpp"
 #include "core/config/string_settings.hpp"
 
 #include <algorithm>
@@ -26,8 +26,8 @@ void render_custom_models(std::string& out, const std::string& table, const json
     }
     if (id.empty()) continue;
     out += "\n[[" + table + ".models]]\n";
-    out += "id = " + toml_string(id) + "\n";
-    out += "name = " + toml_string(name.empty() ? id : name) + "\n";
+    out += "id = " + toml_text::string(id) + "\n";
+    out += "name = " + toml_text::string(name.empty() ? id : name) + "\n";
     if (context != nullptr &&
         (context->is_uint64() || (context->is_int64() && context->as_int64() > 0)))
       out += "context = " + std::to_string(context->to_number<std::uint64_t>()) + "\n";
@@ -75,8 +75,8 @@ sdk::Result<std::string> render_kage_config(const std::vector<ProviderRoute>& ro
       return sdk::make_error("agent.providers." + route.name + ": " + *refusal);
     if (catalog.knows(route.name)) {
       if (route.base_url.empty()) continue;
-      out += "\n[providers." + toml_key(route.name) + "]\n";
-      out += "base_url = " + toml_string(route.base_url) + "\n";
+      out += "\n[providers." + toml_text::key(route.name) + "]\n";
+      out += "base_url = " + toml_text::string(route.base_url) + "\n";
       continue;
     }
     if (route.base_url.empty()) {
@@ -88,12 +88,12 @@ sdk::Result<std::string> render_kage_config(const std::vector<ProviderRoute>& ro
     if (route.credential_name.empty())
       return sdk::make_error("agent.providers." + route.name +
                              ".credentialName is needed to tell kage where the key is");
-    const std::string table = "providers.custom." + toml_key(route.name);
+    const std::string table = "providers.custom." + toml_text::key(route.name);
     out += "\n[" + table + "]\n";
-    out += "kind = " + toml_string(route.kind == "anthropic" ? "anthropic" : "openai") + "\n";
-    out += "base_url = " + toml_string(route.base_url) + "\n";
-    out += "api_key_env = " + toml_string(route.credential_name) + "\n";
-    out += "display_name = " + toml_string(route.name) + "\n";
+    out += "kind = " + toml_text::string(route.kind == "anthropic" ? "anthropic" : "openai") + "\n";
+    out += "base_url = " + toml_text::string(route.base_url) + "\n";
+    out += "api_key_env = " + toml_text::string(route.credential_name) + "\n";
+    out += "display_name = " + toml_text::string(route.name) + "\n";
     render_custom_models(out, table, route.models);
   }
   return out;

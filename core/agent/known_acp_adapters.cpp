@@ -1,6 +1,6 @@
 #include "core/agent/known_acp_adapters.hpp"
 
-#include "core/agent/toml_text.hpp"
+#include "common/toml/toml_text.hpp"
 
 #include <boost/json/serialize.hpp>
 #include <filesystem>
@@ -44,9 +44,9 @@ sdk::Result<void> set_codex_up(const ProviderRoute& route, const ModelChoice& mo
   launch.env.emplace_back("CODEX_HOME", std::string(codex_home_inside));
   std::string toml =
       "# Written by errand when the session launched; edits are replaced at the next launch.\n";
-  if (!model.model.empty()) toml += "model = " + toml_string(model.model) + "\n";
+  if (!model.model.empty()) toml += "model = " + toml_text::string(model.model) + "\n";
   if (!model.thinking_level.empty())
-    toml += "model_reasoning_effort = " + toml_string(model.thinking_level) + "\n";
+    toml += "model_reasoning_effort = " + toml_text::string(model.thinking_level) + "\n";
   toml += "model_provider = \"errand\"\n";
   // errand's sandbox is the boundary; there is nobody at a terminal to approve.
   toml += "sandbox_mode = \"danger-full-access\"\n";
@@ -54,9 +54,9 @@ sdk::Result<void> set_codex_up(const ProviderRoute& route, const ModelChoice& mo
   toml += "check_for_update_on_startup = false\n";
   toml += "\n[analytics]\nenabled = false\n";
   toml += "\n[model_providers.errand]\n";
-  toml += "name = " + toml_string(route.name) + "\n";
-  toml += "base_url = " + toml_string(route.base_url) + "\n";
-  toml += "env_key = " + toml_string(route.credential_name) + "\n";
+  toml += "name = " + toml_text::string(route.name) + "\n";
+  toml += "base_url = " + toml_text::string(route.base_url) + "\n";
+  toml += "env_key = " + toml_text::string(route.credential_name) + "\n";
   toml += "wire_api = \"responses\"\n";
   // The broker relays HTTP requests; a WebSocket upgrade to the provider is not the API asked.
   toml += "supports_websockets = false\n";

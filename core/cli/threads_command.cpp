@@ -9,7 +9,7 @@
 #include "core/receipts/receipts_db.hpp"
 #include "core/secrets/secret_scrubber.hpp"
 #include "core/sessions/session_paths.hpp"
-#include "core/sessions/threads_db.hpp"
+#include "core/threads/threads_db.hpp"
 
 #include <iostream>
 

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "core/sessions/threads_db.hpp"
+#include "core/threads/threads_db.hpp"
 
 #include <errand/sdk/host_services.hpp>
 #include <filesystem>

@@ -20,8 +20,8 @@
 #include "core/sessions/private_directory.hpp"
 #include "core/sessions/queue.hpp"
 #include "core/sessions/session_manager.hpp"
-#include "core/sessions/threads_db.hpp"
-#include "core/sessions/threads_store.hpp"
+#include "core/threads/threads_db.hpp"
+#include "core/threads/threads_store.hpp"
 
 #include <sys/stat.h>
 #include <boost/asio/co_spawn.hpp>

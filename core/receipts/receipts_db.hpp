@@ -5,7 +5,6 @@
 // that cannot be written never fails the call it describes (the log says so instead).
 
 #include <spdlog/logger.h>
-#include <sqlite3.h>
 
 #include <condition_variable>
 #include <cstddef>
@@ -19,11 +18,16 @@
 #include <thread>
 #include <vector>
 
+namespace errand::storage {
+class Database;
+}
+
 namespace errand::receipts {
 
 class ReceiptsDb final : public sdk::ReceiptSink {
  public:
-  // Opens (creating it when absent) the file in WAL mode and migrates its schema.
+  // Opens (creating it private when absent; a symbolic link is refused) the file in WAL mode and
+  // migrates its schema.
   static sdk::Result<std::unique_ptr<ReceiptsDb>> open(std::filesystem::path file,
                                                        std::shared_ptr<spdlog::logger> log);
   // Writes what is still queued, then closes.
@@ -48,14 +52,13 @@ class ReceiptsDb final : public sdk::ReceiptSink {
   static constexpr std::size_t kQueueLimit = 4096;
 
  private:
-  ReceiptsDb(sqlite3* db, std::filesystem::path file, std::shared_ptr<spdlog::logger> log);
+  ReceiptsDb(std::unique_ptr<storage::Database> db, std::shared_ptr<spdlog::logger> log);
   void write_loop();
   void write_batch(std::vector<sdk::ProviderReceipt>& batch);
 
-  sqlite3* db_;
-  std::filesystem::path file_;
+  // One connection, used by the writer and by readers in turn.
+  std::unique_ptr<storage::Database> db_;
   std::shared_ptr<spdlog::logger> log_;
-  std::mutex db_mutex_;  // one connection, used by the writer and by readers in turn
 
   mutable std::mutex queue_mutex_;
   std::condition_variable queue_changed_;

@@ -1,18 +1,13 @@
 #pragma once
 
-// receipts.db's schema, versioned through PRAGMA user_version. Each migration takes the file
-// from one version to the next; opening applies whatever is missing, in one transaction.
+// receipts.db's schema, as the steps storage::migrate applies on open.
 
-#include <sqlite3.h>
-
-#include <errand/sdk/result.hpp>
+#include "core/storage/migrations.hpp"
 
 namespace errand::receipts {
 
 inline constexpr int kSchemaVersion = 1;
 
-// Brings an open database up to kSchemaVersion. Refuses a file from a newer errand rather than
-// writing rows it would misread.
-sdk::Result<void> migrate(sqlite3* db);
+storage::Schema schema();
 
 }  // namespace errand::receipts

@@ -20,7 +20,7 @@
 #include "core/sessions/session_secrets.hpp"
 #include "core/sessions/session_services.hpp"
 #include "core/sessions/strand_signal.hpp"
-#include "core/sessions/threads_db.hpp"
+#include "core/threads/threads_db.hpp"
 
 #include <spdlog/logger.h>
 #include <boost/asio/awaitable.hpp>

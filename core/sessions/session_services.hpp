@@ -6,7 +6,7 @@
 #include "core/agent/agent_glue.hpp"
 #include "core/log/logging.hpp"
 #include "core/sessions/queue.hpp"
-#include "core/sessions/threads_store.hpp"
+#include "core/threads/threads_store.hpp"
 
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/json/object.hpp>

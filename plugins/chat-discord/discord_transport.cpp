@@ -1,4 +1,4 @@
-#include "discord_transport.hpp"
+#include "plugins/chat-discord/discord_transport.hpp"
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/use_awaitable.hpp>

@@ -8,8 +8,8 @@
 #include <errand/sdk/host_services.hpp>
 #include <memory>
 
-#include "settings.hpp"
-#include "transport_core.hpp"
+#include "plugins/chat-discord/settings.hpp"
+#include "plugins/chat-discord/transport_core.hpp"
 
 namespace errand::discord {
 

@@ -1,4 +1,4 @@
-#include "event_translate.hpp"
+#include "plugins/chat-discord/event_translate.hpp"
 
 #include <boost/json/serialize.hpp>
 #include <charconv>

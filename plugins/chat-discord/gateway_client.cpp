@@ -1,4 +1,4 @@
-#include "gateway_client.hpp"
+#include "plugins/chat-discord/gateway_client.hpp"
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
@@ -7,10 +7,10 @@
 #include <deque>
 #include <random>
 
-#include "gateway_frames.hpp"
-#include "gateway_protocol.hpp"
-#include "gateway_socket.hpp"
-#include "tls_client.hpp"
+#include "plugins/chat-discord/gateway_frames.hpp"
+#include "plugins/chat-discord/gateway_protocol.hpp"
+#include "plugins/chat-discord/gateway_socket.hpp"
+#include "plugins/chat-discord/tls_client.hpp"
 
 namespace errand::discord {
 

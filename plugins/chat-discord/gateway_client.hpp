@@ -24,10 +24,10 @@
 #include <optional>
 #include <string>
 
-#include "rest_client.hpp"
-#include "settings.hpp"
-#include "sliding_window.hpp"
-#include "wake_list.hpp"
+#include "plugins/chat-discord/rest_client.hpp"
+#include "plugins/chat-discord/settings.hpp"
+#include "plugins/chat-discord/sliding_window.hpp"
+#include "plugins/chat-discord/wake_list.hpp"
 
 namespace errand::discord {
 

@@ -1,8 +1,8 @@
-#include "gateway_frames.hpp"
+#include "plugins/chat-discord/gateway_frames.hpp"
 
 #include <boost/json/parse.hpp>
-#include "bounded_number.hpp"
-#include "service_url.hpp"
+#include "plugins/chat-discord/bounded_number.hpp"
+#include "plugins/chat-discord/service_url.hpp"
 
 namespace errand::discord {
 

@@ -1,4 +1,4 @@
-#include "gateway_protocol.hpp"
+#include "plugins/chat-discord/gateway_protocol.hpp"
 
 #include <boost/url/params_encoded_view.hpp>
 

@@ -1,4 +1,4 @@
-#include "gateway_socket.hpp"
+#include "plugins/chat-discord/gateway_socket.hpp"
 
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/redirect_error.hpp>
@@ -11,8 +11,8 @@
 #include <boost/beast/websocket/ssl.hpp>
 #include <boost/beast/websocket/stream.hpp>
 
-#include "rest_client.hpp"
-#include "tls_client.hpp"
+#include "plugins/chat-discord/rest_client.hpp"
+#include "plugins/chat-discord/tls_client.hpp"
 
 namespace errand::discord {
 

@@ -11,7 +11,7 @@
 #include <memory>
 #include <string>
 
-#include "service_url.hpp"
+#include "plugins/chat-discord/service_url.hpp"
 
 namespace errand::discord {
 

@@ -1,4 +1,4 @@
-#include "http_client.hpp"
+#include "plugins/chat-discord/http_client.hpp"
 
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/redirect_error.hpp>
@@ -12,7 +12,7 @@
 #include <chrono>
 #include <optional>
 
-#include "tls_client.hpp"
+#include "plugins/chat-discord/tls_client.hpp"
 
 namespace errand::discord {
 

@@ -15,7 +15,7 @@
 #include <utility>
 #include <vector>
 
-#include "service_url.hpp"
+#include "plugins/chat-discord/service_url.hpp"
 
 namespace errand::discord {
 

@@ -1,4 +1,4 @@
-#include "multipart.hpp"
+#include "plugins/chat-discord/multipart.hpp"
 
 #include <boost/json/serialize.hpp>
 #include <random>

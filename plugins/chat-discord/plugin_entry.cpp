@@ -1,6 +1,6 @@
 #include <errand/sdk/plugin.hpp>
 
-#include "discord_transport.hpp"
+#include "plugins/chat-discord/discord_transport.hpp"
 
 #ifndef ERRAND_DISCORD_VERSION
 #define ERRAND_DISCORD_VERSION "0.0.0"

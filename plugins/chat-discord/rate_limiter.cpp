@@ -1,4 +1,4 @@
-#include "rate_limiter.hpp"
+#include "plugins/chat-discord/rate_limiter.hpp"
 
 #include <algorithm>
 #include <boost/json/parse.hpp>
@@ -6,7 +6,7 @@
 #include <optional>
 #include <vector>
 
-#include "bounded_number.hpp"
+#include "plugins/chat-discord/bounded_number.hpp"
 
 namespace errand::discord {
 

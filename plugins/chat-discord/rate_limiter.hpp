@@ -15,9 +15,9 @@
 #include <map>
 #include <string>
 
-#include "http_client.hpp"
-#include "sliding_window.hpp"
-#include "wake_list.hpp"
+#include "plugins/chat-discord/http_client.hpp"
+#include "plugins/chat-discord/sliding_window.hpp"
+#include "plugins/chat-discord/wake_list.hpp"
 
 namespace errand::discord {
 

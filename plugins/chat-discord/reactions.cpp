@@ -1,4 +1,4 @@
-#include "reactions.hpp"
+#include "plugins/chat-discord/reactions.hpp"
 
 namespace errand::discord {
 

@@ -1,9 +1,9 @@
-#include "rest_client.hpp"
+#include "plugins/chat-discord/rest_client.hpp"
 
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
 
-#include "rest_refusal.hpp"
+#include "plugins/chat-discord/rest_refusal.hpp"
 
 namespace errand::discord {
 

@@ -16,10 +16,10 @@
 #include <optional>
 #include <string>
 
-#include "http_client.hpp"
-#include "multipart.hpp"
-#include "rate_limiter.hpp"
-#include "wake_list.hpp"
+#include "plugins/chat-discord/http_client.hpp"
+#include "plugins/chat-discord/multipart.hpp"
+#include "plugins/chat-discord/rate_limiter.hpp"
+#include "plugins/chat-discord/wake_list.hpp"
 
 namespace errand::discord {
 

@@ -1,4 +1,4 @@
-#include "rest_refusal.hpp"
+#include "plugins/chat-discord/rest_refusal.hpp"
 
 #include <boost/json/parse.hpp>
 

@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "http_client.hpp"
+#include "plugins/chat-discord/http_client.hpp"
 
 namespace errand::discord {
 

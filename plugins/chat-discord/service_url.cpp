@@ -1,4 +1,4 @@
-#include "service_url.hpp"
+#include "plugins/chat-discord/service_url.hpp"
 
 #include <boost/asio/ip/address.hpp>
 #include <boost/url/parse.hpp>

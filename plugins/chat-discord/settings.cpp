@@ -1,10 +1,10 @@
-#include "settings.hpp"
+#include "plugins/chat-discord/settings.hpp"
 
 #include <errand/sdk/config_values.hpp>
 #include <filesystem>
 
-#include "service_url.hpp"
-#include "tls_client.hpp"
+#include "plugins/chat-discord/service_url.hpp"
+#include "plugins/chat-discord/tls_client.hpp"
 
 namespace errand::discord {
 

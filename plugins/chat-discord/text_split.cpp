@@ -1,4 +1,4 @@
-#include "text_split.hpp"
+#include "plugins/chat-discord/text_split.hpp"
 
 #include <algorithm>
 #include <stdexcept>

@@ -1,4 +1,4 @@
-#include "tls_client.hpp"
+#include "plugins/chat-discord/tls_client.hpp"
 
 #include <openssl/x509v3.h>
 

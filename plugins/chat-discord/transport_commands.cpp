@@ -1,5 +1,5 @@
-#include "text_split.hpp"
-#include "transport_core.hpp"
+#include "plugins/chat-discord/text_split.hpp"
+#include "plugins/chat-discord/transport_core.hpp"
 
 namespace errand::discord {
 

@@ -1,4 +1,4 @@
-#include "transport_core.hpp"
+#include "plugins/chat-discord/transport_core.hpp"
 
 #include <spdlog/sinks/null_sink.h>
 
@@ -7,8 +7,8 @@
 #include <boost/asio/post.hpp>
 #include <stdexcept>
 
-#include "event_translate.hpp"
-#include "tls_client.hpp"
+#include "plugins/chat-discord/event_translate.hpp"
+#include "plugins/chat-discord/tls_client.hpp"
 
 namespace errand::discord {
 

@@ -19,12 +19,12 @@
 #include <string>
 #include <vector>
 
-#include "channel_directory.hpp"
-#include "delivered_ids.hpp"
-#include "gateway_client.hpp"
-#include "rest_client.hpp"
-#include "settings.hpp"
-#include "wake_list.hpp"
+#include "plugins/chat-discord/channel_directory.hpp"
+#include "plugins/chat-discord/delivered_ids.hpp"
+#include "plugins/chat-discord/gateway_client.hpp"
+#include "plugins/chat-discord/rest_client.hpp"
+#include "plugins/chat-discord/settings.hpp"
+#include "plugins/chat-discord/wake_list.hpp"
 
 namespace errand::discord {
 

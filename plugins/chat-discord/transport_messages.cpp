@@ -1,10 +1,10 @@
 #include <random>
 
-#include "multipart.hpp"
-#include "reactions.hpp"
-#include "settings.hpp"
-#include "text_split.hpp"
-#include "transport_core.hpp"
+#include "plugins/chat-discord/multipart.hpp"
+#include "plugins/chat-discord/reactions.hpp"
+#include "plugins/chat-discord/settings.hpp"
+#include "plugins/chat-discord/text_split.hpp"
+#include "plugins/chat-discord/transport_core.hpp"
 
 namespace errand::discord {
 

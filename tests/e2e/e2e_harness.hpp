@@ -5,7 +5,7 @@
 // provider is the fake provider behind the real broker. Tests play the people in the channel
 // and read what came back.
 
-#include "core/sessions/threads_db.hpp"
+#include "core/threads/threads_db.hpp"
 #include "fake_discord.hpp"
 #include "tests/fakes/provider/fake_provider.hpp"
 #include "tests/fakes/upstream/test_ca.hpp"

@@ -17,8 +17,8 @@
 #include <thread>
 #include <vector>
 
-#include "discord_transport.hpp"
 #include "fake_discord.hpp"
+#include "plugins/chat-discord/discord_transport.hpp"
 
 namespace {
 

@@ -11,10 +11,10 @@
 #include <optional>
 #include <string>
 
-#include "event_translate.hpp"
-#include "gateway_frames.hpp"
-#include "rate_limiter.hpp"
-#include "rest_refusal.hpp"
+#include "plugins/chat-discord/event_translate.hpp"
+#include "plugins/chat-discord/gateway_frames.hpp"
+#include "plugins/chat-discord/rate_limiter.hpp"
+#include "plugins/chat-discord/rest_refusal.hpp"
 
 using namespace errand::discord;
 namespace json = boost::json;

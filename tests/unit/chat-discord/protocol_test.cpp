@@ -4,14 +4,14 @@
 #include <errand/sdk/config_problems.hpp>
 #include <set>
 
-#include "delivered_ids.hpp"
-#include "event_translate.hpp"
-#include "gateway_protocol.hpp"
-#include "multipart.hpp"
-#include "rate_limiter.hpp"
-#include "reactions.hpp"
-#include "settings.hpp"
-#include "sliding_window.hpp"
+#include "plugins/chat-discord/delivered_ids.hpp"
+#include "plugins/chat-discord/event_translate.hpp"
+#include "plugins/chat-discord/gateway_protocol.hpp"
+#include "plugins/chat-discord/multipart.hpp"
+#include "plugins/chat-discord/rate_limiter.hpp"
+#include "plugins/chat-discord/reactions.hpp"
+#include "plugins/chat-discord/settings.hpp"
+#include "plugins/chat-discord/sliding_window.hpp"
 #include "tests/support/result_printing.hpp"
 
 using namespace errand::discord;

@@ -1,8 +1,8 @@
 #include <catch2/catch_test_macros.hpp>
 
-#include "reactions.hpp"
+#include "plugins/chat-discord/reactions.hpp"
+#include "plugins/chat-discord/text_split.hpp"
 #include "test_support.hpp"
-#include "text_split.hpp"
 
 using namespace errand::discord;
 using namespace errand::discord::testing;

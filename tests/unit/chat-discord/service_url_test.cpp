@@ -4,8 +4,8 @@
 #include <catch2/catch_test_macros.hpp>
 #include <errand/sdk/config_problems.hpp>
 
-#include "service_url.hpp"
-#include "settings.hpp"
+#include "plugins/chat-discord/service_url.hpp"
+#include "plugins/chat-discord/settings.hpp"
 #include "tests/support/result_printing.hpp"
 #include "tests/support/temp_dir.hpp"
 

@@ -19,8 +19,8 @@
 #include <spdlog/sinks/ostream_sink.h>
 #include <spdlog/spdlog.h>
 
-#include "discord_transport.hpp"
 #include "fake_discord.hpp"
+#include "plugins/chat-discord/discord_transport.hpp"
 #include "tests/support/result_printing.hpp"
 
 namespace errand::discord::testing {

@@ -2,7 +2,7 @@
 #include <catch2/catch_test_macros.hpp>
 #include <string>
 
-#include "text_split.hpp"
+#include "plugins/chat-discord/text_split.hpp"
 
 using errand::discord::count_code_points;
 using errand::discord::split_message;

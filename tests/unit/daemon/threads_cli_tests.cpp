@@ -2,7 +2,7 @@
 
 #include "core/daemon/system_clock.hpp"
 #include "core/receipts/receipts_db.hpp"
-#include "core/sessions/threads_db.hpp"
+#include "core/threads/threads_db.hpp"
 #include "tests/unit/daemon/daemon_harness.hpp"
 
 #include <spdlog/sinks/null_sink.h>

@@ -118,6 +118,9 @@ TEST_CASE("the file is in WAL mode with the current schema version", "[receipts]
   TempDir dir;
   const auto file = dir.path / "receipts.db";
   { REQUIRE(ReceiptsDb::open(file, nullptr)); }
+  // Receipts name hosts, paths and credential names: only the daemon's user may read them.
+  CHECK((std::filesystem::status(file).permissions() & std::filesystem::perms::all) ==
+        (std::filesystem::perms::owner_read | std::filesystem::perms::owner_write));
   CHECK(scalar(file, "PRAGMA user_version") == errand::receipts::kSchemaVersion);
   sqlite3* db = nullptr;
   sqlite3_open(file.c_str(), &db);

@@ -4,6 +4,7 @@
 #include "plugins/sandbox-bailey/common/policy_toml.hpp"
 #include "plugins/sandbox-bailey/impl/bailey_backend.hpp"
 #include "plugins/sandbox-bailey/impl/policy_builder.hpp"
+#include "tests/unit/sandbox-bailey/policy_text_edit.hpp"
 
 using namespace errand::bailey;
 using errand::sdk::LaunchSpec;
@@ -210,11 +211,7 @@ TEST_CASE("a policy file the launcher could not enforce as written is refused") 
   REQUIRE(built.has_value());
   const auto good = render_policy(built->policy);
   auto broken = [&](const std::string& from, const std::string& to) {
-    auto text = good;
-    const auto at = text.find(from);
-    REQUIRE(at != std::string::npos);
-    text.replace(at, from.size(), to);
-    return parse_policy(text);
+    return test::parse_edited(good, from, to);
   };
   CHECK_FALSE(broken("mode = \"broker\"", "mode = \"everything\"").policy);
   CHECK_FALSE(broken("target = \"/workspace\"", "target = \"workspace\"").policy);

@@ -1,5 +1,5 @@
-#include "core/sessions/threads_db.hpp"
-#include "core/sessions/threads_store.hpp"
+#include "core/threads/threads_db.hpp"
+#include "core/threads/threads_store.hpp"
 #include "tests/support/temp_dir.hpp"
 #include "tests/unit/sessions/manual_clock.hpp"
 #include "tests/unit/sessions/result_checks.hpp"

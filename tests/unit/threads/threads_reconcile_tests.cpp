@@ -1,4 +1,4 @@
-#include "core/sessions/threads_db.hpp"
+#include "core/threads/threads_db.hpp"
 #include "tests/support/temp_dir.hpp"
 #include "tests/unit/sessions/manual_clock.hpp"
 #include "tests/unit/sessions/result_checks.hpp"

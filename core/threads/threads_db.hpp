@@ -10,15 +10,18 @@
 #include <errand/sdk/result.hpp>
 #include <filesystem>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
-namespace errand::sessions {
+namespace errand::storage {
+class Database;
+}
 
-class SqliteConnection;
+// threads.db's records describe what the session manager runs (threads, sessions, turns), so
+// they keep its namespace; only their storage lives apart, in core/threads.
+namespace errand::sessions {
 
 enum class ThreadState {
   live,       // a session runs in it now
@@ -102,16 +105,16 @@ struct RestartReconciliation {
   }
 };
 
-// Synchronous and thread-safe: calls are serialized on one connection. Each call is one short
-// statement or transaction in WAL mode; a caller on the io thread should still go through
-// ThreadsStore (threads_store.hpp), which runs them on a worker thread.
+// Synchronous and thread-safe: calls are serialized on one connection (storage::Database). Each
+// call is one short statement or transaction in WAL mode; a caller on the io thread should still go
+// through ThreadsStore (threads_store.hpp), which runs them on a worker thread.
 class ThreadsDb {
  public:
   static constexpr int kSchemaVersion = 2;
   static constexpr std::string_view kRestartReason = "daemon restart";
 
-  // Opens or creates the file (mode 0600, WAL) and migrates it to kSchemaVersion. Times are
-  // taken from the clock, which must outlive the database.
+  // Opens or creates the file (mode 0600, WAL; a symbolic link is refused) and migrates it to
+  // kSchemaVersion. Times are taken from the clock, which must outlive the database.
   static sdk::Result<std::unique_ptr<ThreadsDb>> open(const std::filesystem::path& file,
                                                       const sdk::Clock& clock);
   ~ThreadsDb();
@@ -158,11 +161,10 @@ class ThreadsDb {
   sdk::Result<RestartReconciliation> mark_interrupted_on_restart();
 
  private:
-  ThreadsDb(std::unique_ptr<SqliteConnection> connection, const sdk::Clock& clock);
+  ThreadsDb(std::unique_ptr<storage::Database> db, const sdk::Clock& clock);
   std::int64_t now_ms() const;
 
-  std::mutex mutex_;
-  std::unique_ptr<SqliteConnection> db_;
+  std::unique_ptr<storage::Database> db_;
   const sdk::Clock& clock_;
 };
 

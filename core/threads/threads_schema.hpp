@@ -3,19 +3,17 @@
 // The threads.db schema and how its rows map to records; shared by the files that implement
 // ThreadsDb and used nowhere else.
 
-#include "core/sessions/sqlite_store.hpp"
-#include "core/sessions/threads_db.hpp"
+#include "core/storage/database.hpp"
+#include "core/threads/threads_db.hpp"
 
-#include <mutex>
-#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace errand::sessions::threads_schema {
 
-// Step i brings the schema from version i to i + 1.
-std::span<const std::string_view> migrations();
+// Every version of the schema, as storage::migrate applies them.
+storage::Schema schema();
 
 inline constexpr std::string_view kThreadColumns =
     "t.thread_id, t.project_name, t.project_path, t.owner_id, t.guests, t.model, t.created_at, "
@@ -34,22 +32,10 @@ std::int64_t to_ms(TimePoint t);
 std::string guests_to_json(const std::vector<std::string>& guests);
 
 // Each reads the columns listed above, in that order.
-ThreadRecord read_thread(const SqliteStatement& s);
-SessionRecord read_session(const SqliteStatement& s);
-TurnRecord read_turn(const SqliteStatement& s);
+ThreadRecord read_thread(const storage::Statement& s);
+SessionRecord read_session(const storage::Statement& s);
+TurnRecord read_turn(const storage::Statement& s);
 
 sdk::Error not_found(std::string message);
-
-// Runs one database operation under the connection's lock, turning a store failure into an
-// Error value.
-template <class F>
-auto guarded(std::mutex& mutex, F&& body) -> decltype(body()) {
-  std::lock_guard lock(mutex);
-  try {
-    return body();
-  } catch (const SqliteError& e) {
-    return sdk::make_error(std::string("threads.db: ") + e.what());
-  }
-}
 
 }  // namespace errand::sessions::threads_schema

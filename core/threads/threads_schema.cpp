@@ -1,4 +1,4 @@
-#include "core/sessions/threads_schema_store.hpp"
+#include "core/threads/threads_schema.hpp"
 
 #include <array>
 #include <boost/json.hpp>
@@ -62,8 +62,8 @@ static_assert(kMigrations.size() == ThreadsDb::kSchemaVersion);
 
 }  // namespace
 
-std::span<const std::string_view> migrations() {
-  return kMigrations;
+storage::Schema schema() {
+  return {"threads.db", kMigrations};
 }
 
 TimePoint from_ms(std::int64_t ms) {
@@ -98,7 +98,7 @@ std::vector<std::string> guests_from_json(const std::string& text) {
 
 }  // namespace
 
-ThreadRecord read_thread(const SqliteStatement& s) {
+ThreadRecord read_thread(const storage::Statement& s) {
   ThreadRecord t;
   t.thread_id = s.text(0);
   t.project_name = s.text(1);
@@ -114,7 +114,7 @@ ThreadRecord read_thread(const SqliteStatement& s) {
   return t;
 }
 
-SessionRecord read_session(const SqliteStatement& s) {
+SessionRecord read_session(const storage::Statement& s) {
   SessionRecord r;
   r.session_id = s.text(0);
   r.thread_id = s.text(1);
@@ -125,7 +125,7 @@ SessionRecord read_session(const SqliteStatement& s) {
   return r;
 }
 
-TurnRecord read_turn(const SqliteStatement& s) {
+TurnRecord read_turn(const storage::Statement& s) {
   TurnRecord t;
   t.turn_id = s.integer(0);
   t.message_id = s.text(1);

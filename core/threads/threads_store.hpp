@@ -3,7 +3,7 @@
 // threads.db as the io thread uses it: each call runs on one worker thread and the awaiting
 // coroutine resumes on its own executor, so a slow disk never stalls chat or sandboxes.
 
-#include "core/sessions/threads_db.hpp"
+#include "core/threads/threads_db.hpp"
 
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/async_result.hpp>
