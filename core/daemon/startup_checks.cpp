@@ -10,9 +10,9 @@
 #include <errand/sdk/config_values.hpp>
 
 #include "core/agent/agent_glue.hpp"
-#include "core/sandbox/policy_from_config.hpp"
 #include "core/agent/provider_routes.hpp"
 #include "core/config/string_settings.hpp"
+#include "core/sandbox/policy_from_config.hpp"
 
 namespace errand::daemon {
 
