@@ -1,5 +1,6 @@
 #include "core/agent/agent_glue.hpp"
 
+#include "core/agent/agent_kinds.hpp"
 #include "core/agent/generic_acp_glue.hpp"
 #include "core/agent/kage_glue.hpp"
 #include "core/agent/program_location.hpp"
@@ -14,13 +15,13 @@ namespace errand::agent {
 namespace json = boost::json;
 
 std::string agent_kind(const json::object& config) {
-  return config::string_setting(config, "agent.kind", "kage");
+  return config::string_setting(config, "agent.kind", kage_kind);
 }
 
 sdk::Result<std::unique_ptr<AgentGlue>> make_agent_glue(const json::object& config,
                                                         const KageCatalog* kage_catalog) {
   const std::string kind = agent_kind(config);
-  if (kind == "kage") {
+  if (kind == kage_kind) {
     if (kage_catalog == nullptr)
       return sdk::make_error(
           "agent.kind is kage, but errand has not asked the host's kage which "
@@ -31,6 +32,10 @@ sdk::Result<std::unique_ptr<AgentGlue>> make_agent_glue(const json::object& conf
   return sdk::make_error("agent.kind \"" + kind +
                          "\" is not an agent errand can run; use \"kage\" "
                          "or \"acp\"");
+}
+
+bool glue_needs_kage_catalog(const json::object& config) {
+  return kind_needs_kage_catalog(agent_kind(config));
 }
 
 sdk::Result<void> write_launch_files(const std::filesystem::path& state_dir,

@@ -77,6 +77,10 @@ std::string agent_kind(const boost::json::object& config);
 sdk::Result<std::unique_ptr<AgentGlue>> make_agent_glue(const boost::json::object& config,
                                                         const KageCatalog* kage_catalog);
 
+// Whether the glue agent.kind names is made from the host kage's catalog, which must be asked
+// for (discover_kage_providers) before make_agent_glue can succeed (see agent_kinds.hpp).
+bool glue_needs_kage_catalog(const boost::json::object& config);
+
 // The model a session starts on: the one asked for (or agent.model), through agent.aliases,
 // split at a ":level" suffix, which is the thinking level rather than part of the name.
 struct ModelChoice {

@@ -5,6 +5,7 @@
 // provider's credentialName names.
 
 #include "core/agent/agent_glue.hpp"
+#include "core/agent/agent_kinds.hpp"
 #include "core/agent/kage_reserved_names.hpp"
 
 #include <array>
@@ -24,7 +25,7 @@ class KageGlue final : public AgentGlue {
  public:
   explicit KageGlue(KageCatalog catalog) : catalog_(std::move(catalog)) {}
 
-  std::string_view kind() const noexcept override { return "kage"; }
+  std::string_view kind() const noexcept override { return kage_kind; }
   void check(const boost::json::object& config, sdk::ConfigProblems& problems) const override;
   sdk::Result<AgentLaunch> prepare(const LaunchInputs& inputs) const override;
 

@@ -121,9 +121,11 @@ json::object sandbox() {
                          json::array{})},
               {"egress", egress()},
               {"hideHostAddress",
-               defaulted(flag("Give bailey sessions a private network namespace even with "
-                              "egress mode open, so they see a synthetic address rather than "
-                              "the host's."),
+               defaulted(flag("Hide the host's address, MAC and neighbours from sessions that "
+                              "would share its network (egress mode open): they see a "
+                              "synthetic address instead. Kept by a backend that declares it "
+                              "can (bailey, through pasta); under any other it does nothing, "
+                              "and the startup report says so."),
                          false)},
               {"image",
                unsupported(with(text("The image podman sessions run from."), "minLength", 1),

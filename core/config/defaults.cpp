@@ -1,5 +1,7 @@
 #include "core/config/defaults.hpp"
 
+#include "core/agent/agent_kinds.hpp"
+
 #include <algorithm>
 #include <cmath>
 
@@ -65,8 +67,11 @@ void fill_derived_defaults(json::object& config) {
   if (agent == nullptr || !agent->is_object()) return;
   auto& agent_section = agent->as_object();
   const auto* kind = agent_section.if_contains("kind");
-  if (kind != nullptr && *kind == "kage" && !agent_section.contains("command"))
-    agent_section["command"] = json::array{"kage", "rpc"};
+  if (kind != nullptr && kind->is_string() && !agent_section.contains("command")) {
+    json::array command;
+    for (auto& word : agent::default_agent_command(kind->as_string())) command.emplace_back(word);
+    if (!command.empty()) agent_section["command"] = std::move(command);
+  }
 
   auto* providers = agent_section.if_contains("providers");
   if (providers == nullptr || !providers->is_object()) return;

@@ -15,6 +15,7 @@
 #include "core/daemon/system_clock.hpp"
 #include "core/log/logging.hpp"
 #include "core/receipts/receipts_db.hpp"
+#include "core/sandbox/policy_from_config.hpp"
 #include "core/secrets/secret_scrubber.hpp"
 #include "core/sessions/private_directory.hpp"
 #include "core/sessions/queue.hpp"
@@ -149,10 +150,17 @@ int run_daemon(const RunEnvironment& env, std::ostream& out) {
     rt.log->error("{}", backend.error());
     return kExitRefused;
   }
-  const auto report = host.backend()->probe();
+  auto policy = sandbox::policy_from_config(rt.config.effective);
+  if (!policy) {
+    rt.log->error("{}", policy.error().message);
+    return kExitRefused;
+  }
+  auto report = host.backend()->probe(*policy);
+  sandbox::note_inert_requests(*policy, report);
   out << render_enforcement_report(report) << std::flush;
-  // Only bailey runs the host's install; an image's agent is the image's business.
-  if (settings.sandbox_backend == "bailey") {
+  // Only a backend that runs the host's install needs it checked; an image's agent is the
+  // image's business.
+  if (report.capabilities.agent_from_host_install) {
     auto install = agent_install_report(rt.config.effective, rt.config.source);
     if (!install) {
       rt.log->error("refusing to start: {}", install.error().message);
@@ -213,7 +221,8 @@ int run_daemon(const RunEnvironment& env, std::ostream& out) {
   rt.manager = sessions::SessionManager::create(
       sessions::SessionServices{rt.io.get_executor(), *host.chat(), *host.backend(), host.broker(),
                                 rt.scrubber, rt.clock, *rt.store, *rt.queue, rt.logging,
-                                settings.sandbox_backend, settings.state_dir, rt.config.source},
+                                settings.sandbox_backend, settings.state_dir, rt.config.source,
+                                report.capabilities},
       rt.config.effective);
   if (*kage_catalog) rt.manager->use_kage_catalog(std::move(**kage_catalog));
   if (host.broker() != nullptr) host.broker()->set_events(rt.manager.get());

@@ -1,4 +1,5 @@
 #include "core/daemon/plugin_hosting.hpp"
+#include "core/sandbox/policy_from_config.hpp"
 
 namespace errand::daemon {
 
@@ -69,7 +70,11 @@ PluginHost::Probed PluginHost::probe_backend_with(const std::string& backend,
     return Probed(
         boost::system::in_place_error,
         "the sandbox backend " + record->name + " refused the configuration: " + created.error());
-  return (*created)->probe();
+  auto policy = sandbox::policy_from_config(config);
+  if (!policy) return Probed(boost::system::in_place_error, policy.error().message);
+  auto report = (*created)->probe(*policy);
+  sandbox::note_inert_requests(*policy, report);
+  return report;
 }
 
 PluginHost::Created PluginHost::create_broker(const boost::json::object& config) {

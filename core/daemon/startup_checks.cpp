@@ -12,6 +12,7 @@
 #include "core/agent/agent_glue.hpp"
 #include "core/agent/provider_routes.hpp"
 #include "core/config/string_settings.hpp"
+#include "core/sandbox/policy_from_config.hpp"
 
 namespace errand::daemon {
 
@@ -19,9 +20,12 @@ namespace json = boost::json;
 
 namespace {
 
-bool egress_through_broker(const json::object& effective) {
-  return config::string_setting(effective, "sandbox.network") == "restricted" &&
-         config::string_setting(effective, "sandbox.egress.mode") == "proxy";
+// The policy a session would get; a configuration it cannot be built from is refused when the
+// backend is probed, with the builder's reason, so these checks have nothing to add then.
+std::optional<sdk::SandboxPolicy> brokered_policy(const json::object& effective) {
+  auto policy = sandbox::policy_from_config(effective);
+  if (!policy || !policy->uses_broker()) return std::nullopt;
+  return std::move(*policy);
 }
 
 std::vector<std::string> brokered_providers(const json::object& effective) {
@@ -47,9 +51,8 @@ std::optional<std::string> resolution_failure(const std::string& host) {
 }  // namespace
 
 std::optional<std::string> empty_egress_refusal(const json::object& effective) {
-  if (!egress_through_broker(effective)) return std::nullopt;
-  const auto* allow = sdk::find_setting(effective, "sandbox.egress.allow");
-  if (allow == nullptr || !allow->is_array() || !allow->as_array().empty()) return std::nullopt;
+  const auto policy = brokered_policy(effective);
+  if (!policy || !policy->egress_allow.empty()) return std::nullopt;
   if (!brokered_providers(effective).empty()) return std::nullopt;
   return "refusing to start: sessions could reach no host at all. sandbox.egress.allow is "
          "empty (an egress block written without allow names no host), and no provider is "
@@ -61,7 +64,7 @@ std::optional<std::string> empty_egress_refusal(const json::object& effective) {
 
 std::vector<std::string> unresolved_provider_warnings(const json::object& effective) {
   std::vector<std::string> warnings;
-  if (!egress_through_broker(effective)) return warnings;
+  if (!brokered_policy(effective)) return warnings;
   for (const auto& name : brokered_providers(effective)) {
     const std::string path = "agent.providers." + name;
     const std::string base_url = config::string_setting(effective, path + ".baseUrl");
@@ -84,7 +87,7 @@ std::vector<std::string> unresolved_provider_warnings(const json::object& effect
 
 sdk::Result<std::optional<agent::KageCatalog>> kage_catalog_at_start(
     const json::object& effective, std::shared_ptr<spdlog::logger> log) {
-  if (agent::agent_kind(effective) != "kage") return std::optional<agent::KageCatalog>{};
+  if (!agent::glue_needs_kage_catalog(effective)) return std::optional<agent::KageCatalog>{};
   // Its own io_context: nothing the plugins posted to the daemon's may run before it serves.
   boost::asio::io_context io;
   auto asked = boost::asio::co_spawn(

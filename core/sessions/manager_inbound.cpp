@@ -128,7 +128,7 @@ asio::awaitable<std::shared_ptr<const agent::AgentGlue>> SessionManager::agent_g
   const auto& config = *settings_.config;
   const std::string kind = agent::agent_kind(config);
   if (glue_ && glue_kind_ == kind) co_return glue_;
-  if (kind == "kage" && !kage_catalog_) {
+  if (agent::glue_needs_kage_catalog(config) && !kage_catalog_) {
     // The daemon hands over the catalog it asked for at start-up; this asks only when a reload
     // switched agent.kind to kage afterwards.
     auto discovered = co_await agent::discover_kage_providers(

@@ -14,9 +14,9 @@
 #include "core/chat/command_arguments.hpp"
 #include "core/chat/render/thread_renderer.hpp"
 #include "core/chat/render/transcript.hpp"
+#include "core/sandbox/policy_from_config.hpp"
 #include "core/sessions/carried_grants.hpp"
 #include "core/sessions/chat_reply.hpp"
-#include "core/sessions/sandbox_settings.hpp"
 #include "core/sessions/session_paths.hpp"
 #include "core/sessions/session_secrets.hpp"
 #include "core/sessions/session_services.hpp"
@@ -160,7 +160,7 @@ class Session : public std::enable_shared_from_this<Session> {
   std::shared_ptr<spdlog::logger> log_;
   SessionSecrets secrets_;
   SessionPaths paths_;
-  std::optional<SandboxSettings> sandbox_;
+  std::optional<sdk::SandboxPolicy> sandbox_;
   Phase phase_ = Phase::starting;
   std::optional<StopRequest> stop_request_;
   common::StrandSignal wake_;

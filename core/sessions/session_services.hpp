@@ -37,6 +37,8 @@ struct SessionServices {
   std::filesystem::path state_dir;  // the daemon's stateDir
   // The configuration file loaded; no agent install directory granted to sessions may hold it.
   std::filesystem::path config_file{};
+  // What the backend's probe declared it is; the core asks these, never the backend's name.
+  sdk::BackendCapabilities capabilities{};
 };
 
 // A chat message that is a prompt for the agent.

@@ -76,7 +76,7 @@ asio::awaitable<Session::StartResult> Session::start_up(std::string& why) {
   if (stop_request_) co_return StartResult::stopped;
   if (!prepare_directories(why)) co_return StartResult::failed;
   if (!co_await record_start(why)) co_return StartResult::failed;
-  auto sandbox = sandbox_settings_from_config(*plan_.config);
+  auto sandbox = sandbox::policy_from_config(*plan_.config);
   if (!sandbox) {
     why = sandbox.error().message;
     co_return StartResult::failed;
@@ -267,7 +267,7 @@ asio::awaitable<bool> Session::launch_sandbox(std::string& why) {
   inputs.routes =
       agent::provider_routes(*plan_.config, broker_session_ ? &*broker_session_ : nullptr);
   inputs.model = model_;
-  inputs.agent_installed_on_host = services_->backend_name == "bailey";
+  inputs.agent_installed_on_host = services_->capabilities.agent_from_host_install;
   inputs.config_file = services_->config_file;
   auto launch = plan_.glue->prepare(inputs);
   if (!launch) {
@@ -279,7 +279,7 @@ asio::awaitable<bool> Session::launch_sandbox(std::string& why) {
     co_return false;
   }
   sdk::LaunchSpec spec;
-  apply_sandbox_settings(*sandbox_, spec);
+  spec.policy = *sandbox_;
   spec.session_id = id();
   spec.project_dir = plan_.project_dir;
   spec.state_dir = paths_.state;
@@ -295,7 +295,7 @@ asio::awaitable<bool> Session::launch_sandbox(std::string& why) {
   config_options_ = launch->config_options;
   environment_names_.clear();
   for (const auto& variable : spec.env) environment_names_.push_back(variable.first);
-  for (const auto& variable : spec.env_extra) environment_names_.push_back(variable.first);
+  for (const auto& variable : spec.policy.env_extra) environment_names_.push_back(variable.first);
   auto launched = co_await services_->backend.launch(spec);
   if (!launched) {
     why = "the sandbox could not start: " + launched.error().message;

@@ -68,8 +68,8 @@ asio::awaitable<void> Session::shut_down() {
     co_await services_->broker->close(session_id);
   }
   if (process_) {
-    const auto grace = sandbox_ ? sandbox_->limits.grace : std::chrono::milliseconds(10000);
-    auto exit = co_await process_->stop(grace);
+    // A process exists only once the session's policy was built, so its grace period is known.
+    auto exit = co_await process_->stop(sandbox_->limits.grace);
     log_->info("session {}: sandbox stopped{}{}", id(),
                exit.detail.empty() ? "" : ": " + exit.detail,
                exit.cleanup_complete ? "" : "; left behind: " + exit.cleanup_detail);

@@ -58,7 +58,7 @@ sdk::Result<void> check_agent_program(const std::string& program, const sdk::Lau
                       sdk::Error::Kind::refused);
   const auto normal = path.lexically_normal();
   std::vector<fs::path> writable{kWorkspace, kState, "/tmp", "/dev/shm"};
-  writable.insert(writable.end(), spec.extra_write.begin(), spec.extra_write.end());
+  writable.insert(writable.end(), spec.policy.extra_write.begin(), spec.policy.extra_write.end());
   for (const auto& place : writable)
     if (within(normal, place.lexically_normal()))
       return make_error("the agent command " + program + " lies in " + place.string() +

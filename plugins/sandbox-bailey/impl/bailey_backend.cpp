@@ -22,6 +22,7 @@
 #include "plugins/sandbox-bailey/impl/launcher_spawn.hpp"
 #include "plugins/sandbox-bailey/impl/policy_builder.hpp"
 #include "plugins/sandbox-bailey/impl/pool_work.hpp"
+#include "plugins/sandbox-bailey/impl/validation_inputs.hpp"
 
 namespace errand::bailey {
 
@@ -97,10 +98,6 @@ BaileyBackend::BaileyBackend(const sdk::HostServices& host)
       cgroup_root_(env_or_empty("BAILEY_CGROUP_ROOT")),
       pool_(std::make_shared<boost::asio::thread_pool>(2)),
       walker_(std::make_shared<DiskWalker>()) {
-  auto settings = read_settings(host.config);
-  if (!settings) throw std::runtime_error("sandbox-bailey: " + settings.error().message);
-  settings_ = std::move(*settings);
-  if (settings_.state_dir.empty()) settings_.state_dir = state_dir_.string();
   launcher_ = (host.plugin_path.parent_path() / kLauncherName).string();
   if (::access(launcher_.c_str(), X_OK) != 0)
     throw std::runtime_error("sandbox-bailey: its launcher " + launcher_ +
@@ -123,7 +120,7 @@ fs::path BaileyBackend::run_dir(const std::string& session_id) const {
   return state_dir_ / "bailey" / "run" / session_id;
 }
 
-sdk::EnforcementReport BaileyBackend::probe() noexcept {
+sdk::EnforcementReport BaileyBackend::probe(const sdk::SandboxPolicy& policy) noexcept {
   try {
     HostFeatures features;
     std::vector<std::pair<std::string, std::string>> env;
@@ -131,8 +128,7 @@ sdk::EnforcementReport BaileyBackend::probe() noexcept {
     auto doctor = run_doctor(launcher_, env);
     std::string error;
     if (!doctor || !parse_features(*doctor, features, error)) {
-      sdk::EnforcementReport r;
-      r.backend = "bailey";
+      auto r = unprobed_report();
       r.summary = "sessions run as confined host processes using the host's own tools";
       r.gaps.push_back({"every bailey guarantee",
                         "the host could not be probed (" +
@@ -141,10 +137,9 @@ sdk::EnforcementReport BaileyBackend::probe() noexcept {
       return r;
     }
     hide_features(features, env_or_empty(kHideVariable));
-    return build_report(features, settings_);
+    return build_report(features, policy);
   } catch (const std::exception& e) {
-    sdk::EnforcementReport r;
-    r.backend = "bailey";
+    auto r = unprobed_report();
     r.gaps.push_back({"every bailey guarantee", std::string("the probe failed: ") + e.what()});
     return r;
   }
@@ -180,8 +175,8 @@ sdk::Result<ProcessSetup> BaileyBackend::prepare(sdk::LaunchSpec& spec, const Di
   fs::create_directories(spec.state_dir / "home", ec);
   if (ec) return undo(make_error("could not create the session's home: " + ec.message()));
 
-  const cgroups::Limits limits{spec.limits.memory_bytes, spec.limits.pids,
-                               static_cast<std::uint64_t>(spec.limits.cpus * 1000.0 + 0.5)};
+  const cgroups::Limits limits{spec.policy.limits.memory_bytes, spec.policy.limits.pids,
+                               static_cast<std::uint64_t>(spec.policy.limits.cpus * 1000.0 + 0.5)};
   if (cgroups_.kind != cgroups::Kind::none) {
     std::string error;
     if (!cgroups::create(cgroups_, cgroup_name(spec.session_id), limits, setup.cgroup, error))
@@ -197,9 +192,9 @@ sdk::Result<ProcessSetup> BaileyBackend::prepare(sdk::LaunchSpec& spec, const Di
   ctx.resolv_conf = (setup.run_dir / "resolv.conf").string();
   ctx.cgroup_join = setup.cgroup.join_files;
   ctx.pasta_path = find_pasta(&ctx.pasta_problem);
-  ctx.credential_names = settings_.credential_names;
+  ctx.credential_names = spec.policy.reserved_env_names;
   ctx.daemon_state_dir = state_dir_.string();
-  ctx.project_root = settings_.project_root;
+  ctx.project_root = spec.policy.project_root.string();
   auto built = build_policy(spec, ctx);
   if (!built) return undo(built.error());
   for (const auto& w : built->warnings)
@@ -215,13 +210,13 @@ sdk::Result<ProcessSetup> BaileyBackend::prepare(sdk::LaunchSpec& spec, const Di
     return undo(make_error(error));
 
   setup.disk_roots = disk_roots(spec);
-  setup.disk_budget = spec.limits.disk_bytes;
-  setup.inode_budget = spec.disk_inodes;
+  setup.disk_budget = spec.policy.limits.disk_bytes;
+  setup.inode_budget = spec.policy.limits.disk_inodes;
   setup.disk_baseline = baseline;
-  setup.disk_check_max = spec.limits.disk_check_max;
-  setup.grace = spec.limits.grace;
-  setup.memory_limit = spec.limits.memory_bytes;
-  setup.pids_limit = spec.limits.pids;
+  setup.disk_check_max = spec.policy.limits.disk_check_max;
+  setup.grace = spec.policy.limits.grace;
+  setup.memory_limit = spec.policy.limits.memory_bytes;
+  setup.pids_limit = spec.policy.limits.pids;
 
   auto handles = spawn_launcher(launcher_, {"run", policy_path.string()}, built->passed_env);
   if (!handles) return undo(handles.error());
@@ -248,7 +243,7 @@ boost::asio::awaitable<sdk::Result<std::unique_ptr<sdk::SandboxProcess>>> Bailey
   // The baseline is taken before anything is prepared, on the walker's thread: a large tree
   // costs this launch its own walk, never another launch a worker.
   DiskUsage baseline;
-  if (spec.limits.disk_bytes > 0 || spec.disk_inodes > 0) {
+  if (spec.policy.limits.disk_bytes > 0 || spec.policy.limits.disk_inodes > 0) {
     // Named, not a temporary in the co_await: see the note on GCC 12 in bailey_process.cpp.
     const auto roots = disk_roots(spec);
     auto measured = co_await walker_->measure(roots);
@@ -344,14 +339,13 @@ sdk::SweepReport BaileyBackend::sweep_orphans() noexcept {
 
 void BaileyBackend::validate_config(const boost::json::object& config,
                                     sdk::ConfigProblems& problems) {
-  auto settings = read_settings(config);
-  if (!settings) {
-    problems.add("sandbox", settings.error().message);
+  auto inputs = read_validation_inputs(config);
+  if (!inputs) {
+    problems.add("sandbox", inputs.error().message);
     return;
   }
-  const auto* backend = sdk::find_setting(config, "sandbox.backend");
-  if (backend != nullptr && (!backend->is_string() || backend->as_string() != "bailey")) return;
-  const auto& s = *settings;
+  const auto& s = *inputs;
+  if (!s.bailey_selected) return;
   const struct {
     const char* key;
     const std::vector<std::string>* paths;
@@ -364,7 +358,7 @@ void BaileyBackend::validate_config(const boost::json::object& config,
       if (auto ok = check_grant(path, l.key, s.state_dir, s.project_root); !ok)
         problems.add(l.key, ok.error().message);
   sdk::LaunchSpec probe_spec;
-  probe_spec.env_extra = s.env;
+  probe_spec.policy.env_extra = s.env;
   if (auto env = build_environment(probe_spec, s.credential_names); !env)
     problems.add("sandbox.env", env.error().message);
 }

@@ -15,7 +15,6 @@
 
 #include "plugins/sandbox-bailey/common/cgroups.hpp"
 #include "plugins/sandbox-bailey/impl/bailey_process.hpp"
-#include "plugins/sandbox-bailey/impl/settings.hpp"
 
 namespace errand::bailey {
 
@@ -23,12 +22,12 @@ inline constexpr const char* kLauncherName = "errand-bailey";
 
 class BaileyBackend final : public sdk::SandboxBackend {
  public:
-  // Throws (a refusal the host reports) when the configuration cannot be read or the launcher
-  // is not installed beside the plugin.
+  // Throws (a refusal the host reports) when the launcher is not installed beside the plugin.
+  // Reads no configuration: what a session gets arrives as the SandboxPolicy of each call.
   explicit BaileyBackend(const sdk::HostServices& host);
   ~BaileyBackend() override;
 
-  sdk::EnforcementReport probe() noexcept override;
+  sdk::EnforcementReport probe(const sdk::SandboxPolicy& policy) noexcept override;
   boost::asio::awaitable<sdk::Result<std::unique_ptr<sdk::SandboxProcess>>> launch(
       sdk::LaunchSpec spec) override;
   sdk::SweepReport sweep_orphans() noexcept override;
@@ -48,7 +47,6 @@ class BaileyBackend final : public sdk::SandboxBackend {
   boost::asio::any_io_executor executor_;
   std::shared_ptr<spdlog::logger> log_;
   std::filesystem::path state_dir_;
-  BaileySettings settings_;
   std::string launcher_;
   std::string cgroup_root_;  // BAILEY_CGROUP_ROOT, read once
   cgroups::Layout cgroups_;

@@ -24,12 +24,12 @@ std::string cpus_text(double cpus) {
   return out.str();
 }
 
-bool direct_network(const BaileySettings& s) {
+bool direct_network(const sdk::SandboxPolicy& s) {
   return s.network != sdk::NetworkMode::none &&
          (s.network == sdk::NetworkMode::open || s.egress == sdk::EgressMode::open);
 }
 
-void add_network(sdk::EnforcementReport& r, const HostFeatures& host, const BaileySettings& s) {
+void add_network(sdk::EnforcementReport& r, const HostFeatures& host, const sdk::SandboxPolicy& s) {
   const bool net_rules = host.landlock_abi >= 4;
   if (!direct_network(s)) {
     r.enforced.push_back(
@@ -87,7 +87,7 @@ void add_network(sdk::EnforcementReport& r, const HostFeatures& host, const Bail
                           ") cannot scope abstract sockets (ABI 6, Linux 6.12)"});
 }
 
-void add_limits(sdk::EnforcementReport& r, const HostFeatures& host, const BaileySettings& s) {
+void add_limits(sdk::EnforcementReport& r, const HostFeatures& host, const sdk::SandboxPolicy& s) {
   const auto& cg = host.cgroup;
   const char* kind = cg.kind == cgroups::Kind::v2 ? "cgroup v2" : "cgroup v1";
   std::vector<std::string> missing;
@@ -119,9 +119,18 @@ void add_limits(sdk::EnforcementReport& r, const HostFeatures& host, const Baile
 
 }  // namespace
 
-sdk::EnforcementReport build_report(const HostFeatures& host, const BaileySettings& s) {
+sdk::EnforcementReport unprobed_report() {
   sdk::EnforcementReport r;
   r.backend = "bailey";
+  // The agent is the host's own install; with pasta a session that shares the host's network
+  // still sees a synthetic address.
+  r.capabilities.agent_from_host_install = true;
+  r.capabilities.hides_host_address = true;
+  return r;
+}
+
+sdk::EnforcementReport build_report(const HostFeatures& host, const sdk::SandboxPolicy& s) {
+  auto r = unprobed_report();
   r.summary = "sessions run as confined host processes using the host's own tools";
 
   if (host.userns) {
@@ -196,11 +205,11 @@ sdk::EnforcementReport build_report(const HostFeatures& host, const BaileySettin
   if (s.limits.file_max_bytes > 0)
     r.notes.push_back("no single file may exceed " + human_size(s.limits.file_max_bytes) +
                       ", enforced as an rlimit");
-  if (s.limits.disk_bytes > 0 || s.disk_inodes > 0) {
+  if (s.limits.disk_bytes > 0 || s.limits.disk_inodes > 0) {
     std::string past;
     if (s.limits.disk_bytes > 0) past = human_size(s.limits.disk_bytes);
-    if (s.disk_inodes > 0)
-      past += (past.empty() ? "" : " or ") + std::to_string(s.disk_inodes) +
+    if (s.limits.disk_inodes > 0)
+      past += (past.empty() ? "" : " or ") + std::to_string(s.limits.disk_inodes) +
               " files, directories and links";
     r.notes.push_back(
         "disk use over /workspace and /state is measured, not enforced: a session "
@@ -209,7 +218,6 @@ sdk::EnforcementReport build_report(const HostFeatures& host, const BaileySettin
         std::to_string(s.limits.disk_check_max.count()) +
         " ms; a tree the daemon cannot read stops it too");
   }
-  if (s.image_set) r.notes.push_back("sandbox.image is podman's and does nothing under bailey");
   for (const auto& h : host.unknown_hidden)
     r.notes.push_back(std::string(kHideVariable) + " names an unknown feature \"" + h +
                       "\"; it hid nothing");
@@ -220,7 +228,7 @@ sdk::EnforcementReport build_report(const HostFeatures& host, const BaileySettin
                       " from this report");
   }
 
-  auto grant = [&](const std::string& path) -> sdk::GrantedPath& {
+  auto grant = [&](const std::filesystem::path& path) -> sdk::GrantedPath& {
     for (auto& g : r.granted)
       if (g.path == path) return g;
     r.granted.push_back({path, false, false, false});
@@ -233,7 +241,7 @@ sdk::EnforcementReport build_report(const HostFeatures& host, const BaileySettin
     if (g.write)
       r.notes.push_back("writable grant: sessions can change " + g.path.string() +
                         ", outside their own project (sandbox.policyExtra.write)");
-  for (const auto& [name, value] : s.env) r.env_names.push_back(name);
+  for (const auto& [name, value] : s.env_extra) r.env_names.push_back(name);
   return r;
 }
 

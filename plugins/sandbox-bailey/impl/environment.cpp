@@ -19,7 +19,7 @@ bool is_variable_name(const std::string& name) {
 std::vector<std::string> host_program_directories(const sdk::LaunchSpec& spec) {
   std::vector<std::string> dirs;
   for (const auto& d : spec.agent_dirs) dirs.push_back(d.string());
-  for (const auto& d : spec.path_extra) dirs.push_back(d.string());
+  for (const auto& d : spec.policy.path_extra) dirs.push_back(d.string());
   for (const char* system :
        {"/usr/local/bin", "/usr/bin", "/bin", "/usr/local/sbin", "/usr/sbin", "/sbin"})
     dirs.emplace_back(system);
@@ -69,7 +69,7 @@ sdk::Result<AgentEnvironment> build_environment(const sdk::LaunchSpec& spec,
   env.fixed = {{"PATH", agent_path(spec)}, {"HOME", kHome},  {"TMPDIR", "/tmp"},
                {"LANG", "C.UTF-8"},        {"USER", "root"}, {"LOGNAME", "root"},
                {"SHELL", "/bin/sh"},       {"TERM", "dumb"}, {"ERRAND_SANDBOX", "bailey"}};
-  for (const auto& [name, value] : spec.env_extra) {
+  for (const auto& [name, value] : spec.policy.env_extra) {
     if (auto ok = check(name, value, "sandbox.env"); !ok) return ok.error();
     if (std::find(credential_names.begin(), credential_names.end(), name) != credential_names.end())
       return make_error("sandbox.env sets " + name +

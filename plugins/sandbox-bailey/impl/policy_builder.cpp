@@ -114,11 +114,11 @@ sdk::Result<void> check_grant(const std::string& path, const std::string& what,
 }
 
 NetworkPlan plan_network(const sdk::LaunchSpec& spec, bool pasta_available) {
-  if (spec.network == sdk::NetworkMode::none) return NetworkPlan::none;
+  if (spec.policy.network == sdk::NetworkMode::none) return NetworkPlan::none;
   const bool direct =
-      spec.network == sdk::NetworkMode::open || spec.egress == sdk::EgressMode::open;
+      spec.policy.network == sdk::NetworkMode::open || spec.policy.egress == sdk::EgressMode::open;
   if (!direct) return NetworkPlan::broker;
-  if (spec.hide_host_address && pasta_available) return NetworkPlan::pasta;
+  if (spec.policy.hide_host_address && pasta_available) return NetworkPlan::pasta;
   return NetworkPlan::host;
 }
 
@@ -147,16 +147,16 @@ sdk::Result<BuiltPolicy> build_policy(const sdk::LaunchSpec& spec, const PolicyC
   std::vector<Grant> grants;
   for (const auto& d : spec.agent_dirs)
     grants.push_back({d.string(), true, false, true, "the agent directory"});
-  for (const auto& d : spec.extra_read)
+  for (const auto& d : spec.policy.extra_read)
     grants.push_back({d.string(), true, false, false, "sandbox.policyExtra.read"});
-  for (const auto& d : spec.extra_write)
+  for (const auto& d : spec.policy.extra_write)
     grants.push_back({d.string(), false, true, false, "sandbox.policyExtra.write"});
-  for (const auto& d : spec.extra_execute)
+  for (const auto& d : spec.policy.extra_execute)
     grants.push_back({d.string(), false, false, true, "sandbox.policyExtra.execute"});
   for (const auto& g : grants)
     if (auto ok = check_grant(g.path, g.what, ctx.daemon_state_dir, ctx.project_root); !ok)
       return ok.error();
-  for (const auto& d : spec.path_extra)
+  for (const auto& d : spec.policy.path_extra)
     if (auto ok =
             check_grant(d.string(), "sandbox.pathExtra", ctx.daemon_state_dir, ctx.project_root);
         !ok)
@@ -230,24 +230,24 @@ sdk::Result<BuiltPolicy> build_policy(const sdk::LaunchSpec& spec, const PolicyC
       break;
     case NetworkPlan::pasta: p.pasta_path = ctx.pasta_path; [[fallthrough]];
     case NetworkPlan::host:
-      p.connect_ports = spec.egress_ports;
-      p.bind_ports = spec.listen_ports;
+      p.connect_ports = spec.policy.egress_ports;
+      p.bind_ports = spec.policy.listen_ports;
       break;
   }
-  if (spec.hide_host_address && p.network == NetworkPlan::host)
+  if (spec.policy.hide_host_address && p.network == NetworkPlan::host)
     out.warnings.push_back(
         "sandbox.hideHostAddress is set but " +
         (ctx.pasta_problem.empty() ? std::string("pasta is not installed") : ctx.pasta_problem) +
         ": the session shares the host's network and can read its address");
 
-  p.file_max = spec.limits.file_max_bytes;
+  p.file_max = spec.policy.limits.file_max_bytes;
   // tmpfs reads size=0 as unbounded, so an unset size takes the documented default instead.
-  p.tmp_size = spec.limits.tmp_bytes > 0 ? spec.limits.tmp_bytes : 512ull << 20;
-  p.shm_size = spec.limits.shm_bytes > 0 ? spec.limits.shm_bytes : 256ull << 20;
-  p.memory = spec.limits.memory_bytes;
-  p.pids = spec.limits.pids;
-  p.cpu_millis = static_cast<std::uint64_t>(spec.limits.cpus * 1000.0 + 0.5);
-  p.disk = spec.limits.disk_bytes;
+  p.tmp_size = spec.policy.limits.tmp_bytes > 0 ? spec.policy.limits.tmp_bytes : 512ull << 20;
+  p.shm_size = spec.policy.limits.shm_bytes > 0 ? spec.policy.limits.shm_bytes : 256ull << 20;
+  p.memory = spec.policy.limits.memory_bytes;
+  p.pids = spec.policy.limits.pids;
+  p.cpu_millis = static_cast<std::uint64_t>(spec.policy.limits.cpus * 1000.0 + 0.5);
+  p.disk = spec.policy.limits.disk_bytes;
 
   auto env = build_environment(spec, ctx.credential_names);
   if (!env) return env.error();

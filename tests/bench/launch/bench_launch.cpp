@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "core/sandbox/policy_from_config.hpp"
 #include "plugins/sandbox-bailey/impl/bailey_backend.hpp"
 #include "tests/support/temp_dir.hpp"
 #include "tests/support/test_account.hpp"
@@ -147,7 +148,7 @@ static int benchmark(int argc, char** argv) {
   host.plugin_path = ERRAND_BAILEY_PLUGIN;
   host.state_dir = state_dir;
   errand::bailey::BaileyBackend backend(host);
-  const auto settings = errand::bailey::read_settings(host.config);
+  const auto policy = errand::sandbox::policy_from_config(host.config);
 
   std::vector<double> bailey_ms, bwrap_ms;
   int failures = 0;
@@ -161,7 +162,7 @@ static int benchmark(int argc, char** argv) {
     fs::create_directories(spec.state_dir / "home");
     spec.broker_socket = broker_path;
     spec.argv = {"true"};
-    spec.limits = settings->limits;
+    spec.policy = *policy;
 
     const auto start = Clock::now();
     bool ok = false;

@@ -16,7 +16,7 @@
 #include "core/config/schema.hpp"
 #include "core/config/secrets.hpp"
 #include "core/config/settings.hpp"
-#include "core/sessions/sandbox_settings.hpp"
+#include "core/sandbox/policy_from_config.hpp"
 #include "plugins/chat-discord/settings.hpp"
 
 namespace {
@@ -62,7 +62,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const auto& effective = loaded->effective;
   // settings_from throws on an object that did not pass validation; here that is a bug.
   (void)config::settings_from(effective);
-  check(sessions::sandbox_settings_from_config(effective).has_value());
+  check(sandbox::policy_from_config(effective).has_value());
   check(chat::render_settings_from_config(effective).has_value());
   check(discord::read_discord_settings(effective).has_value());
   for (const auto& secret : config::collect_secrets(effective, schema))

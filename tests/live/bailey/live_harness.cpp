@@ -1,5 +1,6 @@
 #include "tests/live/bailey/live_harness.hpp"
 
+#include "core/sandbox/policy_from_config.hpp"
 #include "tests/support/program_copy.hpp"
 #include "tests/support/temp_dir.hpp"
 
@@ -21,7 +22,6 @@
 
 #include "plugins/sandbox-bailey/common/host_features.hpp"
 #include "plugins/sandbox-bailey/impl/launcher_spawn.hpp"
-#include "plugins/sandbox-bailey/impl/settings.hpp"
 
 namespace bailey_live {
 
@@ -100,6 +100,12 @@ Harness::Harness(json::object sandbox, fs::path root) : root_(std::move(root)) {
   broker_ = std::make_unique<UnixEchoServer>(state_dir_ / "brokers" / "echo.sock");
 }
 
+errand::sdk::SandboxPolicy Harness::policy() const {
+  auto policy = errand::sandbox::policy_from_config(config_);
+  REQUIRE(policy.has_value());
+  return *policy;
+}
+
 Harness::~Harness() {
   backend_.reset();
   broker_.reset();
@@ -107,8 +113,6 @@ Harness::~Harness() {
 
 errand::sdk::LaunchSpec Harness::spec(const std::vector<std::string>& probe_args,
                                       const std::string& session) {
-  auto settings = errand::bailey::read_settings(config_);
-  REQUIRE(settings.has_value());
   errand::sdk::LaunchSpec s;
   s.session_id = session.empty()
                      ? "live-" + std::to_string(::getpid()) + "-" + std::to_string(++counter_)
@@ -121,18 +125,7 @@ errand::sdk::LaunchSpec Harness::spec(const std::vector<std::string>& probe_args
   s.argv = {"escape_probe"};
   s.argv.insert(s.argv.end(), probe_args.begin(), probe_args.end());
   s.agent_dirs = {probe_dir()};
-  s.limits = settings->limits;
-  s.network = settings->network;
-  s.egress = settings->egress;
-  s.egress_ports = settings->egress_ports;
-  s.listen_ports = settings->listen_ports;
-  s.disk_inodes = settings->disk_inodes;
-  s.hide_host_address = settings->hide_host_address;
-  // sandbox.policyExtra reaches the spec as the core's settings would carry it.
-  for (auto [from, to] : {std::pair{&settings->extra_read, &s.extra_read},
-                          std::pair{&settings->extra_write, &s.extra_write},
-                          std::pair{&settings->extra_execute, &s.extra_execute}})
-    to->assign(from->begin(), from->end());
+  s.policy = policy();
   s.broker_socket = broker_->path();
   return s;
 }

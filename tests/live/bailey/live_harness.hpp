@@ -57,6 +57,8 @@ class Harness {
   errand::bailey::BaileyBackend& backend() { return *backend_; }
   const fs::path& state_dir() const { return state_dir_; }
   const fs::path& project_root() const { return project_root_; }
+  // The policy the core builds from the harness's configuration, as the daemon would.
+  errand::sdk::SandboxPolicy policy() const;
 
   // A spec for a new session running the probe with these arguments, with the limits and
   // network the configuration gives, and an echo server standing in for its broker.

@@ -41,7 +41,7 @@ std::string run_command(const std::string& command, int& status) {
 TEST_CASE("on this host every configured guarantee is enforced", "[live]") {
   require_full_host();
   Harness h;
-  const auto report = h.backend().probe();
+  const auto report = h.backend().probe(h.policy());
   INFO(all_gaps(report));
   CHECK(report.gaps.empty());
   CHECK(report.backend == "bailey");
@@ -60,7 +60,7 @@ TEST_CASE("hiding a feature turns it into a gap that says what is not enforced",
   require_full_host();
   Harness h;
   ScopedEnv hide(errand::bailey::kHideVariable, "landlock,cgroup");
-  const auto report = h.backend().probe();
+  const auto report = h.backend().probe(h.policy());
   const auto gaps = all_gaps(report);
   INFO(gaps);
   REQUIRE(report.gaps.size() == 2);

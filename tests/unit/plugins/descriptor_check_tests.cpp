@@ -56,8 +56,8 @@ TEST_CASE("a different abi_major is refused, naming both versions") {
   auto d = acceptable();
   d.abi_major = ERRAND_ABI_MAJOR + 1;
   const auto refusal = check_descriptor(d, kFile);
-  CHECK_THAT(refusal, StartsWith("refused /plugins/sandbox-test.so: its abi_major is 2"));
-  CHECK_THAT(refusal, ContainsSubstring("plugin ABI 1.x"));
+  CHECK_THAT(refusal, StartsWith("refused /plugins/sandbox-test.so: its abi_major is 3"));
+  CHECK_THAT(refusal, ContainsSubstring("plugin ABI 2.x"));
   CHECK_THAT(refusal, ContainsSubstring("rebuild"));
 }
 

@@ -47,7 +47,7 @@ TEST_CASE("the gappy backend creates a working instance whose probe reports its 
   auto instance = create_instance<sdk::SandboxBackend>(host.plugin("gappy"), host.services);
   REQUIRE(instance.has_value());
   REQUIRE(*instance != nullptr);
-  const auto report = (*instance)->probe();
+  const auto report = (*instance)->probe(sdk::SandboxPolicy{});
   CHECK(report.backend == "gappy");
   REQUIRE(report.gaps.size() == 1);
   CHECK(report.gaps[0].guarantee == "per-session memory limit");
@@ -113,5 +113,5 @@ TEST_CASE("a refused plugin has no instance, and the error repeats why") {
   auto instance = create_instance<sdk::SandboxBackend>(*refused, host.services);
   REQUIRE(instance.has_error());
   CHECK_THAT(instance.error(), ContainsSubstring("was not loaded: refused"));
-  CHECK_THAT(instance.error(), ContainsSubstring("abi_major is 2"));
+  CHECK_THAT(instance.error(), ContainsSubstring("abi_major is 3"));
 }

@@ -89,7 +89,7 @@ TEST_CASE("a real scan renders a row per file") {
   while (std::getline(lines, line)) ++count;
   CHECK(count == registry.records().size() + 1);
   CHECK_THAT(table, ContainsSubstring("sandbox-gappy"));
-  CHECK_THAT(table, ContainsSubstring("refused: its abi_major is 2"));
+  CHECK_THAT(table, ContainsSubstring("refused: its abi_major is 3"));
   CHECK_THAT(table, !ContainsSubstring("refused: refused"));
   const auto json = render_plugin_json(registry.records());
   REQUIRE(json.size() == registry.records().size());

@@ -55,7 +55,7 @@ TEST_CASE("a bare agent name is found in the agent's host directories, not the s
 
 TEST_CASE("an agent program that is relative or where the session writes is refused") {
   errand::sdk::LaunchSpec spec;
-  spec.extra_write = {"/var/cache/shared/"};
+  spec.policy.extra_write = {"/var/cache/shared/"};
   for (const char* refused : {"kage", "bin/kage", "/state/home/bin/kage", "/workspace/kage",
                               "/tmp/kage", "/dev/shm/kage", "/var/cache/shared/bin/kage"}) {
     INFO(refused);

@@ -19,7 +19,7 @@ std::string value_of(const std::vector<std::pair<std::string, std::string>>& lis
 LaunchSpec base() {
   LaunchSpec s;
   s.agent_dirs = {"/opt/kage/bin"};
-  s.path_extra = {"/opt/toolchains/bin"};
+  s.policy.path_extra = {"/opt/toolchains/bin"};
   return s;
 }
 
@@ -34,9 +34,9 @@ TEST_CASE("PATH puts the agent's dirs, then pathExtra, ahead of the system") {
 TEST_CASE("the environment is built from the floor, sandbox.env and the core, nothing else") {
   ::setenv("ERRAND_UNIT_DAEMON_ONLY", "must-not-appear", 1);
   auto spec = base();
-  spec.env_extra = {{"CARGO_HOME", "/var/cache/errand/cargo"},
-                    {"LANG", "en_GB.UTF-8"},
-                    {"HTTPS_PROXY", "operator-value"}};
+  spec.policy.env_extra = {{"CARGO_HOME", "/var/cache/errand/cargo"},
+                           {"LANG", "en_GB.UTF-8"},
+                           {"HTTPS_PROXY", "operator-value"}};
   spec.env = {{"HTTPS_PROXY", "http://errand:cred@127.0.0.1:3128"},
               {"ANTHROPIC_API_KEY", "errand-session-0123"}};
   auto env = build_environment(spec, {"ANTHROPIC_API_KEY"});
@@ -60,14 +60,14 @@ TEST_CASE("the environment is built from the floor, sandbox.env and the core, no
 TEST_CASE("sandbox.env may not set PATH, HOME or a provider credential name") {
   for (const char* name : {"PATH", "HOME"}) {
     auto spec = base();
-    spec.env_extra = {{name, "/x"}};
+    spec.policy.env_extra = {{name, "/x"}};
     auto env = build_environment(spec, {});
     REQUIRE_FALSE(env.has_value());
     CHECK(env.error().kind == errand::sdk::Error::Kind::refused);
     CHECK(env.error().message.find(std::string("sandbox.env sets ") + name) == 0);
   }
   auto spec = base();
-  spec.env_extra = {{"OPENAI_API_KEY", "sk-real"}};
+  spec.policy.env_extra = {{"OPENAI_API_KEY", "sk-real"}};
   auto env = build_environment(spec, {"ANTHROPIC_API_KEY", "OPENAI_API_KEY"});
   REQUIRE_FALSE(env.has_value());
   CHECK(env.error().message.find("carries a provider credential") != std::string::npos);
@@ -77,7 +77,7 @@ TEST_CASE("malformed names and NUL bytes are refused wherever they come from") {
   for (const auto& bad : std::vector<std::pair<std::string, std::string>>{
            {"1ABC", "x"}, {"A-B", "x"}, {"", "x"}, {"OK", std::string("a\0b", 3)}}) {
     auto spec = base();
-    spec.env_extra = {bad};
+    spec.policy.env_extra = {bad};
     CHECK_FALSE(build_environment(spec, {}).has_value());
     auto from_core = base();
     from_core.env = {bad};

@@ -17,10 +17,10 @@ Policy policy_for(errand::sdk::EgressMode egress,
   s.state_dir = "/var/lib/errand/sessions/s1";
   s.broker_socket = "/var/lib/errand/brokers/s1.sock";
   s.argv = {"/usr/bin/kage"};  // the backend resolves a bare name before the policy is built
-  s.egress = egress;
-  s.network = network;
-  s.egress_ports = {443};
-  s.listen_ports = {8080};
+  s.policy.egress = egress;
+  s.policy.network = network;
+  s.policy.egress_ports = {443};
+  s.policy.listen_ports = {8080};
   PolicyContext c;
   c.resolv_conf = "/var/lib/errand/bailey/run/s1/resolv.conf";
   auto built = build_policy(s, c);

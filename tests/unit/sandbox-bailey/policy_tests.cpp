@@ -20,19 +20,19 @@ LaunchSpec spec() {
   s.broker_socket = "/var/lib/errand/brokers/s1.sock";
   s.argv = {"/opt/kage/bin/kage", "rpc"};
   s.agent_dirs = {"/opt/kage/bin"};
-  s.extra_read = {"/opt/toolchains"};
-  s.extra_write = {"/var/cache/errand/cargo"};
-  s.extra_execute = {"/opt/toolchains/bin"};
-  s.path_extra = {"/opt/toolchains/bin"};
+  s.policy.extra_read = {"/opt/toolchains"};
+  s.policy.extra_write = {"/var/cache/errand/cargo"};
+  s.policy.extra_execute = {"/opt/toolchains/bin"};
+  s.policy.path_extra = {"/opt/toolchains/bin"};
   s.env = {{"ANTHROPIC_API_KEY", "errand-session-abc"}};
-  s.env_extra = {{"CARGO_HOME", "/var/cache/errand/cargo"}};
-  s.limits.memory_bytes = 4ull << 30;
-  s.limits.cpus = 2;
-  s.limits.pids = 512;
-  s.limits.file_max_bytes = 1ull << 30;
-  s.limits.tmp_bytes = 512ull << 20;
-  s.limits.shm_bytes = 256ull << 20;
-  s.limits.disk_bytes = 5ull << 30;
+  s.policy.env_extra = {{"CARGO_HOME", "/var/cache/errand/cargo"}};
+  s.policy.limits.memory_bytes = 4ull << 30;
+  s.policy.limits.cpus = 2;
+  s.policy.limits.pids = 512;
+  s.policy.limits.file_max_bytes = 1ull << 30;
+  s.policy.limits.tmp_bytes = 512ull << 20;
+  s.policy.limits.shm_bytes = 256ull << 20;
+  s.policy.limits.disk_bytes = 5ull << 30;
   return s;
 }
 
@@ -147,16 +147,16 @@ TEST_CASE("binds put parents first and skip grants already inside a bind of the 
 TEST_CASE("network modes map to plans") {
   auto s = spec();
   CHECK(plan_network(s, true) == NetworkPlan::broker);
-  s.network = errand::sdk::NetworkMode::none;
+  s.policy.network = errand::sdk::NetworkMode::none;
   CHECK(plan_network(s, true) == NetworkPlan::none);
-  s.network = errand::sdk::NetworkMode::restricted;
-  s.egress = errand::sdk::EgressMode::open;
+  s.policy.network = errand::sdk::NetworkMode::restricted;
+  s.policy.egress = errand::sdk::EgressMode::open;
   CHECK(plan_network(s, true) == NetworkPlan::host);
-  s.hide_host_address = true;
+  s.policy.hide_host_address = true;
   CHECK(plan_network(s, true) == NetworkPlan::pasta);
   CHECK(plan_network(s, false) == NetworkPlan::host);
-  s.egress_ports = {443, 80};
-  s.listen_ports = {8080};
+  s.policy.egress_ports = {443, 80};
+  s.policy.listen_ports = {8080};
   auto c = context();
   c.pasta_path = "/usr/bin/pasta";
   auto built = build_policy(s, c);
@@ -185,7 +185,7 @@ TEST_CASE("grants that would widen the floor past what was asked are refused") {
       {"/etc/resolv.conf", "places /etc/resolv.conf itself"}};
   for (const auto& [path, why] : cases) {
     auto s = spec();
-    s.extra_read = {path};
+    s.policy.extra_read = {path};
     auto built = build_policy(s, context());
     INFO(path);
     REQUIRE_FALSE(built.has_value());

@@ -1,5 +1,6 @@
 #include <catch2/catch_test_macros.hpp>
 
+#include "core/sandbox/policy_from_config.hpp"
 #include "plugins/sandbox-bailey/impl/enforcement_report.hpp"
 
 using namespace errand::bailey;
@@ -20,8 +21,9 @@ HostFeatures full_host() {
   return f;
 }
 
-BaileySettings defaults() {
-  auto s = read_settings(boost::json::object{});
+// The policy the core builds when the configuration leaves every sandbox key out.
+errand::sdk::SandboxPolicy defaults() {
+  auto s = errand::sandbox::policy_from_config(boost::json::object{});
   REQUIRE(s.has_value());
   return *s;
 }
@@ -43,6 +45,15 @@ bool contains(const std::string& text, const std::string& part) {
 }
 
 }  // namespace
+
+TEST_CASE("bailey declares that it runs the host's install and can hide the host's address") {
+  for (const auto& r : {build_report(full_host(), defaults()), unprobed_report()}) {
+    CHECK(r.backend == "bailey");
+    CHECK(r.capabilities.agent_from_host_install);
+    CHECK_FALSE(r.capabilities.agent_in_image);
+    CHECK(r.capabilities.hides_host_address);
+  }
+}
 
 TEST_CASE("a full host under the defaults has no gaps and says how each guarantee is kept") {
   const auto r = build_report(full_host(), defaults());
@@ -170,7 +181,7 @@ TEST_CASE("policyExtra grants and sandbox.env names are listed; writable grants 
   settings.extra_read = {"/opt/toolchains", "/var/cache/errand/cargo"};
   settings.extra_write = {"/var/cache/errand/cargo"};
   settings.extra_execute = {"/opt/toolchains/bin"};
-  settings.env = {{"CARGO_HOME", "/var/cache/errand/cargo"}, {"SECRETISH", "do-not-show"}};
+  settings.env_extra = {{"CARGO_HOME", "/var/cache/errand/cargo"}, {"SECRETISH", "do-not-show"}};
   const auto r = build_report(full_host(), settings);
   REQUIRE(r.granted.size() == 3);
   CHECK(r.granted[0].path == "/opt/toolchains");

@@ -7,15 +7,17 @@
  * does a virtual function appended to one of the C++ interfaces.
  *   1.0  the descriptor, ChatTransport, SandboxBackend, EgressBroker
  *   1.1  BrokerEvents::on_provider_usage
- *   1.2  LaunchSpec::listen_ports, LaunchSpec::disk_inodes */
+ *   1.2  LaunchSpec::listen_ports, LaunchSpec::disk_inodes
+ *   2.0  SandboxPolicy, decided by the core and handed to probe() and launch() in LaunchSpec;
+ *        EnforcementReport::capabilities */
 #ifndef ERRAND_SDK_PLUGIN_ABI_H
 #define ERRAND_SDK_PLUGIN_ABI_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#define ERRAND_ABI_MAJOR 1
-#define ERRAND_ABI_MINOR 2
+#define ERRAND_ABI_MAJOR 2
+#define ERRAND_ABI_MINOR 0
 #define ERRAND_PLUGIN_ENTRY_SYMBOL "errand_plugin_entry_v1"
 
 #ifdef __cplusplus

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <errand/sdk/plugin_instance.hpp>
 #include <errand/sdk/result.hpp>
+#include <errand/sdk/sandbox_policy.hpp>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -30,6 +31,17 @@ struct GrantedPath {
   bool execute = false;
 };
 
+// What the backend is, so the core decides without knowing its name.
+struct BackendCapabilities {
+  // The agent runs from the host's own install (its program and directories are granted).
+  bool agent_from_host_install = false;
+  // The agent must already be inside the image sessions start from.
+  bool agent_in_image = false;
+  // SandboxPolicy::hide_host_address can be kept: sessions sharing the host's network see a
+  // synthetic address rather than the host's.
+  bool hides_host_address = false;
+};
+
 struct EnforcementReport {
   std::string backend;                 // "bailey"
   std::string summary;                 // one line on how sessions are confined
@@ -38,23 +50,10 @@ struct EnforcementReport {
   std::vector<std::string> notes;      // measured-not-enforced items, inert settings
   std::vector<GrantedPath> granted;    // sandbox.policyExtra, as the backend applies it
   std::vector<std::string> env_names;  // sandbox.env names; never the values
+  BackendCapabilities capabilities;
 };
 
-enum class NetworkMode { none, restricted, open };
-enum class EgressMode { proxy, open };
-
-struct SandboxLimits {
-  std::uint64_t memory_bytes = 0;  // 0: not limited
-  double cpus = 0;
-  std::uint64_t pids = 0;
-  std::uint64_t file_max_bytes = 0;
-  std::uint64_t tmp_bytes = 0;
-  std::uint64_t shm_bytes = 0;
-  std::uint64_t disk_bytes = 0;  // measured budget over project and state
-  std::chrono::milliseconds disk_check_max{30000};
-  std::chrono::milliseconds grace{10000};
-};
-
+// One launch: who, where, what to run. Everything the configuration decides is in policy.
 struct LaunchSpec {
   std::string session_id;
   std::filesystem::path project_dir;  // seen at /workspace, writable
@@ -65,22 +64,8 @@ struct LaunchSpec {
   // Variables the core sets for the agent (stand-ins, proxy and base URLs). The environment is
   // built from these and the backend's own floor; nothing is inherited from the daemon.
   std::vector<std::pair<std::string, std::string>> env;
-  std::vector<std::pair<std::string, std::string>> env_extra;  // sandbox.env
-  std::vector<std::filesystem::path> agent_dirs;               // read and execute; ahead on PATH
-  std::vector<std::filesystem::path> path_extra;  // after the agent's dirs, before /usr/bin
-  std::vector<std::filesystem::path> extra_read, extra_write, extra_execute;  // policyExtra
-  SandboxLimits limits;
-  NetworkMode network = NetworkMode::restricted;
-  EgressMode egress = EgressMode::proxy;
-  std::vector<std::uint16_t> egress_ports{443};
-  bool hide_host_address = false;
-  // sandbox.listenPorts: the TCP ports a session may listen on when it shares a network with
-  // others (egress open); a private namespace lets it listen anywhere. Since ABI 1.2.
-  std::vector<std::uint16_t> listen_ports;
-  // sandbox.diskInodes: the measured budget of files, directories and links over project and
-  // state; 0: none. Here rather than in SandboxLimits, which sits mid-struct: growing it would
-  // move every later field of a plugin built against an older minor. Since ABI 1.2.
-  std::uint64_t disk_inodes = 0;
+  std::vector<std::filesystem::path> agent_dirs;  // read and execute; ahead on PATH
+  SandboxPolicy policy;
 };
 
 enum class LimitCause { none, memory, pids, file_size, disk, cpu };
@@ -118,8 +103,8 @@ class BOOST_SYMBOL_VISIBLE SandboxBackend : public PluginInstance {
  public:
   static constexpr const char* kind = "sandbox";
 
-  // What this host lets the backend enforce for the configuration it was created with.
-  virtual EnforcementReport probe() noexcept = 0;
+  // What this host lets the backend enforce of the policy, and what the backend is.
+  virtual EnforcementReport probe(const SandboxPolicy& policy) noexcept = 0;
   virtual boost::asio::awaitable<Result<std::unique_ptr<SandboxProcess>>> launch(
       LaunchSpec spec) = 0;
   // After a daemon restart: removes sandboxes no live session owns.

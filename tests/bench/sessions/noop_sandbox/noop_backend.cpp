@@ -43,7 +43,7 @@ class NoopBackend final : public SandboxBackend {
  public:
   explicit NoopBackend(const HostServices& services) : services_(services) {}
 
-  EnforcementReport probe() noexcept override {
+  EnforcementReport probe(const SandboxPolicy&) noexcept override {
     EnforcementReport report;
     report.backend = "noop";
     report.summary =
@@ -69,7 +69,7 @@ class NoopBackend final : public SandboxBackend {
   Result<std::unique_ptr<SandboxProcess>> start(LaunchSpec spec) {
     if (spec.argv.empty()) return make_error("no agent command", Error::Kind::refused);
     std::vector<fs::path> dirs = spec.agent_dirs;
-    dirs.insert(dirs.end(), spec.path_extra.begin(), spec.path_extra.end());
+    dirs.insert(dirs.end(), spec.policy.path_extra.begin(), spec.policy.path_extra.end());
     for (const char* system : {"/usr/local/bin", "/usr/bin", "/bin"}) dirs.emplace_back(system);
     const auto program = resolve(spec.argv.front(), dirs);
     if (program.empty())
@@ -99,7 +99,7 @@ class NoopBackend final : public SandboxBackend {
                                  "FAKE_AGENT_STATE_DIR=" + spec.state_dir.string()};
     for (const auto& [name, value] : spec.env)
       env.push_back(name + "=" + replace_all(value, kSandboxRelay, relay_address));
-    for (const auto& [name, value] : spec.env_extra) env.push_back(name + "=" + value);
+    for (const auto& [name, value] : spec.policy.env_extra) env.push_back(name + "=" + value);
 
     auto child = noop::spawn_child(program, spec.argv, std::move(env), spec.project_dir);
     if (!child) return child.error();

@@ -1,10 +1,13 @@
-#include "core/sessions/sandbox_settings.hpp"
+#include "core/sandbox/policy_from_config.hpp"
+
+#include "core/config/core_schema_sections.hpp"
+#include "core/config/defaults.hpp"
 #include "core/config/string_settings.hpp"
 
 #include <chrono>
 #include <errand/sdk/config_values.hpp>
 
-namespace errand::sessions {
+namespace errand::sandbox {
 
 namespace json = boost::json;
 
@@ -22,10 +25,9 @@ sdk::Result<std::uint64_t> size_setting(const json::object& config, std::string_
   return *parsed;
 }
 
-sdk::Result<std::int64_t> whole_setting(const json::object& config, std::string_view key,
-                                        std::int64_t fallback) {
+sdk::Result<std::int64_t> whole_setting(const json::object& config, std::string_view key) {
   const auto* v = sdk::find_setting(config, key);
-  if (v == nullptr) return fallback;
+  if (v == nullptr) return std::int64_t{0};
   json::error_code ec;
   const auto n = v->to_number<std::int64_t>(ec);
   if (ec || n < 0) return bad(key, "must be a whole number of 0 or more");
@@ -46,6 +48,19 @@ sdk::Result<std::vector<std::filesystem::path>> paths_setting(const json::object
   return paths;
 }
 
+sdk::Result<std::vector<std::string>> strings_setting(const json::object& config,
+                                                      std::string_view key) {
+  std::vector<std::string> strings;
+  const auto* v = sdk::find_setting(config, key);
+  if (v == nullptr) return strings;
+  if (!v->is_array()) return bad(key, "must be a list of strings");
+  for (const auto& item : v->as_array()) {
+    if (!item.is_string()) return bad(key, "holds something that is not a string");
+    strings.emplace_back(item.as_string());
+  }
+  return strings;
+}
+
 sdk::Result<std::vector<std::uint16_t>> ports_setting(const json::value& v, std::string_view key) {
   if (!v.is_array()) return bad(key, "must be a list of ports");
   std::vector<std::uint16_t> ports;
@@ -59,10 +74,35 @@ sdk::Result<std::vector<std::uint16_t>> ports_setting(const json::value& v, std:
   return ports;
 }
 
+// The sandbox section with the schema's defaults filled in, alone in an object so the dotted
+// sandbox.* names read from it. Validated configurations have them already; filling again
+// costs a copy and makes the schema the only place a default is read from.
+json::object sandbox_with_defaults(const json::object& config) {
+  static const json::object schema = config::core_sections::sandbox();
+  json::value section = json::object{};
+  if (const auto* written = config.if_contains("sandbox"); written && written->is_object())
+    section = *written;
+  config::fill_schema_defaults(section, schema);
+  return json::object{{"sandbox", std::move(section)}};
+}
+
+std::vector<std::string> provider_credential_names(const json::object& config) {
+  std::vector<std::string> names;
+  const auto* providers = sdk::find_setting(config, "agent.providers");
+  if (providers == nullptr || !providers->is_object()) return names;
+  for (const auto& [name, definition] : providers->as_object()) {
+    if (!definition.is_object()) continue;
+    auto credential_name = config::string_member(definition.as_object(), "credentialName");
+    if (!credential_name.empty()) names.push_back(std::move(credential_name));
+  }
+  return names;
+}
+
 }  // namespace
 
-sdk::Result<SandboxSettings> sandbox_settings_from_config(const json::object& config) {
-  SandboxSettings s;
+sdk::Result<sdk::SandboxPolicy> policy_from_config(const json::object& effective) {
+  const auto config = sandbox_with_defaults(effective);
+  sdk::SandboxPolicy s;
   struct SizeKey {
     const char* key;
     std::uint64_t* into;
@@ -83,20 +123,20 @@ sdk::Result<SandboxSettings> sandbox_settings_from_config(const json::object& co
     if (ec || value < 0) return bad("sandbox.cpus", "must be a number of 0 or more");
     s.limits.cpus = value;
   }
-  auto pids = whole_setting(config, "sandbox.pids", 0);
+  auto pids = whole_setting(config, "sandbox.pids");
   if (!pids) return pids.error();
   s.limits.pids = static_cast<std::uint64_t>(*pids);
-  auto inodes = whole_setting(config, "sandbox.diskInodes", 1000000);
+  auto inodes = whole_setting(config, "sandbox.diskInodes");
   if (!inodes) return inodes.error();
-  s.disk_inodes = static_cast<std::uint64_t>(*inodes);
-  auto disk_check = whole_setting(config, "sandbox.diskCheckMs", 30000);
+  s.limits.disk_inodes = static_cast<std::uint64_t>(*inodes);
+  auto disk_check = whole_setting(config, "sandbox.diskCheckMs");
   if (!disk_check) return disk_check.error();
   s.limits.disk_check_max = std::chrono::milliseconds(*disk_check);
-  auto grace = whole_setting(config, "sandbox.gracePeriodMs", 10000);
+  auto grace = whole_setting(config, "sandbox.gracePeriodMs");
   if (!grace) return grace.error();
   s.limits.grace = std::chrono::milliseconds(*grace);
 
-  const auto network = config::string_setting(config, "sandbox.network", "restricted");
+  const auto network = config::string_setting(config, "sandbox.network");
   if (network == "none")
     s.network = sdk::NetworkMode::none;
   else if (network == "open")
@@ -105,7 +145,7 @@ sdk::Result<SandboxSettings> sandbox_settings_from_config(const json::object& co
     s.network = sdk::NetworkMode::restricted;
   else
     return bad("sandbox.network", "must be none, restricted or open");
-  const auto egress = config::string_setting(config, "sandbox.egress.mode", "proxy");
+  const auto egress = config::string_setting(config, "sandbox.egress.mode");
   if (egress == "open")
     s.egress = sdk::EgressMode::open;
   else if (egress == "proxy")
@@ -125,6 +165,12 @@ sdk::Result<SandboxSettings> sandbox_settings_from_config(const json::object& co
     if (!read) return read.error();
     s.listen_ports = std::move(*read);
   }
+  for (auto [key, into] : {std::pair{"sandbox.egress.allow", &s.egress_allow},
+                           std::pair{"sandbox.egress.allowInternal", &s.allow_internal}}) {
+    auto strings = strings_setting(config, key);
+    if (!strings) return strings.error();
+    *into = std::move(*strings);
+  }
   if (const auto* hide = sdk::find_setting(config, "sandbox.hideHostAddress");
       hide != nullptr && hide->is_bool())
     s.hide_host_address = hide->as_bool();
@@ -136,34 +182,24 @@ sdk::Result<SandboxSettings> sandbox_settings_from_config(const json::object& co
       s.env_extra.emplace_back(std::string(name), std::string(value.as_string()));
     }
   }
-  auto path_extra = paths_setting(config, "sandbox.pathExtra");
-  if (!path_extra) return path_extra.error();
-  s.path_extra = std::move(*path_extra);
-  auto read = paths_setting(config, "sandbox.policyExtra.read");
-  if (!read) return read.error();
-  s.extra_read = std::move(*read);
-  auto write = paths_setting(config, "sandbox.policyExtra.write");
-  if (!write) return write.error();
-  s.extra_write = std::move(*write);
-  auto execute = paths_setting(config, "sandbox.policyExtra.execute");
-  if (!execute) return execute.error();
-  s.extra_execute = std::move(*execute);
+  for (auto [key, into] : {std::pair{"sandbox.pathExtra", &s.path_extra},
+                           std::pair{"sandbox.policyExtra.read", &s.extra_read},
+                           std::pair{"sandbox.policyExtra.write", &s.extra_write},
+                           std::pair{"sandbox.policyExtra.execute", &s.extra_execute}}) {
+    auto paths = paths_setting(config, key);
+    if (!paths) return paths.error();
+    *into = std::move(*paths);
+  }
+  s.reserved_env_names = provider_credential_names(effective);
+  s.project_root = config::string_setting(effective, "projectRoot");
+  s.state_dir = config::string_setting(effective, "stateDir");
   return s;
 }
 
-void apply_sandbox_settings(const SandboxSettings& settings, sdk::LaunchSpec& spec) {
-  spec.limits = settings.limits;
-  spec.network = settings.network;
-  spec.egress = settings.egress;
-  spec.egress_ports = settings.egress_ports;
-  spec.listen_ports = settings.listen_ports;
-  spec.disk_inodes = settings.disk_inodes;
-  spec.hide_host_address = settings.hide_host_address;
-  spec.env_extra = settings.env_extra;
-  spec.path_extra = settings.path_extra;
-  spec.extra_read = settings.extra_read;
-  spec.extra_write = settings.extra_write;
-  spec.extra_execute = settings.extra_execute;
+void note_inert_requests(const sdk::SandboxPolicy& policy, sdk::EnforcementReport& report) {
+  if (policy.hide_host_address && !report.capabilities.hides_host_address)
+    report.notes.push_back("sandbox.hideHostAddress does nothing under " + report.backend +
+                           ", which cannot hide the host's addresses from a session");
 }
 
-}  // namespace errand::sessions
+}  // namespace errand::sandbox

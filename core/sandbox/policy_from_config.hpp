@@ -1,0 +1,25 @@
+#pragma once
+
+// The one reader of the core's sandbox.* keys: turns the effective configuration into the
+// SandboxPolicy a backend enforces. A session builds its policy once, when it starts, so a later
+// reload never changes a running sandbox; the daemon builds one at start-up for the probe. The
+// configuration handed here after a reload already holds the network, egress and host-address
+// fields at their start-up values (core/config/reload.hpp), so a new session meets the broker
+// the daemon started with.
+
+#include <boost/json/object.hpp>
+#include <errand/sdk/result.hpp>
+#include <errand/sdk/sandbox_backend.hpp>
+#include <errand/sdk/sandbox_policy.hpp>
+
+namespace errand::sandbox {
+
+// Anything the configuration leaves out takes the schema's default (core_schema_sandbox.cpp),
+// the one place defaults are written. Every error names the key and says what is wrong with it.
+sdk::Result<sdk::SandboxPolicy> policy_from_config(const boost::json::object& config);
+
+// What the policy asks that this backend, by its declared capabilities, does not do: added to
+// the report's notes so an inert setting is said rather than silently ignored.
+void note_inert_requests(const sdk::SandboxPolicy& policy, sdk::EnforcementReport& report);
+
+}  // namespace errand::sandbox
