@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "plugins/sandbox-bailey/impl/bailey_backend.hpp"
+#include "tests/support/host_parts.hpp"
 #include "tests/support/test_account.hpp"
 
 namespace fs = std::filesystem;
@@ -133,14 +134,12 @@ static int benchmark(int argc, char** argv) {
   }
 
   boost::asio::io_context io;
-  errand::sdk::HostServices host;
-  host.executor = io.get_executor();
-  host.log =
-      std::make_shared<spdlog::logger>("bench", std::make_shared<spdlog::sinks::null_sink_mt>());
-  host.config =
-      boost::json::object{{"projectRoot", projects.string()}, {"stateDir", state_dir.string()}};
-  host.plugin_path = ERRAND_BAILEY_PLUGIN;
-  host.state_dir = state_dir;
+  errand::test::HostParts parts;
+  const auto host = parts.services(
+      io.get_executor(),
+      std::make_shared<spdlog::logger>("bench", std::make_shared<spdlog::sinks::null_sink_mt>()),
+      boost::json::object{{"projectRoot", projects.string()}, {"stateDir", state_dir.string()}},
+      ERRAND_BAILEY_PLUGIN, state_dir);
   errand::bailey::BaileyBackend backend(host);
   const auto settings = errand::bailey::read_settings(host.config);
 

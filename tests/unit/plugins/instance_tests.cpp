@@ -1,6 +1,7 @@
 #include "core/plugins/instance.hpp"
 
 #include "core/plugins/registry.hpp"
+#include "tests/support/host_parts.hpp"
 #include "tests/unit/plugins/plugin_test_support.hpp"
 
 #include <errand/sdk/chat_transport.hpp>
@@ -25,13 +26,13 @@ namespace {
 struct Host {
   boost::asio::io_context io;
   CapturedLog log;
+  errand::test::HostParts parts;
   sdk::HostServices services;
   PluginRegistry registry;
 
-  Host() : registry(PluginRegistry::scan({fixture_dir()}, log.logger())) {
-    services.executor = io.get_executor();
-    services.log = log.shared();
-  }
+  Host()
+      : services(parts.services(io.get_executor(), log.shared(), {})),
+        registry(PluginRegistry::scan({fixture_dir()}, log.logger())) {}
 
   const PluginRecord& plugin(std::string_view name) {
     const auto* record = registry.find("sandbox", name);

@@ -16,6 +16,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <thread>
@@ -117,7 +118,7 @@ class BrokerHarness {
   RealClock clock_;
   RecordingEvents events_;
   std::unique_ptr<receipts::ReceiptsDb> receipts_;
-  sdk::HostServices services_;
+  std::optional<sdk::HostServices> services_;  // set once the receipts database is open
   boost::asio::io_context io_;
   boost::asio::executor_work_guard<boost::asio::io_context::executor_type> work_;
   std::vector<std::thread> threads_;
