@@ -53,3 +53,9 @@ check_copy member_removed refused "changed incompatibly" "state_dir" "bump ERRAN
 copy_with_change virtual_reordered chat_transport.hpp \
   '/virtual void stop() noexcept = 0;/{h;d};/virtual TransportLimits limits() const noexcept = 0;/G'
 check_copy virtual_reordered refused "changed incompatibly" "stop" "bump ERRAND_ABI_MAJOR"
+
+# A virtual function appended to BrokerEvents: growth, which the version must still say.
+copy_with_change virtual_appended egress_broker.hpp \
+  's/^\(  virtual void on_provider_usage(.*\)$/\1\n  virtual void on_abi_growth() noexcept {}/'
+check_copy virtual_appended refused "in a way older plugins do not notice" "on_abi_growth" \
+  "bump ERRAND_ABI_MINOR"

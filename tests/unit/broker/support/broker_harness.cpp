@@ -111,7 +111,8 @@ TempDir::~TempDir() {
   std::filesystem::remove_all(path_, ec);
 }
 
-BrokerHarness::BrokerHarness(boost::json::object config, BrokerOptions options, int io_threads)
+BrokerHarness::BrokerHarness(boost::json::object config, BrokerOptions options, int io_threads,
+                             bool start_broker)
     : log_sink_(std::make_shared<spdlog::sinks::ringbuffer_sink_mt>(4096)),
       work_(asio::make_work_guard(io_)) {
   auto log = std::make_shared<spdlog::logger>("broker", log_sink_);
@@ -130,7 +131,7 @@ BrokerHarness::BrokerHarness(boost::json::object config, BrokerOptions options, 
                                       .plugin_path = {},
                                       .state_dir = dir_.path()});
   broker_ = std::make_unique<Broker>(*services_, std::move(options));
-  if (auto started = broker_->start(events_); !started)
+  if (auto started = start_broker ? broker_->start(events_) : sdk::Result<void>{}; !started)
     throw std::runtime_error(started.error().message);
   for (int i = 0; i < io_threads; ++i) threads_.emplace_back([this] { io_.run(); });
 }
