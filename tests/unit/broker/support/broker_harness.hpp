@@ -93,8 +93,8 @@ class BrokerHarness {
  public:
   // io_threads: how many threads run the io_context the broker is given. start_broker false
   // leaves the broker without its event sink, for the tests of what it refuses before start().
-  explicit BrokerHarness(boost::json::object config, BrokerOptions options = {},
-                         int io_threads = 2, bool start_broker = true);
+  explicit BrokerHarness(boost::json::object config, BrokerOptions options = {}, int io_threads = 2,
+                         bool start_broker = true);
   ~BrokerHarness();
 
   sdk::BrokerSession open(const std::string& session_id);
