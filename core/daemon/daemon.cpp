@@ -140,7 +140,7 @@ int run_daemon(const RunEnvironment& env, std::ostream& out) {
   rt.threads = std::move(*threads);
 
   rt.host.emplace(PluginHost::Context{rt.io.get_executor(), rt.logging, rt.scrubber, rt.clock,
-                                      *rt.source.registry, settings.state_dir, rt.receipts.get()});
+                                      *rt.source.registry, settings.state_dir, *rt.receipts});
   auto& host = *rt.host;
 
   // The sandbox is probed before anything touches the chat service: a daemon that cannot
@@ -225,7 +225,12 @@ int run_daemon(const RunEnvironment& env, std::ostream& out) {
                                 report.capabilities},
       rt.config.effective);
   if (*kage_catalog) rt.manager->use_kage_catalog(std::move(**kage_catalog));
-  if (host.broker() != nullptr) host.broker()->set_events(rt.manager.get());
+  if (host.broker() != nullptr) {
+    if (auto started = host.broker()->start(*rt.manager); !started) {
+      rt.log->error("the egress broker could not start: {}", started.error().message);
+      return kExitRefused;
+    }
+  }
   if (auto started = host.chat()->start(*rt.manager); !started) {
     rt.log->error("the chat transport could not start: {}", started.error().message);
     return kExitRefused;
@@ -250,7 +255,6 @@ int run_daemon(const RunEnvironment& env, std::ostream& out) {
     // plugins stop after them.
     auto stop = [&rt, &host]() -> boost::asio::awaitable<void> {
       co_await rt.manager->stop_all();
-      if (host.broker() != nullptr) host.broker()->set_events(nullptr);
       host.stop_all();
       rt.io.stop();
     };

@@ -22,16 +22,14 @@ const plugins::PluginRecord* PluginHost::find(std::string_view kind, const std::
 
 sdk::HostServices PluginHost::make_services(const plugins::PluginRecord& record,
                                             const boost::json::object& config) const {
-  sdk::HostServices services;
-  services.executor = context_.executor;
-  services.log = context_.logging.logger(record.name);
-  services.secrets = &context_.secrets;
-  services.receipts = context_.receipts;
-  services.clock = &context_.clock;
-  services.config = config;
-  services.plugin_path = record.path;
-  services.state_dir = context_.state_dir;
-  return services;
+  return sdk::HostServices{.executor = context_.executor,
+                           .log = context_.logging.logger(record.name),
+                           .secrets = context_.secrets,
+                           .receipts = context_.receipts,
+                           .clock = context_.clock,
+                           .config = config,
+                           .plugin_path = record.path,
+                           .state_dir = context_.state_dir};
 }
 
 const sdk::HostServices& PluginHost::services_for(const plugins::PluginRecord& record,

@@ -29,7 +29,7 @@ class PluginHost {
     const sdk::Clock& clock;
     const plugins::PluginRegistry& registry;
     std::filesystem::path state_dir;
-    sdk::ReceiptSink* receipts = nullptr;
+    sdk::ReceiptSink& receipts;
   };
 
   explicit PluginHost(Context context) : context_(std::move(context)) {}

@@ -71,7 +71,7 @@ std::string check_descriptor(const errand_plugin_entry_v1_t& d, const std::files
     return fmt::format(
         "refused {}: its toolchain_id \"{}\" differs from this errand's \"{}\", so the C++ "
         "interfaces past the descriptor may not share a layout; rebuild the plugin with the same "
-        "compiler, Boost, spdlog, fmt and SDK headers as this errand",
+        "compiler, Boost, spdlog and fmt as this errand",
         file.string(), toolchain, host_toolchain);
   }
   const auto kind = text_or_empty(d.kind);

@@ -75,14 +75,20 @@ Broker::~Broker() {
   stop();
 }
 
-void Broker::set_events(sdk::BrokerEvents* events) noexcept {
-  core_->set_events(events);
+sdk::Result<void> Broker::start(sdk::BrokerEvents& events) noexcept {
+  return core_->attach_events(events);
 }
 
 asio::awaitable<sdk::Result<sdk::BrokerSession>> Broker::open(sdk::BrokerSessionSpec spec) {
   try {
     if (core_->stopped())
       co_return sdk::make_error("the broker is stopping", sdk::Error::Kind::cancelled);
+    if (!core_->has_events())
+      co_return sdk::make_error(
+          "session " + spec.session_id +
+              ": the broker was not started, so nothing would hear what it refuses; call "
+              "start() with the core's events first",
+          sdk::Error::Kind::refused);
     {
       std::lock_guard lock(core_->sessions_mutex);
       if (core_->sessions.contains(spec.session_id))

@@ -33,7 +33,7 @@ class Broker final : public sdk::EgressBroker {
   Broker(const sdk::HostServices& services, BrokerOptions options);
   ~Broker() override;
 
-  void set_events(sdk::BrokerEvents* events) noexcept override;
+  sdk::Result<void> start(sdk::BrokerEvents& events) noexcept override;
   boost::asio::awaitable<sdk::Result<sdk::BrokerSession>> open(
       sdk::BrokerSessionSpec spec) override;
   boost::asio::awaitable<void> close(std::string session_id) override;

@@ -93,11 +93,19 @@ std::shared_ptr<BrokerCore> BrokerCore::create(const sdk::HostServices& services
 BrokerCore::~BrokerCore() = default;
 
 std::chrono::system_clock::time_point BrokerCore::wall_now() const {
-  return services_.clock ? services_.clock->now() : std::chrono::system_clock::now();
+  return services_.clock.now();
 }
 
 std::chrono::steady_clock::time_point BrokerCore::steady_now() const {
-  return services_.clock ? services_.clock->steady_now() : std::chrono::steady_clock::now();
+  return services_.clock.steady_now();
+}
+
+sdk::Result<void> BrokerCore::attach_events(sdk::BrokerEvents& events) noexcept {
+  sdk::BrokerEvents* none = nullptr;
+  if (!events_.compare_exchange_strong(none, &events))
+    return sdk::make_error("the broker was already started; its events go to the first sink",
+                           sdk::Error::Kind::refused);
+  return {};
 }
 
 void BrokerCore::tell_host_refused(std::string session_id, std::string host, std::uint16_t port,
@@ -111,14 +119,13 @@ void BrokerCore::tell_host_refused(std::string session_id, std::string host, std
 }
 
 void BrokerCore::record(const sdk::ProviderReceipt& receipt) noexcept {
-  if (stopped() || services_.receipts == nullptr) return;
-  services_.receipts->record(receipt);
+  if (stopped()) return;
+  services_.receipts.record(receipt);
 }
 
 void BrokerCore::add_secret(const std::string& value) noexcept {
-  if (services_.secrets == nullptr) return;
   try {
-    services_.secrets->add(value);
+    services_.secrets.add(value);
   } catch (const std::exception& e) {
     log_->error("a minted value could not be added to the secrets scrubbed from output: {}",
                 e.what());
@@ -126,17 +133,15 @@ void BrokerCore::add_secret(const std::string& value) noexcept {
 }
 
 void BrokerCore::remove_secret(const std::string& value) noexcept {
-  if (services_.secrets == nullptr) return;
   try {
-    services_.secrets->remove(value);
+    services_.secrets.remove(value);
   } catch (const std::exception& e) {
     log_->error("a minted value could not be removed from the secrets: {}", e.what());
   }
 }
 
 std::string BrokerCore::scrub_secrets(std::string_view text) const {
-  if (services_.secrets == nullptr) return std::string(text);
-  return services_.secrets->scrub(text);
+  return services_.secrets.scrub(text);
 }
 
 }  // namespace errand::broker

@@ -79,7 +79,9 @@ class BrokerCore : public std::enable_shared_from_this<BrokerCore> {
   std::chrono::system_clock::time_point wall_now() const;
   std::chrono::steady_clock::time_point steady_now() const;
 
-  void set_events(sdk::BrokerEvents* events) noexcept { events_.store(events); }
+  // Refused when events were attached before: one sink, given once.
+  sdk::Result<void> attach_events(sdk::BrokerEvents& events) noexcept;
+  bool has_events() const noexcept { return events_.load() != nullptr; }
   // Hands the limits read from a provider's answer to the core, for !usage.
   void report_usage(const sdk::ProviderUsage& usage) noexcept {
     if (auto* sink = events_.load(); sink != nullptr && !stopped()) sink->on_provider_usage(usage);
@@ -112,6 +114,7 @@ class BrokerCore : public std::enable_shared_from_this<BrokerCore> {
   boost::asio::strand<boost::asio::any_io_executor> strand_;
   std::shared_ptr<ProviderPacer> pacer_;
   CredentialRegistry credentials_;
+  // Null only until start(): open() is refused before then, so no event can find it empty.
   std::atomic<sdk::BrokerEvents*> events_{nullptr};
   std::atomic<bool> stopped_{false};
 };

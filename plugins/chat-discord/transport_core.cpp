@@ -61,6 +61,9 @@ TransportCore::TransportCore(const sdk::HostServices& services, DiscordSettings 
 TransportCore::~TransportCore() = default;
 
 sdk::Result<void> TransportCore::start(sdk::ChatEvents& events) {
+  if (start_requested_.exchange(true))
+    return sdk::make_error("the transport was already started; its events go to the first sink",
+                           sdk::Error::Kind::refused);
   asio::post(strand_, [self = shared_from_this(), ev = &events] { self->begin_on_strand(ev); });
   return {};
 }

@@ -6,6 +6,7 @@
 // outlives the plugin object until the last one has finished.
 
 #include <spdlog/logger.h>
+#include <atomic>
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/awaitable.hpp>
 #include <boost/asio/strand.hpp>
@@ -129,6 +130,8 @@ class TransportCore : public std::enable_shared_from_this<TransportCore> {
   std::string guild_id_;
   sdk::ChatEvents* events_ = nullptr;
   bool started_ = false;
+  // Set by the first start(), on the caller's thread, so a second one is refused there.
+  std::atomic<bool> start_requested_{false};
   bool stopped_ = false;
 
   mutable std::mutex self_mutex_;

@@ -44,7 +44,7 @@ std::string thread_name(std::string_view wanted) {
 }  // namespace
 
 std::string TransportCore::scrub(std::string_view text) const {
-  return services_.secrets != nullptr ? services_.secrets->scrub(text) : std::string(text);
+  return services_.secrets.scrub(text);
 }
 
 json::object TransportCore::allowed_mentions(const std::vector<std::string>& users) const {
@@ -70,7 +70,7 @@ sdk::Result<std::vector<TransportCore::Piece>> TransportCore::prepare(
                                  std::to_string(limits.max_upload_bytes) +
                                  "-byte upload limit; it was not posted",
                              Kind::limit);
-    if (services_.secrets != nullptr && services_.secrets->contains_secret(f.bytes))
+    if (services_.secrets.contains_secret(f.bytes))
       return sdk::make_error(
           "the file \"" + f.filename + "\" contains a configured secret, so it was not uploaded",
           Kind::refused);

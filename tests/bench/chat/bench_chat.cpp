@@ -19,6 +19,7 @@
 
 #include "fake_discord.hpp"
 #include "plugins/chat-discord/discord_transport.hpp"
+#include "tests/support/host_parts.hpp"
 
 namespace {
 
@@ -73,13 +74,13 @@ int main(int argc, char** argv) {
 
   boost::asio::io_context io;
   auto work = boost::asio::make_work_guard(io);
-  errand::sdk::HostServices services;
-  services.executor = io.get_executor();
-  services.config = boost::json::object{{"chat",
-                                         {{"token", options.token},
-                                          {"channelId", options.channel_id},
-                                          {"apiBase", fake.api_base()},
-                                          {"gatewayUrl", fake.gateway_url()}}}};
+  errand::test::HostParts parts;
+  const auto services = parts.services(io.get_executor(), nullptr,
+                                       boost::json::object{{"chat",
+                                                            {{"token", options.token},
+                                                             {"channelId", options.channel_id},
+                                                             {"apiBase", fake.api_base()},
+                                                             {"gatewayUrl", fake.gateway_url()}}}});
   errand::discord::DiscordTransport transport(services);
   IgnoreEvents events;
   (void)transport.start(events);

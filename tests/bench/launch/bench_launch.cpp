@@ -26,6 +26,7 @@
 
 #include "core/sandbox/policy_from_config.hpp"
 #include "plugins/sandbox-bailey/impl/bailey_backend.hpp"
+#include "tests/support/host_parts.hpp"
 #include "tests/support/temp_dir.hpp"
 #include "tests/support/test_account.hpp"
 
@@ -139,14 +140,12 @@ static int benchmark(int argc, char** argv) {
   }
 
   boost::asio::io_context io;
-  errand::sdk::HostServices host;
-  host.executor = io.get_executor();
-  host.log =
-      std::make_shared<spdlog::logger>("bench", std::make_shared<spdlog::sinks::null_sink_mt>());
-  host.config =
-      boost::json::object{{"projectRoot", projects.string()}, {"stateDir", state_dir.string()}};
-  host.plugin_path = ERRAND_BAILEY_PLUGIN;
-  host.state_dir = state_dir;
+  errand::test::HostParts parts;
+  const auto host = parts.services(
+      io.get_executor(),
+      std::make_shared<spdlog::logger>("bench", std::make_shared<spdlog::sinks::null_sink_mt>()),
+      boost::json::object{{"projectRoot", projects.string()}, {"stateDir", state_dir.string()}},
+      ERRAND_BAILEY_PLUGIN, state_dir);
   errand::bailey::BaileyBackend backend(host);
   const auto policy = errand::sandbox::policy_from_config(host.config);
 

@@ -88,14 +88,11 @@ Harness::Harness(json::object sandbox, fs::path root) : root_(std::move(root)) {
            {"provider", "anthropic"},
            {"providers",
             json::object{{"anthropic", json::object{{"credentialName", "ANTHROPIC_API_KEY"}}}}}}}};
-  errand::sdk::HostServices host;
-  host.executor = io_.get_executor();
-  host.log = std::make_shared<spdlog::logger>("sandbox-bailey",
+  auto log = std::make_shared<spdlog::logger>("sandbox-bailey",
                                               std::make_shared<spdlog::sinks::stderr_sink_mt>());
-  host.log->set_level(spdlog::level::warn);
-  host.config = config_;
-  host.plugin_path = ERRAND_BAILEY_PLUGIN;
-  host.state_dir = state_dir_;
+  log->set_level(spdlog::level::warn);
+  const auto host =
+      host_parts_.services(io_.get_executor(), log, config_, ERRAND_BAILEY_PLUGIN, state_dir_);
   backend_ = std::make_unique<errand::bailey::BaileyBackend>(host);
   broker_ = std::make_unique<UnixEchoServer>(state_dir_ / "brokers" / "echo.sock");
 }

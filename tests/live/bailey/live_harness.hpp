@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "plugins/sandbox-bailey/impl/bailey_backend.hpp"
+#include "tests/support/host_parts.hpp"
 
 namespace bailey_live {
 
@@ -77,6 +78,7 @@ class Harness {
   std::unique_ptr<UnixEchoServer> broker_;
   boost::json::object config_;
   boost::asio::io_context io_;
+  errand::test::HostParts host_parts_;  // what the backend's services refer to
   std::unique_ptr<errand::bailey::BaileyBackend> backend_;
   int counter_ = 0;
 };

@@ -155,3 +155,17 @@ TEST_CASE("reactions by people are reported, the bot's own are not") {
   CHECK(reactions[0].ref.message_id == message);
   CHECK(reactions[0].added);
 }
+
+TEST_CASE("the transport takes its event sink once: a second start is refused") {
+  Harness h;
+  REQUIRE(h.wait_ready());
+  RecordingEvents other;
+  const auto again = h.transport->start(other);
+  REQUIRE_FALSE(again.has_value());
+  CHECK(again.error().kind == errand::sdk::Error::Kind::refused);
+  CHECK(again.error().message.find("already started") != std::string::npos);
+  // Messages still reach the first sink, and none the refused one.
+  h.fake.post_user_message({.content = "after the second start"});
+  REQUIRE(h.events.wait([](auto& e) { return !e.messages.empty(); }));
+  CHECK(other.read([](auto& e) { return e.messages.size(); }) == 0);
+}

@@ -1,6 +1,7 @@
 #include <dlfcn.h>
 
 #include <errand/sdk/plugin_abi.h>
+#include <boost/asio/io_context.hpp>
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
 #include <catch2/catch_test_macros.hpp>
@@ -9,6 +10,8 @@
 #include <filesystem>
 #include <string>
 #include <vector>
+
+#include "tests/support/host_parts.hpp"
 
 namespace {
 
@@ -54,8 +57,10 @@ TEST_CASE("the module validates its keys and refuses to start on a bad configura
   REQUIRE(problems.size() == 1);
   CHECK(problems[0].rfind("chat.apiBase: ", 0) == 0);
 
-  errand::sdk::HostServices services;
-  services.config = boost::json::parse(bad).as_object();
+  errand::test::HostParts host;
+  boost::asio::io_context io;
+  const auto services =
+      host.services(io.get_executor(), nullptr, boost::json::parse(bad).as_object());
   char error[512] = {};
   void* instance = entry->create(&services, error, sizeof error);
   CHECK(instance == nullptr);

@@ -12,6 +12,7 @@
 #include <errand/sdk/host_services.hpp>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <sstream>
 #include <thread>
 #include <vector>
@@ -21,6 +22,7 @@
 
 #include "fake_discord.hpp"
 #include "plugins/chat-discord/discord_transport.hpp"
+#include "tests/support/host_parts.hpp"
 #include "tests/support/result_printing.hpp"
 
 namespace errand::discord::testing {
@@ -87,24 +89,7 @@ class RecordingEvents final : public sdk::ChatEvents {
   }
 };
 
-class ListSecrets final : public sdk::Secrets {
- public:
-  std::vector<std::string> values;
-  std::string scrub(std::string_view text) const override {
-    std::string out(text);
-    for (const auto& v : values)
-      for (auto at = out.find(v); at != std::string::npos; at = out.find(v))
-        out.replace(at, v.size(), "[redacted]");
-    return out;
-  }
-  bool contains_secret(std::string_view bytes) const override {
-    for (const auto& v : values)
-      if (bytes.find(v) != std::string_view::npos) return true;
-    return false;
-  }
-  void add(std::string_view v) override { values.emplace_back(v); }
-  void remove(std::string_view v) override { std::erase(values, std::string(v)); }
-};
+using test::ListSecrets;
 
 inline TransportTuning fast_tuning() {
   TransportTuning t;
@@ -144,13 +129,11 @@ class Harness {
                    TransportTuning tuning = fast_tuning(), bool start_now = true,
                    const boost::json::object& chat_keys = {})
       : work_(boost::asio::make_work_guard(io_)), fake(options) {
-    services.executor = io_.get_executor();
-    services.log = std::make_shared<spdlog::logger>(
+    auto log = std::make_shared<spdlog::logger>(
         "chat-discord", std::make_shared<spdlog::sinks::ostream_sink_mt>(log_text));
-    services.log->set_level(spdlog::level::trace);
-    services.secrets = &secrets;
-    services.config = config_for(fake, chat_keys);
-    transport = std::make_unique<DiscordTransport>(services, std::move(tuning));
+    log->set_level(spdlog::level::trace);
+    services.emplace(host.services(io_.get_executor(), log, config_for(fake, chat_keys)));
+    transport = std::make_unique<DiscordTransport>(*services, std::move(tuning));
     thread_ = std::thread([this] { io_.run(); });
     if (start_now) start();
   }
@@ -190,8 +173,9 @@ class Harness {
  public:
   fake_discord::FakeDiscord fake;
   std::ostringstream log_text;  // read only after the transport stopped
-  ListSecrets secrets;
-  sdk::HostServices services;
+  test::HostParts host;
+  ListSecrets& secrets = host.secrets;
+  std::optional<sdk::HostServices> services;
   RecordingEvents events;
   std::unique_ptr<DiscordTransport> transport;
 };

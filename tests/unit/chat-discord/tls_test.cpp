@@ -162,12 +162,10 @@ TEST_CASE("a transport with an unreadable chat.caFile refuses to start") {
   const errand::test::TempDir dir;
   errand::test::write_file(dir / "empty.pem", "");
   fd::FakeDiscord fake(fast_fake());
-  errand::sdk::HostServices services;
-  ListSecrets secrets;
+  errand::test::HostParts host;
   boost::asio::io_context io;
-  services.executor = io.get_executor();
-  services.secrets = &secrets;
-  services.config = config_for(fake, {{"caFile", (dir / "empty.pem").string()}});
+  const auto services = host.services(io.get_executor(), nullptr,
+                                      config_for(fake, {{"caFile", (dir / "empty.pem").string()}}));
   try {
     DiscordTransport transport(services, fast_tuning());
     FAIL("the transport started with a chat.caFile holding no certificate");

@@ -1,6 +1,7 @@
 #include "core/plugins/instance.hpp"
 
 #include "core/plugins/registry.hpp"
+#include "tests/support/host_parts.hpp"
 #include "tests/unit/plugins/plugin_test_support.hpp"
 
 #include <errand/sdk/chat_transport.hpp>
@@ -18,6 +19,7 @@ using errand::plugins::PluginRecord;
 using errand::plugins::PluginRegistry;
 using errand::plugins::testing::CapturedLog;
 using errand::plugins::testing::fixture_dir;
+using errand::plugins::testing::wrong_major_refusal;
 namespace sdk = errand::sdk;
 
 namespace {
@@ -25,13 +27,13 @@ namespace {
 struct Host {
   boost::asio::io_context io;
   CapturedLog log;
+  errand::test::HostParts parts;
   sdk::HostServices services;
   PluginRegistry registry;
 
-  Host() : registry(PluginRegistry::scan({fixture_dir()}, log.logger())) {
-    services.executor = io.get_executor();
-    services.log = log.shared();
-  }
+  Host()
+      : services(parts.services(io.get_executor(), log.shared(), {})),
+        registry(PluginRegistry::scan({fixture_dir()}, log.logger())) {}
 
   const PluginRecord& plugin(std::string_view name) {
     const auto* record = registry.find("sandbox", name);
@@ -113,5 +115,5 @@ TEST_CASE("a refused plugin has no instance, and the error repeats why") {
   auto instance = create_instance<sdk::SandboxBackend>(*refused, host.services);
   REQUIRE(instance.has_error());
   CHECK_THAT(instance.error(), ContainsSubstring("was not loaded: refused"));
-  CHECK_THAT(instance.error(), ContainsSubstring("abi_major is 3"));
+  CHECK_THAT(instance.error(), ContainsSubstring(wrong_major_refusal()));
 }

@@ -24,6 +24,12 @@ inline std::string newer_sdk_refusal(int plugin_minor) {
          "." + std::to_string(ERRAND_ABI_MINOR) + "); upgrade errand or rebuild the plugin";
 }
 
+// How the loader words a plugin built one ABI major ahead of this errand (fixture-wrong-major).
+inline std::string wrong_major_refusal() {
+  return "its abi_major is " + std::to_string(ERRAND_ABI_MAJOR + 1) +
+         " but this errand speaks plugin ABI " + std::to_string(ERRAND_ABI_MAJOR) + ".x";
+}
+
 inline std::filesystem::path fixture_dir() {
   return ERRAND_FIXTURE_PLUGIN_DIR;
 }

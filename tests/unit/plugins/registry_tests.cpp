@@ -18,6 +18,7 @@ using errand::plugins::testing::CapturedLog;
 using errand::plugins::testing::fixture_dir;
 using errand::plugins::testing::newer_sdk_refusal;
 using errand::plugins::testing::TempDir;
+using errand::plugins::testing::wrong_major_refusal;
 
 namespace {
 
@@ -74,7 +75,7 @@ TEST_CASE("the good fixture loads with its descriptor read") {
   CHECK(good.name == "sandbox-gappy");
   CHECK(good.kind == "sandbox");
   CHECK(good.version == "0.1.0");
-  CHECK(good.abi_major == 2);
+  CHECK(good.abi_major == ERRAND_ABI_MAJOR);
   CHECK(good.abi_minor == ERRAND_ABI_MINOR);
   REQUIRE(good.entry != nullptr);
   CHECK(good.entry->create != nullptr);
@@ -93,7 +94,7 @@ TEST_CASE("each broken fixture is refused with the reason that applies to it") {
   const auto registry = PluginRegistry::scan({fixture_dir()}, log.logger());
 
   CHECK_THAT(refusal_of(registry, "fixture-wrong-major.so"),
-             ContainsSubstring("its abi_major is 3 but this errand speaks plugin ABI 2.x"));
+             ContainsSubstring(wrong_major_refusal()));
   CHECK_THAT(refusal_of(registry, "fixture-newer-minor.so"),
              ContainsSubstring(newer_sdk_refusal(ERRAND_ABI_MINOR + 3)));
   const auto toolchain = refusal_of(registry, "fixture-bogus-toolchain.so");
@@ -119,7 +120,7 @@ TEST_CASE("the descriptor of a refused plugin is still shown when it could be re
   const auto registry = PluginRegistry::scan({fixture_dir()}, log.logger());
   const auto& minor = record_of(registry, "fixture-newer-minor.so");
   CHECK(minor.name == "sandbox-newer-minor");
-  CHECK(minor.abi_major == 2);
+  CHECK(minor.abi_major == ERRAND_ABI_MAJOR);
   CHECK(minor.abi_minor == ERRAND_ABI_MINOR + 3);
   const auto& twin = record_of(registry, "fixture-twin.so");
   CHECK(twin.version == "0.2.0-twin");

@@ -137,7 +137,8 @@ class BOOST_SYMBOL_VISIBLE ChatTransport : public PluginInstance {
  public:
   static constexpr const char* kind = "chat";
 
-  // Starts connecting; events arrive on the host's executor until stop().
+  // Attaches the core's event sink, once, and starts connecting; events arrive on the host's
+  // executor until stop(). A second start() is refused. EgressBroker::start has this shape.
   virtual Result<void> start(ChatEvents& events) noexcept = 0;
   virtual void stop() noexcept = 0;
   virtual TransportLimits limits() const noexcept = 0;

@@ -90,7 +90,10 @@ class BOOST_SYMBOL_VISIBLE EgressBroker : public PluginInstance {
  public:
   static constexpr const char* kind = "broker";
 
-  virtual void set_events(BrokerEvents* events) noexcept = 0;
+  // Attaches the core's event sink, once, before any session opens, as ChatTransport::start
+  // does; events arrive on the host's executor until stop(). open() before start() and a
+  // second start() are refused.
+  virtual Result<void> start(BrokerEvents& events) noexcept = 0;
   // Opens the session's listener and mints its credentials.
   virtual boost::asio::awaitable<Result<BrokerSession>> open(BrokerSessionSpec spec) = 0;
   // First on stop: from here on the session's credentials are refused everywhere.

@@ -1,7 +1,8 @@
 #pragma once
 
 // What the host hands every plugin instance. The host owns all of it, and it outlives the
-// instance it was given to.
+// instance it was given to. The functions declared here are defined in the SDK's static
+// library (errand::sdk), which every plugin links.
 
 #include <spdlog/logger.h>
 #include <boost/asio/any_io_executor.hpp>
@@ -59,24 +60,9 @@ struct ProviderReceipt {
 // A method as a receipt keeps it: GET, HEAD, POST, PUT, DELETE, CONNECT, OPTIONS, TRACE or
 // PATCH exactly as written, anything else "OTHER", so a method cannot smuggle text into the
 // receipts. Shared so the broker that fills a receipt and the host that stores it agree.
-inline std::string receipt_method(std::string_view method) {
-  static constexpr std::string_view kStandard[] = {"GET",     "HEAD",    "POST",  "PUT",  "DELETE",
-                                                   "CONNECT", "OPTIONS", "TRACE", "PATCH"};
-  for (const auto standard : kStandard)
-    if (method == standard) return std::string(standard);
-  return "OTHER";
-}
+std::string receipt_method(std::string_view method);
 
-inline const char* to_string(ProviderReceipt::Outcome o) noexcept {
-  switch (o) {
-    case ProviderReceipt::Outcome::completed: return "completed";
-    case ProviderReceipt::Outcome::interrupted: return "interrupted";
-    case ProviderReceipt::Outcome::denied: return "denied";
-    case ProviderReceipt::Outcome::refused: return "refused";
-    case ProviderReceipt::Outcome::upstream_unreachable: return "upstream-unreachable";
-  }
-  return "completed";
-}
+const char* to_string(ProviderReceipt::Outcome outcome) noexcept;
 
 // Where receipts go. Recording must never fail the call it describes: an implementation logs
 // its own failures and returns.
@@ -91,9 +77,11 @@ struct HostServices {
   boost::asio::any_io_executor executor;
   // Named after the plugin; its sinks scrub every secret before anything is written.
   std::shared_ptr<spdlog::logger> log;
-  Secrets* secrets = nullptr;
-  ReceiptSink* receipts = nullptr;
-  const Clock* clock = nullptr;
+  // References, not pointers: a plugin never meets a host without a scrubbing door, a place
+  // for receipts or a clock, so there is no weaker fallback for it to take.
+  Secrets& secrets;
+  ReceiptSink& receipts;
+  const Clock& clock;
   // The whole effective configuration, validated and with defaults filled in. A plugin reads
   // its own section and the shared ones it is documented to use; it never writes it.
   boost::json::object config;

@@ -3,13 +3,18 @@
  * A plugin exports exactly one symbol, errand_plugin_entry_v1, returning a pointer to a static
  * descriptor. The host reads that symbol from the ELF before it ever calls dlopen, then checks
  * struct_size, the ABI version and the toolchain id before it trusts anything else in the
- * descriptor. Fields are append-only: a new field goes at the end and bumps ERRAND_ABI_MINOR, as
- * does a virtual function appended to one of the C++ interfaces.
+ * descriptor. The version is the contract for every SDK type a plugin shares with the host:
+ * growth a plugin built before it cannot notice (a descriptor field or a virtual function
+ * appended, a new type) bumps ERRAND_ABI_MINOR; anything else that changes a layout, a
+ * signature or a vtable bumps ERRAND_ABI_MAJOR and resets the minor. CI checks the headers
+ * against the committed baseline for this version (tests/abi, docs/plugins.md).
  *   1.0  the descriptor, ChatTransport, SandboxBackend, EgressBroker
  *   1.1  BrokerEvents::on_provider_usage
  *   1.2  LaunchSpec::listen_ports, LaunchSpec::disk_inodes
  *   2.0  SandboxPolicy, decided by the core and handed to probe() and launch() in LaunchSpec;
- *        EnforcementReport::capabilities */
+ *        EnforcementReport::capabilities; HostServices holds references to Secrets,
+ *        ReceiptSink and Clock; EgressBroker::start(BrokerEvents&) replaces
+ *        set_events(BrokerEvents*) */
 #ifndef ERRAND_SDK_PLUGIN_ABI_H
 #define ERRAND_SDK_PLUGIN_ABI_H
 

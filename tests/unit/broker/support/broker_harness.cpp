@@ -96,7 +96,8 @@ std::vector<std::string> RecordingEvents::resumed() const {
   return resumed_;
 }
 
-BrokerHarness::BrokerHarness(boost::json::object config, BrokerOptions options, int io_threads)
+BrokerHarness::BrokerHarness(boost::json::object config, BrokerOptions options, int io_threads,
+                             bool start_broker)
     : log_sink_(std::make_shared<spdlog::sinks::ringbuffer_sink_mt>(4096)),
       work_(asio::make_work_guard(io_)) {
   auto log = std::make_shared<spdlog::logger>("broker", log_sink_);
@@ -106,15 +107,17 @@ BrokerHarness::BrokerHarness(boost::json::object config, BrokerOptions options, 
   auto receipts = receipts::ReceiptsDb::open(dir_.path() / "receipts.db", log);
   if (!receipts) throw std::runtime_error(receipts.error().message);
   receipts_ = std::move(*receipts);
-  services_.executor = io_.get_executor();
-  services_.log = log;
-  services_.secrets = &secrets_;
-  services_.receipts = receipts_.get();
-  services_.clock = &clock_;
-  services_.config = std::move(config);
-  services_.state_dir = dir_.path();
-  broker_ = std::make_unique<Broker>(services_, std::move(options));
-  broker_->set_events(&events_);
+  services_.emplace(sdk::HostServices{.executor = io_.get_executor(),
+                                      .log = log,
+                                      .secrets = secrets_,
+                                      .receipts = *receipts_,
+                                      .clock = clock_,
+                                      .config = std::move(config),
+                                      .plugin_path = {},
+                                      .state_dir = dir_.path()});
+  broker_ = std::make_unique<Broker>(*services_, std::move(options));
+  if (auto started = start_broker ? broker_->start(events_) : sdk::Result<void>{}; !started)
+    throw std::runtime_error(started.error().message);
   for (int i = 0; i < io_threads; ++i) threads_.emplace_back([this] { io_.run(); });
 }
 

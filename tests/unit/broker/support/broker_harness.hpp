@@ -16,6 +16,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <thread>
@@ -86,9 +87,10 @@ class TempDir : public errand::test::TempDir {
 
 class BrokerHarness {
  public:
-  // io_threads: how many threads run the io_context the broker is given.
-  explicit BrokerHarness(boost::json::object config, BrokerOptions options = {},
-                         int io_threads = 2);
+  // io_threads: how many threads run the io_context the broker is given. start_broker false
+  // leaves the broker without its event sink, for the tests of what it refuses before start().
+  explicit BrokerHarness(boost::json::object config, BrokerOptions options = {}, int io_threads = 2,
+                         bool start_broker = true);
   ~BrokerHarness();
 
   sdk::BrokerSession open(const std::string& session_id);
@@ -113,7 +115,7 @@ class BrokerHarness {
   RealClock clock_;
   RecordingEvents events_;
   std::unique_ptr<receipts::ReceiptsDb> receipts_;
-  sdk::HostServices services_;
+  std::optional<sdk::HostServices> services_;  // set once the receipts database is open
   boost::asio::io_context io_;
   boost::asio::executor_work_guard<boost::asio::io_context::executor_type> work_;
   std::vector<std::thread> threads_;
