@@ -84,6 +84,15 @@ std::string connect_request(std::string_view authority, std::string_view credent
   return out + "\r\n";
 }
 
+// A CONNECT to authority with the session's own credential, on a connection of its own, and
+// the broker's answer.
+ClientResponse connect_from(const errand::sdk::BrokerSession& session,
+                            const std::string& authority) {
+  BrokerClient client(session.socket_path);
+  client.send(connect_request(authority, session.proxy_credential));
+  return client.read_response();
+}
+
 }  // namespace
 
 TEST_CASE_METHOD(ProxyFixture, "a CONNECT tunnel carries TLS to a loopback upstream",
@@ -251,9 +260,7 @@ TEST_CASE_METHOD(ProxyFixture,
   const auto s = harness.open("s-internal");
   for (const std::string host : {"internal.test", "private.test", "mapped.test", "fabric.test"}) {
     CAPTURE(host);
-    BrokerClient client(s.socket_path);
-    client.send(connect_request(fmt::format("{}:{}", host, echo.port()), s.proxy_credential));
-    const auto reply = client.read_response();
+    const auto reply = connect_from(s, fmt::format("{}:{}", host, echo.port()));
     CHECK(reply.status == 403);
     CHECK(reply.body.find("not a public host") != std::string::npos);
   }
@@ -455,9 +462,7 @@ TEST_CASE_METHOD(ProxyFixture, "metadata, link-local and fabric addresses are ne
        {"169.254.169.254", "168.63.129.16", "[fd00:ec2::254]", "169.254.10.1", "[fe80::1]",
         "[::ffff:169.254.169.254]", "metadata.test", "fabric.test"}) {
     CAPTURE(target);
-    BrokerClient client(s.socket_path);
-    client.send(connect_request(fmt::format("{}:{}", target, echo.port()), s.proxy_credential));
-    const auto reply = client.read_response();
+    const auto reply = connect_from(s, fmt::format("{}:{}", target, echo.port()));
     CHECK(reply.status == 403);
     CHECK(reply.body.find("not a public host") != std::string::npos);
     CHECK(reply.body.find("allowInternal") == std::string::npos);
@@ -485,9 +490,7 @@ TEST_CASE_METHOD(ProxyFixture, "a CONNECT to one of the host's own addresses is 
   const auto s = harness.open("s-self");
   for (const std::string target : {"93.184.216.34", "10.20.30.40", "self.test"}) {
     CAPTURE(target);
-    BrokerClient client(s.socket_path);
-    client.send(connect_request(fmt::format("{}:{}", target, echo.port()), s.proxy_credential));
-    const auto reply = client.read_response();
+    const auto reply = connect_from(s, fmt::format("{}:{}", target, echo.port()));
     CHECK(reply.status == 403);
     CHECK(reply.body.find("not a public host") != std::string::npos);
     CHECK(reply.body.find("an address of this host's own interfaces") != std::string::npos);
@@ -513,9 +516,7 @@ TEST_CASE_METHOD(ProxyFixture, "a CONNECT to an address getifaddrs reports is re
   const auto s = harness.open("s-own");
   for (const auto& target : own) {
     CAPTURE(target);
-    BrokerClient client(s.socket_path);
-    client.send(connect_request(fmt::format("{}:{}", target, echo.port()), s.proxy_credential));
-    const auto reply = client.read_response();
+    const auto reply = connect_from(s, fmt::format("{}:{}", target, echo.port()));
     CHECK(reply.status == 403);
     CHECK(reply.body.find("an address of this host's own interfaces") != std::string::npos);
   }
