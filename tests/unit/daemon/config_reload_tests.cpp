@@ -3,7 +3,7 @@
 // reload the sandbox could not enforce in full is refused.
 
 #include "tests/support/poll_until.hpp"
-#include "tests/unit/daemon/daemon_harness.hpp"
+#include "tests/support/daemon_harness.hpp"
 
 #include <catch2/catch_test_macros.hpp>
 #include <csignal>

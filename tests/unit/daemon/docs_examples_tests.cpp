@@ -4,7 +4,7 @@
 // on the line before its fence: <!-- docs-example: not a configuration -->.
 
 #include "core/config/jsonc.hpp"
-#include "tests/unit/daemon/daemon_harness.hpp"
+#include "tests/support/daemon_harness.hpp"
 
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>

@@ -2,7 +2,7 @@
 // the state lock and a clean stop on a signal.
 
 #include "core/daemon/root_refusal.hpp"
-#include "tests/unit/daemon/daemon_harness.hpp"
+#include "tests/support/daemon_harness.hpp"
 
 #include <catch2/catch_test_macros.hpp>
 #include <csignal>

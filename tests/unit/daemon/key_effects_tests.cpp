@@ -1,7 +1,7 @@
 // Keys whose effect shows in what `errand run` and `errand config check` do, proven here for the
 // key-coverage check (tests/tools/key_coverage.hpp).
 
-#include "tests/unit/daemon/daemon_harness.hpp"
+#include "tests/support/daemon_harness.hpp"
 
 #include <catch2/catch_test_macros.hpp>
 

@@ -2,7 +2,7 @@
 // could reach, and whether a brokered provider's host resolves here.
 
 #include "core/daemon/startup_checks.hpp"
-#include "tests/unit/daemon/daemon_harness.hpp"
+#include "tests/support/daemon_harness.hpp"
 
 #include <boost/json/parse.hpp>
 #include <catch2/catch_test_macros.hpp>

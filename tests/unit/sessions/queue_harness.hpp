@@ -1,7 +1,7 @@
 #pragma once
 
 #include "core/sessions/queue.hpp"
-#include "tests/unit/sessions/manual_clock.hpp"
+#include "tests/support/manual_clock.hpp"
 
 #include <spdlog/logger.h>
 #include <spdlog/sinks/ostream_sink.h>

@@ -1,4 +1,4 @@
-#include "tests/unit/chat/renderer_harness.hpp"
+#include "tests/unit/chat/render/renderer_harness.hpp"
 
 #include <catch2/catch_test_macros.hpp>
 #include <catch2/matchers/catch_matchers_string.hpp>

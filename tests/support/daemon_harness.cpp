@@ -1,4 +1,4 @@
-#include "tests/unit/daemon/daemon_harness.hpp"
+#include "tests/support/daemon_harness.hpp"
 
 #include <cstdlib>
 

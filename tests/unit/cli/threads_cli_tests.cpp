@@ -3,7 +3,7 @@
 #include "core/daemon/system_clock.hpp"
 #include "core/receipts/receipts_db.hpp"
 #include "core/threads/threads_db.hpp"
-#include "tests/unit/daemon/daemon_harness.hpp"
+#include "tests/support/daemon_harness.hpp"
 
 #include <spdlog/sinks/null_sink.h>
 #include <catch2/catch_test_macros.hpp>

@@ -3,7 +3,7 @@
 #include "core/chat/render/thread_renderer.hpp"
 #include "core/daemon/system_clock.hpp"
 #include "core/secrets/secret_scrubber.hpp"
-#include "tests/unit/chat/recording_transport.hpp"
+#include "tests/unit/chat/render/recording_transport.hpp"
 
 #include <spdlog/logger.h>
 #include <spdlog/sinks/null_sink.h>
