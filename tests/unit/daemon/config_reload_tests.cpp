@@ -2,8 +2,8 @@
 // on what it had; a valid edit is applied; a change a reload cannot reach is said so, once; a
 // reload the sandbox could not enforce in full is refused.
 
-#include "tests/support/poll_until.hpp"
 #include "tests/support/daemon_harness.hpp"
+#include "tests/support/poll_until.hpp"
 
 #include <catch2/catch_test_macros.hpp>
 #include <csignal>

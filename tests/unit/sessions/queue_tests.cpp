@@ -1,5 +1,5 @@
-#include "tests/unit/sessions/queue_harness.hpp"
 #include "tests/support/result_checks.hpp"
+#include "tests/unit/sessions/queue_harness.hpp"
 
 #include <catch2/catch_test_macros.hpp>
 #include <catch2/matchers/catch_matchers_string.hpp>

@@ -1,6 +1,6 @@
 #include "core/storage/database.hpp"
-#include "tests/support/temp_dir.hpp"
 #include "tests/support/result_checks.hpp"
+#include "tests/support/temp_dir.hpp"
 #include "tests/unit/storage/raw_sqlite.hpp"
 
 #include <array>

@@ -1,8 +1,8 @@
 #include "core/threads/threads_db.hpp"
 #include "core/threads/threads_store.hpp"
-#include "tests/support/temp_dir.hpp"
 #include "tests/support/manual_clock.hpp"
 #include "tests/support/result_checks.hpp"
+#include "tests/support/temp_dir.hpp"
 
 #include <sqlite3.h>
 #include <sys/stat.h>

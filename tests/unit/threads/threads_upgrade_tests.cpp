@@ -1,7 +1,7 @@
 #include "core/threads/threads_db.hpp"
-#include "tests/support/temp_dir.hpp"
 #include "tests/support/manual_clock.hpp"
 #include "tests/support/result_checks.hpp"
+#include "tests/support/temp_dir.hpp"
 #include "tests/unit/storage/raw_sqlite.hpp"
 
 #include <catch2/catch_test_macros.hpp>

@@ -1,7 +1,7 @@
 #include "core/chat/render/transcript.hpp"
 #include "core/secrets/secret_scrubber.hpp"
-#include "tests/support/temp_dir.hpp"
 #include "tests/support/manual_clock.hpp"
+#include "tests/support/temp_dir.hpp"
 
 #include <sys/stat.h>
 
