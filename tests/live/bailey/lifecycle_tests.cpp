@@ -138,6 +138,9 @@ TEST_CASE("when the daemon dies its sandboxes die with it", "[live]") {
   int report[2];
   REQUIRE(::pipe(report) == 0);
   const std::string session = "orphaned-" + std::to_string(::getpid());
+  // The probe's copy is made here, so this process removes it at exit: the child leaves with
+  // _exit, which runs no exit handler.
+  [[maybe_unused]] const auto probe_copy = probe_dir();
   const pid_t daemon = ::fork();
   if (daemon == 0) {
     // A daemon that starts a session and then vanishes without stopping it.
