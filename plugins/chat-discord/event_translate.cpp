@@ -106,4 +106,32 @@ std::optional<sdk::CommandCall> parse_command(const json::object& d) {
   return call;
 }
 
+sdk::ReactionEvent parse_reaction(const json::object& d, bool added) {
+  sdk::ReactionEvent reaction;
+  reaction.ref = {string_member(d, "channel_id"), string_member(d, "message_id")};
+  reaction.user.id = string_member(d, "user_id");
+  reaction.added = added;
+  if (const auto* member = d.if_contains("member"); member && member->is_object())
+    if (const auto* user = member->as_object().if_contains("user"); user && user->is_object())
+      reaction.user = parse_user(user->as_object(), &member->as_object());
+  if (const auto* emoji = d.if_contains("emoji"); emoji && emoji->is_object()) {
+    const auto name = string_member(emoji->as_object(), "name");
+    const auto id = string_member(emoji->as_object(), "id");
+    reaction.glyph = id.empty() ? name : name + ":" + id;
+  }
+  return reaction;
+}
+
+std::vector<ChannelPlace> guild_channels(const json::object& d) {
+  std::vector<ChannelPlace> places;
+  for (const auto* key : {"channels", "threads"})
+    if (const auto* list = d.if_contains(key); list && list->is_array())
+      for (const auto& c : list->as_array())
+        if (c.is_object())
+          if (auto id = string_member(c.as_object(), "id"); !id.empty())
+            places.push_back({std::move(id), string_member(c.as_object(), "parent_id"),
+                              std::string_view(key) == "threads"});
+  return places;
+}
+
 }  // namespace errand::discord

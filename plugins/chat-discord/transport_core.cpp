@@ -162,15 +162,11 @@ asio::awaitable<void> TransportCore::handle(Dispatch dispatch) {
   auto& d = dispatch.data;
   const auto& type = dispatch.type;
   if (type == "GUILD_CREATE") {
-    for (const auto* key : {"channels", "threads"})
-      if (const auto* list = d.if_contains(key); list && list->is_array())
-        for (const auto& c : list->as_array())
-          if (c.is_object()) learn_thread(c.as_object());
-    if (guild_id_.empty())
-      if (const auto* list = d.if_contains("channels"); list && list->is_array())
-        for (const auto& c : list->as_array())
-          if (c.is_object() && string_member(c.as_object(), "id") == settings_.channel_id)
-            guild_id_ = string_member(d, "id");
+    for (const auto& place : guild_channels(d)) {
+      directory_.remember(place.id, place.parent_id);
+      if (guild_id_.empty() && place.id == settings_.channel_id && !place.listed_as_thread)
+        guild_id_ = string_member(d, "id");
+    }
     co_return;
   }
   if (type == "THREAD_CREATE" || type == "THREAD_LIST_SYNC") {
@@ -221,18 +217,7 @@ asio::awaitable<void> TransportCore::handle(Dispatch dispatch) {
     co_return;
   }
   if (type == "MESSAGE_REACTION_ADD" || type == "MESSAGE_REACTION_REMOVE") {
-    sdk::ReactionEvent reaction;
-    reaction.ref = {string_member(d, "channel_id"), string_member(d, "message_id")};
-    reaction.user.id = string_member(d, "user_id");
-    reaction.added = type == "MESSAGE_REACTION_ADD";
-    if (const auto* member = d.if_contains("member"); member && member->is_object())
-      if (const auto* user = member->as_object().if_contains("user"); user && user->is_object())
-        reaction.user = parse_user(user->as_object(), &member->as_object());
-    if (const auto* emoji = d.if_contains("emoji"); emoji && emoji->is_object()) {
-      const auto name = string_member(emoji->as_object(), "name");
-      const auto id = string_member(emoji->as_object(), "id");
-      reaction.glyph = id.empty() ? name : name + ":" + id;
-    }
+    auto reaction = parse_reaction(d, type == "MESSAGE_REACTION_ADD");
     if (reaction.user.id == gateway_->self_id()) co_return;
     const auto place = co_await place_of(reaction.ref.channel_id);
     if ((place == Place::served_channel || place == Place::served_thread) && events_ != nullptr &&

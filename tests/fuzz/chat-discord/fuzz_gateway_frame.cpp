@@ -1,7 +1,7 @@
 // libFuzzer target for one text frame from Discord's gateway: the frame is read as the gateway
 // client reads it, and its data goes through every reader the transport applies to a dispatch
-// (READY, messages, commands, users). Whatever a server sends, the transport must neither crash
-// nor throw out of a reader, which would drop the event.
+// (READY, messages, commands, reactions, a guild's channels, users). Whatever a server sends, the
+// transport must neither crash nor throw out of a reader, which would drop the event.
 
 #include <chrono>
 #include <cstddef>
@@ -40,6 +40,8 @@ void read_dispatch(const json::object& d) {
     (void)snowflake_time(message->ref.message_id);
   }
   if (const auto command = parse_command(d)) check(!command->id.empty() && !command->token.empty());
+  (void)parse_reaction(d, true);
+  for (const auto& place : guild_channels(d)) check(!place.id.empty());
   for (const auto* key : {"author", "user"})
     if (const auto* user = d.if_contains(key); user && user->is_object())
       (void)parse_user(user->as_object(), nullptr);

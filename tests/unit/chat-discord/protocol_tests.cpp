@@ -156,6 +156,42 @@ TEST_CASE("messages: mentions of the bot, attachments and the author's name") {
   CHECK_FALSE(parse_message(d, "98")->mentions_bot);
 }
 
+TEST_CASE("reactions: who reacted, with which glyph, custom emoji named with their id") {
+  const auto d = json::parse(R"({"channel_id":"5","message_id":"6","user_id":"7",
+    "member":{"nick":"Al","user":{"id":"7","username":"alice","global_name":"Alice"}},
+    "emoji":{"name":"party","id":"42"}})")
+                     .as_object();
+  const auto added = parse_reaction(d, true);
+  CHECK(added.ref.channel_id == "5");
+  CHECK(added.ref.message_id == "6");
+  CHECK(added.user.id == "7");
+  CHECK(added.user.display_name == "Al");
+  CHECK(added.glyph == "party:42");
+  CHECK(added.added);
+  const auto removed = parse_reaction(
+      json::parse(R"({"channel_id":"5","message_id":"6","user_id":"8","emoji":{"name":"🛑"}})")
+          .as_object(),
+      false);
+  CHECK(removed.user.id == "8");
+  CHECK(removed.glyph == "🛑");
+  CHECK_FALSE(removed.added);
+}
+
+TEST_CASE(
+    "a guild's channels and threads, each with where it sits; entries without an id skipped") {
+  const auto d = json::parse(R"({"id":"1","channels":[{"id":"10","parent_id":"2"},{"name":"x"},
+    "not an object"],"threads":[{"id":"11","parent_id":"10"}]})")
+                     .as_object();
+  const auto places = guild_channels(d);
+  REQUIRE(places.size() == 2);
+  CHECK(places[0].id == "10");
+  CHECK(places[0].parent_id == "2");
+  CHECK_FALSE(places[0].listed_as_thread);
+  CHECK(places[1].id == "11");
+  CHECK(places[1].parent_id == "10");
+  CHECK(places[1].listed_as_thread);
+}
+
 TEST_CASE("the delivered set forgets the oldest ids past its capacity") {
   DeliveredIds ids(3);
   CHECK(ids.insert("a"));
