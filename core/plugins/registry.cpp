@@ -56,7 +56,7 @@ PluginRecord load_plugin_file(const std::filesystem::path& file) {
   auto entry_fn = open_and_keep(file);
   if (!entry_fn) {
     // dlerror starts with the file's path, which the sentence already names.
-    const std::string dlerror_text = entry_fn.error();
+    const std::string& dlerror_text = entry_fn.error().message;
     std::string_view reason = dlerror_text;
     const std::string lead_in = file.string() + ": ";
     if (reason.starts_with(lead_in)) reason.remove_prefix(lead_in.size());

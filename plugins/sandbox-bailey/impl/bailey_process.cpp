@@ -13,6 +13,7 @@
 #include <boost/asio/use_awaitable.hpp>
 #include <cstring>
 
+#include "common/human_size.hpp"
 #include "plugins/sandbox-bailey/common/launcher_protocol.hpp"
 #include "plugins/sandbox-bailey/impl/pool_work.hpp"
 
@@ -171,8 +172,9 @@ sdk::ExitInfo ProcessState::compose_exit(int launcher_status) {
     e.detail = forced_detail_ + "; " + e.detail;
   } else if (ooms > 0) {
     e.limit = sdk::LimitCause::memory;
-    e.detail = "the session passed its memory limit of " + human_size(setup_.memory_limit) +
-               " and the kernel killed " + std::to_string(ooms) + " process(es); " + e.detail;
+    e.detail = "the session passed its memory limit of " +
+               common::config_size(setup_.memory_limit) + " and the kernel killed " +
+               std::to_string(ooms) + " process(es); " + e.detail;
   } else if (e.signal && *e.signal == SIGXFSZ) {
     e.limit = sdk::LimitCause::file_size;
     e.detail = "a file passed the session's size limit (sandbox.fileMax); " + e.detail;
@@ -222,8 +224,8 @@ asio::awaitable<void> ProcessState::watch_disk() {
       next = std::min(
           next, next_disk_check(setup_.disk_budget, previous_bytes, bytes, setup_.disk_check_max));
       if (next.count() == 0)
-        over = "passed its disk budget of " + human_size(setup_.disk_budget) + " (grew by " +
-               human_size(bytes.growth) + ")";
+        over = "passed its disk budget of " + common::config_size(setup_.disk_budget) +
+               " (grew by " + common::config_size(bytes.growth) + ")";
     }
     if (over.empty() && setup_.inode_budget > 0) {
       next = std::min(next, next_disk_check(setup_.inode_budget, previous_inodes, inodes,
