@@ -106,8 +106,8 @@ int run_daemon(const RunEnvironment& env, std::ostream& out) {
       "configuration loaded from {}: {}", rt.config.source.string(),
       boost::json::serialize(config::blank_secrets(rt.config.effective, rt.source.schema)));
 
-  if (auto refusal = empty_egress_refusal(rt.config.effective)) {
-    rt.log->error("{}", *refusal);
+  if (auto reachable = refuse_empty_egress(rt.config.effective); !reachable) {
+    rt.log->error("{}", reachable.error().message);
     return kExitRefused;
   }
   for (const auto& warning : unresolved_provider_warnings(rt.config.effective))

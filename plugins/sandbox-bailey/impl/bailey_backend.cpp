@@ -161,8 +161,8 @@ sdk::Result<ProcessSetup> BaileyBackend::prepare(sdk::LaunchSpec& spec, const Di
   if (ec) return make_error("could not create " + setup.run_dir.string() + ": " + ec.message());
   ::chmod(setup.run_dir.c_str(), 0700);
   auto undo = [&](sdk::Error error) -> sdk::Result<ProcessSetup> {
-    std::string ignored;
-    cgroups::remove(setup.cgroup, ignored);
+    // The launch's own error is the news; a cgroup left behind is swept at the next start.
+    (void)cgroups::remove(setup.cgroup);
     std::error_code e;
     fs::remove_all(setup.run_dir, e);
     return error;
@@ -173,9 +173,10 @@ sdk::Result<ProcessSetup> BaileyBackend::prepare(sdk::LaunchSpec& spec, const Di
   const cgroups::Limits limits{spec.policy.limits.memory_bytes, spec.policy.limits.pids,
                                static_cast<std::uint64_t>(spec.policy.limits.cpus * 1000.0 + 0.5)};
   if (cgroups_.kind != cgroups::Kind::none) {
-    std::string error;
-    if (!cgroups::create(cgroups_, cgroup_name(spec.session_id), limits, setup.cgroup, error))
-      return undo(make_error("could not set the session's limits: " + error));
+    auto cgroup = cgroups::create(cgroups_, cgroup_name(spec.session_id), limits);
+    if (!cgroup)
+      return undo(make_error("could not set the session's limits: " + cgroup.error().message));
+    setup.cgroup = std::move(*cgroup);
   }
 
   auto program = locate_agent_program(spec);
@@ -268,10 +269,10 @@ boost::asio::awaitable<sdk::Result<std::unique_ptr<sdk::SandboxProcess>>> Bailey
     active_[spec.session_id] = state;
   }
   state->start();
-  if (auto failure = co_await state->started(kStartTimeout)) {
+  if (const auto started = co_await state->started(kStartTimeout); !started) {
     co_await state->finished();
     co_return make_error(
-        "the sandbox for session " + spec.session_id + " did not start: " + *failure,
+        "the sandbox for session " + spec.session_id + " did not start: " + started.error().message,
         sdk::Error::Kind::failed);
   }
   if (log_)
@@ -296,15 +297,14 @@ sdk::SweepReport BaileyBackend::sweep_orphans() noexcept {
       const auto session = fs::path(dir).filename().string().substr(prefix.size());
       if (is_active(session)) continue;
       const auto killed = cgroups::kill_all_in(dir);
-      std::string detail;
-      if (cgroups::remove_dir(dir, detail)) {
+      if (auto removed = cgroups::remove_dir(dir)) {
         ++report.removed;
         report.details.push_back(
             "removed the cgroup " + dir +
             (killed ? " and killed " + std::to_string(killed) + " process(es)" : std::string()));
       } else {
         report.complete = false;
-        report.details.push_back(detail);
+        report.details.push_back(removed.error().message);
       }
     }
     std::error_code ec;
