@@ -58,6 +58,19 @@ std::vector<std::string> split_words(const std::string& text, char sep) {
   return out;
 }
 
+// The controllers a session's limits use, and the control file a child cgroup of each version
+// must show before the limit can be written.
+struct Controller {
+  const char* name;
+  const char* v2_control;
+  const char* v1_control;
+  std::string Layout::*slot;
+};
+const Controller kControllers[] = {
+    {"memory", "memory.max", "memory.limit_in_bytes", &Layout::memory},
+    {"pids", "pids.max", "pids.max", &Layout::pids},
+    {"cpu", "cpu.max", "cpu.cfs_quota_us", &Layout::cpu}};
+
 // Proves a parent can host session cgroups: creates a child, checks the control file the
 // limits need appeared, removes it.
 sdk::Result<void> can_host(const std::string& parent, const std::string& control_file) {
@@ -89,7 +102,8 @@ Layout detect_v2(const std::string& root) {
   const auto available = split_words(read_file(root + "/cgroup.controllers"), ' ');
   const std::set<std::string> offered(available.begin(), available.end());
   std::string enable;
-  for (const std::string name : {"memory", "pids", "cpu"}) {
+  for (const auto& c : kControllers) {
+    const std::string name = c.name;
     if (offered.count(name) == 0) {
       layout.problems.push_back("the " + name + " controller is not delegated to " + root);
       continue;
@@ -101,17 +115,10 @@ Layout detect_v2(const std::string& root) {
       layout.problems.push_back(enabled.error().message +
                                 " (a delegated root must hold no processes itself)");
   }
-  const struct {
-    const char* name;
-    const char* control;
-    std::string Layout::*slot;
-  } wanted[] = {{"memory", "memory.max", &Layout::memory},
-                {"pids", "pids.max", &Layout::pids},
-                {"cpu", "cpu.max", &Layout::cpu}};
-  for (const auto& w : wanted) {
-    if (offered.count(w.name) == 0) continue;
-    if (auto hosted = can_host(root, w.control))
-      layout.*w.slot = root;
+  for (const auto& c : kControllers) {
+    if (offered.count(c.name) == 0) continue;
+    if (auto hosted = can_host(root, c.v2_control))
+      layout.*c.slot = root;
     else
       layout.problems.push_back(hosted.error().message);
   }
@@ -122,22 +129,15 @@ Layout detect_v2(const std::string& root) {
 
 Layout detect_v1() {
   Layout layout;
-  const struct {
-    const char* name;
-    const char* control;
-    std::string Layout::*slot;
-  } wanted[] = {{"memory", "memory.limit_in_bytes", &Layout::memory},
-                {"pids", "pids.max", &Layout::pids},
-                {"cpu", "cpu.cfs_quota_us", &Layout::cpu}};
-  for (const auto& w : wanted) {
-    const auto parent = own_v1_cgroup(w.name);
+  for (const auto& c : kControllers) {
+    const auto parent = own_v1_cgroup(c.name);
     if (parent.empty()) {
-      layout.problems.push_back(std::string("no cgroup v1 hierarchy carries the ") + w.name +
+      layout.problems.push_back(std::string("no cgroup v1 hierarchy carries the ") + c.name +
                                 " controller and BAILEY_CGROUP_ROOT names no delegated v2 root");
       continue;
     }
-    if (auto hosted = can_host(parent, w.control))
-      layout.*w.slot = parent;
+    if (auto hosted = can_host(parent, c.v1_control))
+      layout.*c.slot = parent;
     else
       layout.problems.push_back(hosted.error().message);
   }
