@@ -34,56 +34,65 @@ std::string not_elf(const std::filesystem::path& file) {
 
 // Everything errand_add_plugin builds is ET_DYN of the host's class and byte order; anything
 // else would fail in dlopen with a less helpful message, or not at all for the wrong reasons.
-std::string check_header(const std::filesystem::path& file) {
+sdk::Result<void> check_header(const std::filesystem::path& file) {
   std::ifstream in(file, std::ios::binary);
   if (!in) {
-    return fmt::format(
-        "refused {}: it cannot be opened for reading ({}); check that it exists and that errand "
-        "may read it",
-        file.string(), std::strerror(errno));
+    return sdk::make_error(fmt::format("refused {}: it cannot be opened for reading ({}); check "
+                                       "that it exists and that errand "
+                                       "may read it",
+                                       file.string(), std::strerror(errno)),
+                           sdk::Error::Kind::refused);
   }
   std::array<unsigned char, kHeaderPrefix> header{};
   in.read(reinterpret_cast<char*>(header.data()), header.size());
   if (in.gcount() < static_cast<std::streamsize>(header.size()) ||
       std::memcmp(header.data(), ELFMAG, SELFMAG) != 0) {
-    return not_elf(file);
+    return sdk::make_error(not_elf(file), sdk::Error::Kind::refused);
   }
   if (header[EI_CLASS] != kHostElfClass || header[EI_DATA] != kHostByteOrder) {
-    return fmt::format(
-        "refused {}: it is an ELF file for another word size or byte order than this errand's; "
-        "rebuild the plugin for this machine",
-        file.string());
+    return sdk::make_error(
+        fmt::format(
+            "refused {}: it is an ELF file for another word size or byte order than this errand's; "
+            "rebuild the plugin for this machine",
+            file.string()),
+        sdk::Error::Kind::refused);
   }
   std::uint16_t type = 0;
   std::memcpy(&type, header.data() + kTypeOffset, sizeof type);
   if (type != ET_DYN) {
-    return fmt::format(
-        "refused {}: it is an ELF file but not a shared object (ELF type {}); build plugins as "
-        "modules with errand_add_plugin",
-        file.string(), type);
+    return sdk::make_error(
+        fmt::format(
+            "refused {}: it is an ELF file but not a shared object (ELF type {}); build plugins as "
+            "modules with errand_add_plugin",
+            file.string(), type),
+        sdk::Error::Kind::refused);
   }
   return {};
 }
 
 }  // namespace
 
-std::string inspect_plugin_file(const std::filesystem::path& file) {
-  if (auto refusal = check_header(file); !refusal.empty()) return refusal;
+sdk::Result<void> inspect_plugin_file(const std::filesystem::path& file) {
+  if (auto header = check_header(file); !header) return header;
   std::vector<std::string> symbols;
   try {
     boost::dll::library_info info(file);
     symbols = info.symbols();
   } catch (const std::exception& e) {
-    return fmt::format(
-        "refused {}: its ELF symbol table cannot be read ({}); the file may be truncated or "
-        "corrupt, so rebuild or reinstall it",
-        file.string(), e.what());
+    return sdk::make_error(
+        fmt::format(
+            "refused {}: its ELF symbol table cannot be read ({}); the file may be truncated or "
+            "corrupt, so rebuild or reinstall it",
+            file.string(), e.what()),
+        sdk::Error::Kind::refused);
   }
   if (std::find(symbols.begin(), symbols.end(), ERRAND_PLUGIN_ENTRY_SYMBOL) == symbols.end()) {
-    return fmt::format(
-        "refused {}: it does not export {}, so it is not an errand plugin built with "
-        "ERRAND_PLUGIN; remove it from the plugin directory or rebuild it with ERRAND_PLUGIN",
-        file.string(), ERRAND_PLUGIN_ENTRY_SYMBOL);
+    return sdk::make_error(
+        fmt::format(
+            "refused {}: it does not export {}, so it is not an errand plugin built with "
+            "ERRAND_PLUGIN; remove it from the plugin directory or rebuild it with ERRAND_PLUGIN",
+            file.string(), ERRAND_PLUGIN_ENTRY_SYMBOL),
+        sdk::Error::Kind::refused);
   }
   return {};
 }
