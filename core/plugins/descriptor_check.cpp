@@ -1,4 +1,5 @@
 #include "core/plugins/descriptor_check.hpp"
+#include "core/plugins/refusal.hpp"
 
 #include <fmt/core.h>
 #include <errand/sdk/chat_transport.hpp>
@@ -43,74 +44,57 @@ sdk::Result<void> check_descriptor(const errand_plugin_entry_v1_t& d,
                                    const std::filesystem::path& file,
                                    std::string_view host_toolchain) {
   if (d.struct_size < kDescriptorHeaderSize) {
-    return sdk::make_error(
-        fmt::format(
-            "refused {}: its descriptor declares {} bytes, too few to hold even the ABI version; "
-            "rebuild the plugin with ERRAND_PLUGIN from the errand SDK",
-            file.string(), d.struct_size),
-        sdk::Error::Kind::refused);
+    return refusal(
+        "refused {}: its descriptor declares {} bytes, too few to hold even the ABI version; "
+        "rebuild the plugin with ERRAND_PLUGIN from the errand SDK",
+        file.string(), d.struct_size);
   }
   if (d.abi_major != ERRAND_ABI_MAJOR) {
-    return sdk::make_error(
-        fmt::format(
-            "refused {}: its abi_major is {} but this errand speaks plugin ABI {}.x, and a "
-            "different "
-            "major version means an incompatible descriptor; rebuild the plugin against this "
-            "errand's SDK or install an errand of ABI {}.x",
-            file.string(), d.abi_major, ERRAND_ABI_MAJOR, d.abi_major),
-        sdk::Error::Kind::refused);
+    return refusal(
+        "refused {}: its abi_major is {} but this errand speaks plugin ABI {}.x, and a different "
+        "major version means an incompatible descriptor; rebuild the plugin against this "
+        "errand's SDK or install an errand of ABI {}.x",
+        file.string(), d.abi_major, ERRAND_ABI_MAJOR, d.abi_major);
   }
   if (d.struct_size < kDescriptorV1_0Size) {
-    return sdk::make_error(
-        fmt::format(
-            "refused {}: its descriptor's struct_size is {} bytes, smaller than the {} bytes every "
-            "ABI {}.x descriptor has; rebuild the plugin with ERRAND_PLUGIN from the errand SDK",
-            file.string(), d.struct_size, kDescriptorV1_0Size, ERRAND_ABI_MAJOR),
-        sdk::Error::Kind::refused);
+    return refusal(
+        "refused {}: its descriptor's struct_size is {} bytes, smaller than the {} bytes every "
+        "ABI {}.x descriptor has; rebuild the plugin with ERRAND_PLUGIN from the errand SDK",
+        file.string(), d.struct_size, kDescriptorV1_0Size, ERRAND_ABI_MAJOR);
   }
   if (d.abi_minor > ERRAND_ABI_MINOR) {
-    return sdk::make_error(
-        fmt::format(
-            "refused {}: its abi_minor says it was built against a newer SDK ({}.{}) than this "
-            "errand ({}.{}); upgrade errand or rebuild the plugin",
-            file.string(), d.abi_major, d.abi_minor, ERRAND_ABI_MAJOR, ERRAND_ABI_MINOR),
-        sdk::Error::Kind::refused);
+    return refusal(
+        "refused {}: its abi_minor says it was built against a newer SDK ({}.{}) than this "
+        "errand ({}.{}); upgrade errand or rebuild the plugin",
+        file.string(), d.abi_major, d.abi_minor, ERRAND_ABI_MAJOR, ERRAND_ABI_MINOR);
   }
   const auto toolchain = text_or_empty(d.toolchain_id);
   if (toolchain != host_toolchain) {
-    return sdk::make_error(
-        fmt::format(
-            "refused {}: its toolchain_id \"{}\" differs from this errand's \"{}\", so the C++ "
-            "interfaces past the descriptor may not share a layout; rebuild the plugin with the "
-            "same "
-            "compiler, Boost, spdlog and fmt as this errand",
-            file.string(), toolchain, host_toolchain),
-        sdk::Error::Kind::refused);
+    return refusal(
+        "refused {}: its toolchain_id \"{}\" differs from this errand's \"{}\", so the C++ "
+        "interfaces past the descriptor may not share a layout; rebuild the plugin with the same "
+        "compiler, Boost, spdlog and fmt as this errand",
+        file.string(), toolchain, host_toolchain);
   }
   const auto kind = text_or_empty(d.kind);
   if (!is_known_kind(kind)) {
-    return sdk::make_error(
-        fmt::format(
-            "refused {}: its kind \"{}\" is none of the kinds this errand knows (chat, sandbox, "
-            "broker); build it with ERRAND_PLUGIN around a ChatTransport, SandboxBackend or "
-            "EgressBroker",
-            file.string(), kind),
-        sdk::Error::Kind::refused);
+    return refusal(
+        "refused {}: its kind \"{}\" is none of the kinds this errand knows (chat, sandbox, "
+        "broker); build it with ERRAND_PLUGIN around a ChatTransport, SandboxBackend or "
+        "EgressBroker",
+        file.string(), kind);
   }
   if (text_or_empty(d.name).empty()) {
-    return sdk::make_error(
-        fmt::format("refused {}: its descriptor has an empty name, so it cannot be chosen in the "
-                    "configuration; give it a name in ERRAND_PLUGIN",
-                    file.string()),
-        sdk::Error::Kind::refused);
+    return refusal(
+        "refused {}: its descriptor has an empty name, so it cannot be chosen in the "
+        "configuration; give it a name in ERRAND_PLUGIN",
+        file.string());
   }
   if (d.create == nullptr || d.destroy == nullptr) {
-    return sdk::make_error(
-        fmt::format(
-            "refused {}: its descriptor has no create or destroy function, so no instance could be "
-            "made or released; build it with ERRAND_PLUGIN",
-            file.string()),
-        sdk::Error::Kind::refused);
+    return refusal(
+        "refused {}: its descriptor has no create or destroy function, so no instance could be "
+        "made or released; build it with ERRAND_PLUGIN",
+        file.string());
   }
   return {};
 }

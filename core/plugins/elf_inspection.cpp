@@ -1,4 +1,5 @@
 #include "core/plugins/elf_inspection.hpp"
+#include "core/plugins/refusal.hpp"
 
 #include <elf.h>
 #include <errand/sdk/plugin_abi.h>
@@ -25,8 +26,8 @@ constexpr unsigned char kHostByteOrder =
 constexpr std::size_t kTypeOffset = EI_NIDENT;
 constexpr std::size_t kHeaderPrefix = EI_NIDENT + sizeof(std::uint16_t);
 
-std::string not_elf(const std::filesystem::path& file) {
-  return fmt::format(
+sdk::Error not_elf(const std::filesystem::path& file) {
+  return refusal(
       "refused {}: it is not an ELF shared object, so it cannot be an errand plugin; remove it "
       "from the plugin directory",
       file.string());
@@ -37,35 +38,30 @@ std::string not_elf(const std::filesystem::path& file) {
 sdk::Result<void> check_header(const std::filesystem::path& file) {
   std::ifstream in(file, std::ios::binary);
   if (!in) {
-    return sdk::make_error(fmt::format("refused {}: it cannot be opened for reading ({}); check "
-                                       "that it exists and that errand "
-                                       "may read it",
-                                       file.string(), std::strerror(errno)),
-                           sdk::Error::Kind::refused);
+    return refusal(
+        "refused {}: it cannot be opened for reading ({}); check that it exists and that errand "
+        "may read it",
+        file.string(), std::strerror(errno));
   }
   std::array<unsigned char, kHeaderPrefix> header{};
   in.read(reinterpret_cast<char*>(header.data()), header.size());
   if (in.gcount() < static_cast<std::streamsize>(header.size()) ||
       std::memcmp(header.data(), ELFMAG, SELFMAG) != 0) {
-    return sdk::make_error(not_elf(file), sdk::Error::Kind::refused);
+    return not_elf(file);
   }
   if (header[EI_CLASS] != kHostElfClass || header[EI_DATA] != kHostByteOrder) {
-    return sdk::make_error(
-        fmt::format(
-            "refused {}: it is an ELF file for another word size or byte order than this errand's; "
-            "rebuild the plugin for this machine",
-            file.string()),
-        sdk::Error::Kind::refused);
+    return refusal(
+        "refused {}: it is an ELF file for another word size or byte order than this errand's; "
+        "rebuild the plugin for this machine",
+        file.string());
   }
   std::uint16_t type = 0;
   std::memcpy(&type, header.data() + kTypeOffset, sizeof type);
   if (type != ET_DYN) {
-    return sdk::make_error(
-        fmt::format(
-            "refused {}: it is an ELF file but not a shared object (ELF type {}); build plugins as "
-            "modules with errand_add_plugin",
-            file.string(), type),
-        sdk::Error::Kind::refused);
+    return refusal(
+        "refused {}: it is an ELF file but not a shared object (ELF type {}); build plugins as "
+        "modules with errand_add_plugin",
+        file.string(), type);
   }
   return {};
 }
@@ -79,20 +75,16 @@ sdk::Result<void> inspect_plugin_file(const std::filesystem::path& file) {
     boost::dll::library_info info(file);
     symbols = info.symbols();
   } catch (const std::exception& e) {
-    return sdk::make_error(
-        fmt::format(
-            "refused {}: its ELF symbol table cannot be read ({}); the file may be truncated or "
-            "corrupt, so rebuild or reinstall it",
-            file.string(), e.what()),
-        sdk::Error::Kind::refused);
+    return refusal(
+        "refused {}: its ELF symbol table cannot be read ({}); the file may be truncated or "
+        "corrupt, so rebuild or reinstall it",
+        file.string(), e.what());
   }
   if (std::find(symbols.begin(), symbols.end(), ERRAND_PLUGIN_ENTRY_SYMBOL) == symbols.end()) {
-    return sdk::make_error(
-        fmt::format(
-            "refused {}: it does not export {}, so it is not an errand plugin built with "
-            "ERRAND_PLUGIN; remove it from the plugin directory or rebuild it with ERRAND_PLUGIN",
-            file.string(), ERRAND_PLUGIN_ENTRY_SYMBOL),
-        sdk::Error::Kind::refused);
+    return refusal(
+        "refused {}: it does not export {}, so it is not an errand plugin built with "
+        "ERRAND_PLUGIN; remove it from the plugin directory or rebuild it with ERRAND_PLUGIN",
+        file.string(), ERRAND_PLUGIN_ENTRY_SYMBOL);
   }
   return {};
 }

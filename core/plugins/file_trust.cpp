@@ -1,4 +1,5 @@
 #include "core/plugins/file_trust.hpp"
+#include "core/plugins/refusal.hpp"
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -47,19 +48,17 @@ sdk::Result<void> check_plugin_file_trust(const fs::path& file) {
   std::error_code ec;
   const auto absolute = fs::absolute(file, ec);
   if (ec)
-    return sdk::make_error(fmt::format("refused {}: its absolute path cannot be formed ({})",
-                                       file.string(), ec.message()),
-                           sdk::Error::Kind::refused);
+    return refusal("refused {}: its absolute path cannot be formed ({})", file.string(),
+                   ec.message());
   const auto real = fs::canonical(file, ec);
   // A dangling link is left to the loader's own inspection, which names it; anything else that
   // stops the check (a directory it may not search) refuses the file rather than trusting it.
   if (ec == std::errc::no_such_file_or_directory) return {};
   if (ec)
-    return sdk::make_error(
-        fmt::format("refused {}: where it leads cannot be examined ({}), so nothing says who "
-                    "could replace it",
-                    file.string(), ec.message()),
-        sdk::Error::Kind::refused);
+    return refusal(
+        "refused {}: where it leads cannot be examined ({}), so nothing says who "
+        "could replace it",
+        file.string(), ec.message());
   std::string problem = loose_permissions(absolute, false);
   if (problem.empty()) problem = loose_ancestor(absolute.parent_path());
   if (problem.empty() && real != absolute) {
@@ -67,13 +66,11 @@ sdk::Result<void> check_plugin_file_trust(const fs::path& file) {
     if (problem.empty()) problem = loose_ancestor(real.parent_path());
   }
   if (problem.empty()) return {};
-  return sdk::make_error(
-      fmt::format(
-          "refused {}: {}, so someone other than root and the daemon's user could replace the code "
-          "the daemon runs; make it owned by root and writable only by its owner (chown root, "
-          "chmod go-w)",
-          file.string(), problem),
-      sdk::Error::Kind::refused);
+  return refusal(
+      "refused {}: {}, so someone other than root and the daemon's user could replace the code "
+      "the daemon runs; make it owned by root and writable only by its owner (chown root, "
+      "chmod go-w)",
+      file.string(), problem);
 }
 
 }  // namespace errand::plugins
