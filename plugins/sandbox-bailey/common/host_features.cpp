@@ -31,29 +31,32 @@ bool write_all(const char* path, const char* text) {
 
 // Runs one check in a forked child and turns its exit code into a sentence: 0 is success,
 // anything else indexes the steps the child gave up at.
-bool in_child(int (*check)(), const std::vector<std::string>& steps, std::string& detail) {
+sdk::Result<void> in_child(int (*check)(), const std::vector<std::string>& steps) {
   const pid_t pid = ::fork();
-  if (pid < 0) {
-    detail = std::string("fork failed: ") + std::strerror(errno);
-    return false;
-  }
+  if (pid < 0) return sdk::make_error(std::string("fork failed: ") + std::strerror(errno));
   if (pid == 0) ::_exit(check());
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
-  if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return true;
-  if (WIFEXITED(status)) {
-    const int code = WEXITSTATUS(status);
-    const int step = code / 50;
-    const int err = code % 50;
-    detail = step >= 1 && step <= static_cast<int>(steps.size()) ? steps[step - 1]
-                                                                 : std::string("a step");
-    detail += std::string(" failed: ") +
-              (err == 49 ? "it did not behave as expected" : std::strerror(err));
-  } else {
-    detail = "the test process was killed by signal " + std::to_string(WTERMSIG(status));
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return {};
+  if (!WIFEXITED(status)) {
+    return sdk::make_error("the test process was killed by signal " +
+                           std::to_string(WTERMSIG(status)));
   }
-  return false;
+  const int code = WEXITSTATUS(status);
+  const int step = code / 50;
+  const int err = code % 50;
+  std::string detail =
+      step >= 1 && step <= static_cast<int>(steps.size()) ? steps[step - 1] : std::string("a step");
+  detail +=
+      std::string(" failed: ") + (err == 49 ? "it did not behave as expected" : std::strerror(err));
+  return sdk::make_error(std::move(detail));
+}
+
+// The doctor's report keeps each feature as a flag and, when it is off, the reason.
+void note(const sdk::Result<void>& probed, bool& works, std::string& detail) {
+  works = probed.has_value();
+  if (!probed) detail = probed.error().message;
 }
 
 // Exit codes: 50 * the step that failed + its errno (capped at 49).
@@ -142,19 +145,17 @@ HostFeatures detect_host_features(const std::string& cgroup_root) {
             ? "Landlock is built in but not enabled (add landlock to lsm= on the "
               "kernel command line)"
             : std::string("the Landlock ABI query failed: ") + std::strerror(abi.error);
-  f.userns = in_child(&try_user_namespace,
-                      {"creating a user namespace", "mapping the daemon's uid and gid into it",
-                       "creating mount, PID, UTS, IPC and network namespaces inside it",
-                       "mounting a tmpfs inside it"},
-                      f.userns_detail);
-  f.seccomp = in_child(&try_seccomp,
-                       {"building the syscall filter", "loading the syscall filter",
-                        "checking that a filtered call is refused"},
-                       f.seccomp_detail);
-  f.recursive_mount_flags =
-      in_child(&try_recursive_mount_flags,
-               {"setting up a user and mount namespace", "mount_setattr with AT_RECURSIVE"},
-               f.recursive_mount_flags_detail);
+  note(in_child(&try_user_namespace,
+                {"creating a user namespace", "mapping the daemon's uid and gid into it",
+                 "creating mount, PID, UTS, IPC and network namespaces inside it",
+                 "mounting a tmpfs inside it"}),
+       f.userns, f.userns_detail);
+  note(in_child(&try_seccomp, {"building the syscall filter", "loading the syscall filter",
+                               "checking that a filtered call is refused"}),
+       f.seccomp, f.seccomp_detail);
+  note(in_child(&try_recursive_mount_flags,
+                {"setting up a user and mount namespace", "mount_setattr with AT_RECURSIVE"}),
+       f.recursive_mount_flags, f.recursive_mount_flags_detail);
   f.cgroup = cgroups::detect(cgroup_root);
   if (auto pasta = find_pasta())
     f.pasta_path = std::move(*pasta);
