@@ -106,7 +106,7 @@ TEST_CASE("what is rendered is what the launcher reads back") {
   auto built = build_policy(spec(), context());
   REQUIRE(built.has_value());
   const auto parsed = parse_policy(render_policy(built->policy));
-  INFO((parsed ? std::string() : parsed.error().message));
+  INFO(parsed.error().message);
   REQUIRE(parsed.has_value());
   const auto& a = built->policy;
   const auto& b = *parsed;
