@@ -111,8 +111,8 @@ sdk::Result<void> place_agent_install(const LaunchInputs& inputs, AgentLaunch& l
   auto dirs = install_directories(*found);
   const auto home = inputs.home.empty() ? daemon_home() : inputs.home;
   for (const auto& dir : dirs)
-    if (auto refusal = install_directory_refusal(dir, home, inputs.config_file))
-      return sdk::make_error(std::move(*refusal), sdk::Error::Kind::refused);
+    if (auto granted = check_install_directory(dir, home, inputs.config_file); !granted)
+      return granted.error();
   launch.argv.front() = found->string();
   launch.agent_dirs = std::move(dirs);
   return {};

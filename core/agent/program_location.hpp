@@ -7,6 +7,7 @@
 // (claude-agent-acp, codex-acp) is a tree: the script the link leads to loads its dependencies
 // from the node_modules directories above it, so the outermost one is granted too.
 
+#include <errand/sdk/result.hpp>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -24,12 +25,12 @@ std::optional<std::filesystem::path> find_program(std::string_view program,
 // lies inside a node_modules tree, the outermost node_modules directory, without duplicates.
 std::vector<std::filesystem::path> install_directories(const std::filesystem::path& found);
 
-// Why dir may not be granted to every session as an install directory, or nothing: it is the
-// daemon's home (or holds it), or it holds the configuration file with the chat token and the
-// providers' keys.
-std::optional<std::string> install_directory_refusal(const std::filesystem::path& dir,
-                                                     const std::filesystem::path& home,
-                                                     const std::filesystem::path& config_file);
+// Whether dir may be granted to every session as an install directory; refused (saying why)
+// when it is the daemon's home (or holds it), or holds the configuration file with the chat
+// token and the providers' keys.
+sdk::Result<void> check_install_directory(const std::filesystem::path& dir,
+                                          const std::filesystem::path& home,
+                                          const std::filesystem::path& config_file);
 
 // The daemon account's home: $HOME, else the password database's entry; empty if neither.
 std::filesystem::path daemon_home();

@@ -15,8 +15,8 @@ int run_command(const std::vector<std::string>& args) {
               << "\"; the daemon takes its settings from the configuration file\n";
     return daemon::kExitRefused;
   }
-  if (const auto refusal = daemon::root_refusal(::getuid(), ::geteuid())) {
-    std::cerr << *refusal;
+  if (const auto allowed = daemon::refuse_root(::getuid(), ::geteuid()); !allowed) {
+    std::cerr << allowed.error().message;
     return daemon::kExitRefused;
   }
   return daemon::run_daemon(daemon::RunEnvironment::from_process(), std::cout);

@@ -75,7 +75,7 @@ LoadResult load_config_text(std::string_view text, const std::filesystem::path& 
 LoadResult load_config_file(const std::filesystem::path& file, const json::object& schema,
                             const std::vector<PluginContribution>& contributions) {
   auto text = read_text_file(file);
-  if (!text) return std::vector<Problem>{{"", text.error().reason}};
+  if (!text) return std::vector<Problem>{{"", text.error().message}};
   return load_config_text(*text, file, schema, contributions);
 }
 

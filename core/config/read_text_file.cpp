@@ -16,18 +16,18 @@ namespace {
 // Far beyond any real configuration; a bigger file is a mistake (a log, a binary) named here.
 constexpr off_t largest_config_file = 16 * 1024 * 1024;
 
-UnreadableFile because(const std::filesystem::path& file, int error) {
-  return {"cannot read " + file.string() + ": " + std::strerror(error)};
+sdk::Error because(const std::filesystem::path& file, int error) {
+  return sdk::make_error("cannot read " + file.string() + ": " + std::strerror(error),
+                         error == ENOENT ? sdk::Error::Kind::not_found : sdk::Error::Kind::failed);
 }
 
-UnreadableFile because(const std::filesystem::path& file, const std::string& why) {
-  return {"cannot read " + file.string() + ": " + why};
+sdk::Error because(const std::filesystem::path& file, const std::string& why) {
+  return sdk::make_error("cannot read " + file.string() + ": " + why, sdk::Error::Kind::refused);
 }
 
 }  // namespace
 
-boost::system::result<std::string, UnreadableFile> read_text_file(
-    const std::filesystem::path& file) {
+sdk::Result<std::string> read_text_file(const std::filesystem::path& file) {
   const common::UniqueFd fd(::open(file.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK));
   if (fd.get() < 0) return because(file, errno);
   struct stat status {};
@@ -48,7 +48,7 @@ boost::system::result<std::string, UnreadableFile> read_text_file(
     if (text.size() > static_cast<std::size_t>(largest_config_file))
       return because(file, std::string("it is too large to be a configuration file"));
   }
-  return {boost::system::in_place_value, std::move(text)};
+  return text;
 }
 
 }  // namespace errand::config

@@ -95,22 +95,26 @@ ConfigWatcher::~ConfigWatcher() {
   stop();
 }
 
-boost::system::result<void, std::string> ConfigWatcher::start() {
+sdk::Result<void> ConfigWatcher::start() {
   const std::lock_guard lock(state_->callback_mutex);
-  if (state_->stopped) return std::string("this configuration watcher was stopped already");
-  if (state_->started) return std::string("this configuration watcher is running already");
+  if (state_->stopped)
+    return sdk::make_error("this configuration watcher was stopped already",
+                           sdk::Error::Kind::refused);
+  if (state_->started)
+    return sdk::make_error("this configuration watcher is running already",
+                           sdk::Error::Kind::refused);
   std::filesystem::path directory = state_->file.parent_path();
   if (directory.empty()) directory = ".";
   const int fd = ::inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
   if (fd < 0)
-    return "cannot watch the configuration for changes: inotify_init1 failed: " +
-           std::string(std::strerror(errno));
+    return sdk::make_error("cannot watch the configuration for changes: inotify_init1 failed: " +
+                           std::string(std::strerror(errno)));
   if (::inotify_add_watch(fd, directory.c_str(), watched_events) < 0) {
     const int error = errno;
     ::close(fd);
-    return "cannot watch " + directory.string() + " for changes to " +
-           state_->file.filename().string() + ": " + std::strerror(error) +
-           (error == ENOSPC ? " (raise fs.inotify.max_user_watches)" : "");
+    return sdk::make_error("cannot watch " + directory.string() + " for changes to " +
+                           state_->file.filename().string() + ": " + std::strerror(error) +
+                           (error == ENOSPC ? " (raise fs.inotify.max_user_watches)" : ""));
   }
   state_->started = true;
   asio::dispatch(state_->strand, [state = state_, fd] {

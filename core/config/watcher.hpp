@@ -1,8 +1,8 @@
 #pragma once
 
 #include <boost/asio/any_io_executor.hpp>
-#include <boost/system/result.hpp>
 #include <chrono>
+#include <errand/sdk/result.hpp>
 #include <filesystem>
 #include <functional>
 #include <memory>
@@ -29,7 +29,7 @@ class ConfigWatcher {
   ConfigWatcher& operator=(const ConfigWatcher&) = delete;
 
   // The reason, when inotify cannot watch the directory (or the watcher was started already).
-  boost::system::result<void, std::string> start();
+  sdk::Result<void> start();
   void stop();
 
  private:

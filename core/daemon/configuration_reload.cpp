@@ -52,7 +52,7 @@ bool ConfigurationReload::enforcement_allows(const config::LoadedConfig& applied
     log.error(
         "configuration reload refused: the sandbox backend could not say what it would enforce "
         "for it ({}); the daemon keeps the configuration it had",
-        report.error());
+        report.error().message);
     return false;
   }
   auto text = render_enforcement_report(*report);

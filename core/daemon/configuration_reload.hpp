@@ -5,7 +5,7 @@
 
 #include <spdlog/logger.h>
 #include <boost/json/object.hpp>
-#include <boost/system/result.hpp>
+#include <errand/sdk/result.hpp>
 #include <errand/sdk/sandbox_backend.hpp>
 #include <functional>
 #include <optional>
@@ -20,8 +20,8 @@ namespace errand::daemon {
 // is refused, as the same configuration would be at startup.
 class ConfigurationReload {
  public:
-  using Probe = std::function<boost::system::result<sdk::EnforcementReport, std::string>(
-      const boost::json::object& effective)>;
+  using Probe =
+      std::function<sdk::Result<sdk::EnforcementReport>(const boost::json::object& effective)>;
 
   ConfigurationReload(const config::LoadedConfig& startup, const sdk::EnforcementReport& report);
 

@@ -106,8 +106,8 @@ int run_daemon(const RunEnvironment& env, std::ostream& out) {
       "configuration loaded from {}: {}", rt.config.source.string(),
       boost::json::serialize(config::blank_secrets(rt.config.effective, rt.source.schema)));
 
-  if (auto refusal = empty_egress_refusal(rt.config.effective)) {
-    rt.log->error("{}", *refusal);
+  if (auto reachable = refuse_empty_egress(rt.config.effective); !reachable) {
+    rt.log->error("{}", reachable.error().message);
     return kExitRefused;
   }
   for (const auto& warning : unresolved_provider_warnings(rt.config.effective))
@@ -122,7 +122,7 @@ int run_daemon(const RunEnvironment& env, std::ostream& out) {
   auto lock = StateLock::acquire(settings.state_dir);
   if (!lock) {
     rt.log->error("{}", lock.error().message);
-    return lock.error().held_by_other ? kExitLockHeld : kExitRefused;
+    return lock.error().kind == sdk::Error::Kind::unavailable ? kExitLockHeld : kExitRefused;
   }
 
   auto receipts =
@@ -147,7 +147,7 @@ int run_daemon(const RunEnvironment& env, std::ostream& out) {
   // confine sessions must not be reachable from the channel at all.
   auto backend = host.create_backend(settings.sandbox_backend, rt.config.effective);
   if (!backend) {
-    rt.log->error("{}", backend.error());
+    rt.log->error("{}", backend.error().message);
     return kExitRefused;
   }
   auto policy = sandbox::policy_from_config(rt.config.effective);
@@ -196,7 +196,7 @@ int run_daemon(const RunEnvironment& env, std::ostream& out) {
 
   if (settings.network == "restricted" && settings.egress_mode == "proxy") {
     if (auto broker = host.create_broker(rt.config.effective); !broker) {
-      rt.log->error("{}", broker.error());
+      rt.log->error("{}", broker.error().message);
       return kExitRefused;
     }
   }
@@ -206,7 +206,7 @@ int run_daemon(const RunEnvironment& env, std::ostream& out) {
     return kExitRefused;
   }
   if (auto chat = host.create_chat(settings.chat_transport, rt.config.effective); !chat) {
-    rt.log->error("{}", chat.error());
+    rt.log->error("{}", chat.error().message);
     return kExitRefused;
   }
 
@@ -242,7 +242,7 @@ int run_daemon(const RunEnvironment& env, std::ostream& out) {
                                                        kReloadDebounce, [&rt] { rt.reload(); });
   if (auto watching = rt.watcher->start(); !watching) {
     rt.log->warn("edits of {} will not be followed until a restart: {}", rt.config.source.string(),
-                 watching.error());
+                 watching.error().message);
   }
 
   boost::asio::signal_set signals(rt.io, SIGINT, SIGTERM);

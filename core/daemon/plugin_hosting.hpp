@@ -6,10 +6,10 @@
 
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/json/object.hpp>
-#include <boost/system/result.hpp>
 #include <errand/sdk/chat_transport.hpp>
 #include <errand/sdk/egress_broker.hpp>
 #include <errand/sdk/host_services.hpp>
+#include <errand/sdk/result.hpp>
 #include <errand/sdk/sandbox_backend.hpp>
 #include <filesystem>
 #include <list>
@@ -37,14 +37,14 @@ class PluginHost {
   PluginHost& operator=(const PluginHost&) = delete;
   ~PluginHost();
 
-  using Created = boost::system::result<void, std::string>;
+  using Created = sdk::Result<void>;
   Created create_backend(const std::string& backend, const boost::json::object& config);
   Created create_broker(const boost::json::object& config);
   Created create_chat(const std::string& transport, const boost::json::object& config);
 
   // What the backend would report for another configuration: a second instance of the same
   // plugin is created with it, probed and dropped, while the serving instance is left alone.
-  using Probed = boost::system::result<sdk::EnforcementReport, std::string>;
+  using Probed = sdk::Result<sdk::EnforcementReport>;
   Probed probe_backend_with(const std::string& backend, const boost::json::object& config);
 
   sdk::SandboxBackend* backend() const noexcept { return backend_.get(); }
@@ -55,8 +55,10 @@ class PluginHost {
   void stop_all() noexcept;
 
  private:
-  const plugins::PluginRecord* find(std::string_view kind, const std::string& plugin_name,
-                                    const std::string& what, std::string& why) const;
+  // The loaded plugin, or (kind not_found) why there is none, naming `what` it would have been.
+  sdk::Result<const plugins::PluginRecord*> find(std::string_view kind,
+                                                 const std::string& plugin_name,
+                                                 const std::string& what) const;
   sdk::HostServices make_services(const plugins::PluginRecord& record,
                                   const boost::json::object& config) const;
   const sdk::HostServices& services_for(const plugins::PluginRecord& record,

@@ -2,9 +2,9 @@
 
 namespace errand::daemon {
 
-std::optional<std::string> root_refusal(uid_t real_uid, uid_t effective_uid) {
-  if (real_uid != 0 && effective_uid != 0) return std::nullopt;
-  return std::string(
+sdk::Result<void> refuse_root(uid_t real_uid, uid_t effective_uid) {
+  if (real_uid != 0 && effective_uid != 0) return {};
+  return sdk::make_error(
       "errand run: refusing to run as root (uid 0): the agent in every sandbox runs as the "
       "daemon's own account, so under root it would be uid 0 on the host and could read "
       "root-owned files in the paths it is granted.\n"
@@ -12,7 +12,8 @@ std::optional<std::string> root_refusal(uid_t real_uid, uid_t effective_uid) {
       "  useradd --system --user-group --create-home --home-dir /var/lib/errand errand\n"
       "  sudo -u errand errand run\n"
       "giving that account the configuration file, stateDir and projectRoot. Under systemd, set "
-      "User=errand and Delegate=yes in the unit, so each session's cgroup limits apply.\n");
+      "User=errand and Delegate=yes in the unit, so each session's cgroup limits apply.\n",
+      sdk::Error::Kind::refused);
 }
 
 }  // namespace errand::daemon

@@ -6,12 +6,11 @@
 
 #include <sys/types.h>
 
-#include <optional>
-#include <string>
+#include <errand/sdk/result.hpp>
 
 namespace errand::daemon {
 
-// The refusal, saying how to run errand instead, when either uid is 0; nothing otherwise.
-std::optional<std::string> root_refusal(uid_t real_uid, uid_t effective_uid);
+// Refused (kind refused), saying how to run errand instead, when either uid is 0.
+sdk::Result<void> refuse_root(uid_t real_uid, uid_t effective_uid);
 
 }  // namespace errand::daemon

@@ -35,31 +35,33 @@ std::vector<std::string> brokered_providers(const json::object& effective) {
   return names;
 }
 
-// The resolver's reason, or nullopt when the name resolves.
-std::optional<std::string> resolution_failure(const std::string& host) {
+// Whether the name resolves, or the resolver's reason.
+sdk::Result<void> resolve(const std::string& host) {
   addrinfo hints{};
   hints.ai_socktype = SOCK_STREAM;
   addrinfo* found = nullptr;
   const int rc = ::getaddrinfo(host.c_str(), nullptr, &hints, &found);
   if (rc == 0) {
     ::freeaddrinfo(found);
-    return std::nullopt;
+    return {};
   }
-  return std::string(::gai_strerror(rc));
+  return sdk::make_error(::gai_strerror(rc), sdk::Error::Kind::not_found);
 }
 
 }  // namespace
 
-std::optional<std::string> empty_egress_refusal(const json::object& effective) {
+sdk::Result<void> refuse_empty_egress(const json::object& effective) {
   const auto policy = brokered_policy(effective);
-  if (!policy || !policy->egress_allow.empty()) return std::nullopt;
-  if (!brokered_providers(effective).empty()) return std::nullopt;
-  return "refusing to start: sessions could reach no host at all. sandbox.egress.allow is "
-         "empty (an egress block written without allow names no host), and no provider is "
-         "brokered, so the broker has no provider route to add either. Name the hosts sessions "
-         "need in sandbox.egress.allow (a provider marked broker: false among them), route a "
-         "provider through the broker, or set sandbox.network to \"none\" if sessions are meant "
-         "to have no network";
+  if (!policy || !policy->egress_allow.empty()) return {};
+  if (!brokered_providers(effective).empty()) return {};
+  return sdk::make_error(
+      "refusing to start: sessions could reach no host at all. sandbox.egress.allow is "
+      "empty (an egress block written without allow names no host), and no provider is "
+      "brokered, so the broker has no provider route to add either. Name the hosts sessions "
+      "need in sandbox.egress.allow (a provider marked broker: false among them), route a "
+      "provider through the broker, or set sandbox.network to \"none\" if sessions are meant "
+      "to have no network",
+      sdk::Error::Kind::refused);
 }
 
 std::vector<std::string> unresolved_provider_warnings(const json::object& effective) {
@@ -72,9 +74,9 @@ std::vector<std::string> unresolved_provider_warnings(const json::object& effect
     const auto url = boost::urls::parse_uri(base_url);
     if (!url || url->host_type() != boost::urls::host_type::name) continue;
     const std::string host = url->host();
-    if (const auto failure = resolution_failure(host)) {
+    if (const auto resolved = resolve(host); !resolved) {
       warnings.push_back(path + ".baseUrl: the host " + host + " does not resolve on this host (" +
-                         *failure +
+                         resolved.error().message +
                          "). The broker resolves provider hosts with this host's resolver, so "
                          "every call to the provider \"" +
                          name +

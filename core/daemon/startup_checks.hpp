@@ -17,8 +17,8 @@ namespace errand::daemon {
 
 // A refusal when sessions would reach nothing at all through the broker: network "restricted",
 // egress mode "proxy", an empty sandbox.egress.allow, and no brokered provider whose route the
-// broker would add. nullopt when sessions can reach something.
-std::optional<std::string> empty_egress_refusal(const boost::json::object& effective);
+// broker would add (kind refused); fine when sessions can reach something.
+sdk::Result<void> refuse_empty_egress(const boost::json::object& effective);
 
 // One warning for each brokered provider whose baseUrl names a host this host's resolver cannot
 // resolve: the broker resolves provider hosts here, so every call would fail with 502.

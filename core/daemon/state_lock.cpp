@@ -22,24 +22,25 @@ std::string read_pid(int fd) {
 
 }  // namespace
 
-boost::system::result<StateLock, StateLock::Refusal> StateLock::acquire(
-    const std::filesystem::path& state_dir) {
+sdk::Result<StateLock> StateLock::acquire(const std::filesystem::path& state_dir) {
   const auto path = state_dir / "errand.lock";
   const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
   if (fd < 0) {
-    return Refusal{false, "cannot open " + path.string() + ": " + std::strerror(errno) +
-                              "; check that stateDir exists and belongs to the daemon's account"};
+    return sdk::make_error("cannot open " + path.string() + ": " + std::strerror(errno) +
+                           "; check that stateDir exists and belongs to the daemon's account");
   }
   if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
     const int err = errno;
     const std::string pid = read_pid(fd);
     ::close(fd);
     if (err == EWOULDBLOCK) {
-      return Refusal{true, "another errand daemon" + (pid.empty() ? "" : " (pid " + pid + ")") +
-                               " already serves " + state_dir.string() + ": it holds " +
-                               path.string() + "; stop it first or give this one another stateDir"};
+      return sdk::make_error("another errand daemon" + (pid.empty() ? "" : " (pid " + pid + ")") +
+                                 " already serves " + state_dir.string() + ": it holds " +
+                                 path.string() +
+                                 "; stop it first or give this one another stateDir",
+                             sdk::Error::Kind::unavailable);
     }
-    return Refusal{false, "cannot lock " + path.string() + ": " + std::strerror(err)};
+    return sdk::make_error("cannot lock " + path.string() + ": " + std::strerror(err));
   }
   const std::string pid = std::to_string(::getpid()) + "\n";
   if (ftruncate(fd, 0) != 0 || pwrite(fd, pid.data(), pid.size(), 0) < 0) {

@@ -2,7 +2,7 @@
 
 #include "common/unique_fd.hpp"
 
-#include <boost/system/result.hpp>
+#include <errand/sdk/result.hpp>
 #include <filesystem>
 #include <string>
 
@@ -12,12 +12,9 @@ namespace errand::daemon {
 // when the process dies however it dies, so a stale file never blocks a restart.
 class StateLock {
  public:
-  struct Refusal {
-    bool held_by_other = false;  // another daemon runs on this state directory
-    std::string message;
-  };
-
-  static boost::system::result<StateLock, Refusal> acquire(const std::filesystem::path& state_dir);
+  // The error's kind is unavailable when another daemon runs on this state directory (it may be
+  // stopped first), failed when the lock file cannot be opened or locked at all.
+  static sdk::Result<StateLock> acquire(const std::filesystem::path& state_dir);
 
   StateLock(StateLock&& other) noexcept = default;
   StateLock& operator=(StateLock&&) = delete;

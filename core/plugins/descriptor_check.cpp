@@ -1,4 +1,5 @@
 #include "core/plugins/descriptor_check.hpp"
+#include "core/plugins/refusal.hpp"
 
 #include <fmt/core.h>
 #include <errand/sdk/chat_transport.hpp>
@@ -39,36 +40,37 @@ bool is_known_kind(std::string_view kind) {
   return std::find(kinds.begin(), kinds.end(), kind) != kinds.end();
 }
 
-std::string check_descriptor(const errand_plugin_entry_v1_t& d, const std::filesystem::path& file,
-                             std::string_view host_toolchain) {
+sdk::Result<void> check_descriptor(const errand_plugin_entry_v1_t& d,
+                                   const std::filesystem::path& file,
+                                   std::string_view host_toolchain) {
   if (d.struct_size < kDescriptorHeaderSize) {
-    return fmt::format(
+    return refusal(
         "refused {}: its descriptor declares {} bytes, too few to hold even the ABI version; "
         "rebuild the plugin with ERRAND_PLUGIN from the errand SDK",
         file.string(), d.struct_size);
   }
   if (d.abi_major != ERRAND_ABI_MAJOR) {
-    return fmt::format(
+    return refusal(
         "refused {}: its abi_major is {} but this errand speaks plugin ABI {}.x, and a different "
         "major version means an incompatible descriptor; rebuild the plugin against this "
         "errand's SDK or install an errand of ABI {}.x",
         file.string(), d.abi_major, ERRAND_ABI_MAJOR, d.abi_major);
   }
   if (d.struct_size < kDescriptorV1_0Size) {
-    return fmt::format(
+    return refusal(
         "refused {}: its descriptor's struct_size is {} bytes, smaller than the {} bytes every "
         "ABI {}.x descriptor has; rebuild the plugin with ERRAND_PLUGIN from the errand SDK",
         file.string(), d.struct_size, kDescriptorV1_0Size, ERRAND_ABI_MAJOR);
   }
   if (d.abi_minor > ERRAND_ABI_MINOR) {
-    return fmt::format(
+    return refusal(
         "refused {}: its abi_minor says it was built against a newer SDK ({}.{}) than this "
         "errand ({}.{}); upgrade errand or rebuild the plugin",
         file.string(), d.abi_major, d.abi_minor, ERRAND_ABI_MAJOR, ERRAND_ABI_MINOR);
   }
   const auto toolchain = text_or_empty(d.toolchain_id);
   if (toolchain != host_toolchain) {
-    return fmt::format(
+    return refusal(
         "refused {}: its toolchain_id \"{}\" differs from this errand's \"{}\", so the C++ "
         "interfaces past the descriptor may not share a layout; rebuild the plugin with the same "
         "compiler, Boost, spdlog and fmt as this errand",
@@ -76,20 +78,20 @@ std::string check_descriptor(const errand_plugin_entry_v1_t& d, const std::files
   }
   const auto kind = text_or_empty(d.kind);
   if (!is_known_kind(kind)) {
-    return fmt::format(
+    return refusal(
         "refused {}: its kind \"{}\" is none of the kinds this errand knows (chat, sandbox, "
         "broker); build it with ERRAND_PLUGIN around a ChatTransport, SandboxBackend or "
         "EgressBroker",
         file.string(), kind);
   }
   if (text_or_empty(d.name).empty()) {
-    return fmt::format(
+    return refusal(
         "refused {}: its descriptor has an empty name, so it cannot be chosen in the "
         "configuration; give it a name in ERRAND_PLUGIN",
         file.string());
   }
   if (d.create == nullptr || d.destroy == nullptr) {
-    return fmt::format(
+    return refusal(
         "refused {}: its descriptor has no create or destroy function, so no instance could be "
         "made or released; build it with ERRAND_PLUGIN",
         file.string());

@@ -3,6 +3,7 @@
 #include <errand/sdk/plugin_abi.h>
 
 #include <cstddef>
+#include <errand/sdk/result.hpp>
 #include <filesystem>
 #include <string>
 #include <string_view>
@@ -27,11 +28,11 @@ std::string_view host_toolchain_id();
 
 // Checks a normalised descriptor against this host, in the order that gives the most useful
 // reason (a plugin from a newer SDK also has another toolchain id, so the version speaks
-// first). Returns the refusal sentence naming the file, or an empty string when acceptable.
-// The duplicate-name rule needs the other plugins, so the registry applies it.
-std::string check_descriptor(const errand_plugin_entry_v1_t& descriptor,
-                             const std::filesystem::path& file,
-                             std::string_view host_toolchain = host_toolchain_id());
+// first). Refused with the sentence naming the file, unless acceptable. The duplicate-name rule
+// needs the other plugins, so the registry applies it.
+sdk::Result<void> check_descriptor(const errand_plugin_entry_v1_t& descriptor,
+                                   const std::filesystem::path& file,
+                                   std::string_view host_toolchain = host_toolchain_id());
 
 // The plugin kinds this errand knows: "chat", "sandbox" and "broker".
 bool is_known_kind(std::string_view kind);

@@ -1,4 +1,5 @@
 #include "core/plugins/elf_inspection.hpp"
+#include "core/plugins/refusal.hpp"
 
 #include <elf.h>
 #include <errand/sdk/plugin_abi.h>
@@ -25,8 +26,8 @@ constexpr unsigned char kHostByteOrder =
 constexpr std::size_t kTypeOffset = EI_NIDENT;
 constexpr std::size_t kHeaderPrefix = EI_NIDENT + sizeof(std::uint16_t);
 
-std::string not_elf(const std::filesystem::path& file) {
-  return fmt::format(
+sdk::Error not_elf(const std::filesystem::path& file) {
+  return refusal(
       "refused {}: it is not an ELF shared object, so it cannot be an errand plugin; remove it "
       "from the plugin directory",
       file.string());
@@ -34,10 +35,10 @@ std::string not_elf(const std::filesystem::path& file) {
 
 // Everything errand_add_plugin builds is ET_DYN of the host's class and byte order; anything
 // else would fail in dlopen with a less helpful message, or not at all for the wrong reasons.
-std::string check_header(const std::filesystem::path& file) {
+sdk::Result<void> check_header(const std::filesystem::path& file) {
   std::ifstream in(file, std::ios::binary);
   if (!in) {
-    return fmt::format(
+    return refusal(
         "refused {}: it cannot be opened for reading ({}); check that it exists and that errand "
         "may read it",
         file.string(), std::strerror(errno));
@@ -49,7 +50,7 @@ std::string check_header(const std::filesystem::path& file) {
     return not_elf(file);
   }
   if (header[EI_CLASS] != kHostElfClass || header[EI_DATA] != kHostByteOrder) {
-    return fmt::format(
+    return refusal(
         "refused {}: it is an ELF file for another word size or byte order than this errand's; "
         "rebuild the plugin for this machine",
         file.string());
@@ -57,7 +58,7 @@ std::string check_header(const std::filesystem::path& file) {
   std::uint16_t type = 0;
   std::memcpy(&type, header.data() + kTypeOffset, sizeof type);
   if (type != ET_DYN) {
-    return fmt::format(
+    return refusal(
         "refused {}: it is an ELF file but not a shared object (ELF type {}); build plugins as "
         "modules with errand_add_plugin",
         file.string(), type);
@@ -67,20 +68,20 @@ std::string check_header(const std::filesystem::path& file) {
 
 }  // namespace
 
-std::string inspect_plugin_file(const std::filesystem::path& file) {
-  if (auto refusal = check_header(file); !refusal.empty()) return refusal;
+sdk::Result<void> inspect_plugin_file(const std::filesystem::path& file) {
+  if (auto header = check_header(file); !header) return header;
   std::vector<std::string> symbols;
   try {
     boost::dll::library_info info(file);
     symbols = info.symbols();
   } catch (const std::exception& e) {
-    return fmt::format(
+    return refusal(
         "refused {}: its ELF symbol table cannot be read ({}); the file may be truncated or "
         "corrupt, so rebuild or reinstall it",
         file.string(), e.what());
   }
   if (std::find(symbols.begin(), symbols.end(), ERRAND_PLUGIN_ENTRY_SYMBOL) == symbols.end()) {
-    return fmt::format(
+    return refusal(
         "refused {}: it does not export {}, so it is not an errand plugin built with "
         "ERRAND_PLUGIN; remove it from the plugin directory or rebuild it with ERRAND_PLUGIN",
         file.string(), ERRAND_PLUGIN_ENTRY_SYMBOL);

@@ -1,4 +1,5 @@
 #include "core/plugins/file_trust.hpp"
+#include "core/plugins/refusal.hpp"
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -43,18 +44,18 @@ std::string loose_ancestor(fs::path dir) {
 
 }  // namespace
 
-std::string untrusted_plugin_file(const fs::path& file) {
+sdk::Result<void> check_plugin_file_trust(const fs::path& file) {
   std::error_code ec;
   const auto absolute = fs::absolute(file, ec);
   if (ec)
-    return fmt::format("refused {}: its absolute path cannot be formed ({})", file.string(),
-                       ec.message());
+    return refusal("refused {}: its absolute path cannot be formed ({})", file.string(),
+                   ec.message());
   const auto real = fs::canonical(file, ec);
   // A dangling link is left to the loader's own inspection, which names it; anything else that
   // stops the check (a directory it may not search) refuses the file rather than trusting it.
   if (ec == std::errc::no_such_file_or_directory) return {};
   if (ec)
-    return fmt::format(
+    return refusal(
         "refused {}: where it leads cannot be examined ({}), so nothing says who "
         "could replace it",
         file.string(), ec.message());
@@ -65,7 +66,7 @@ std::string untrusted_plugin_file(const fs::path& file) {
     if (problem.empty()) problem = loose_ancestor(real.parent_path());
   }
   if (problem.empty()) return {};
-  return fmt::format(
+  return refusal(
       "refused {}: {}, so someone other than root and the daemon's user could replace the code "
       "the daemon runs; make it owned by root and writable only by its owner (chown root, "
       "chmod go-w)",

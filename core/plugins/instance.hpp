@@ -3,9 +3,9 @@
 #include "core/plugins/plugin_record.hpp"
 
 #include <errand/sdk/host_services.hpp>
+#include <errand/sdk/result.hpp>
 
 #include <array>
-#include <boost/system/result.hpp>
 #include <memory>
 #include <string>
 
@@ -26,23 +26,23 @@ using InstanceHandle = std::unique_ptr<Interface, InstanceDeleter<Interface>>;
 
 // Creates an instance of a loaded plugin through its descriptor. Interface is
 // sdk::ChatTransport, sdk::SandboxBackend or sdk::EgressBroker and must match the plugin's
-// kind. On failure the error is a sentence: the plugin's own text when create() refused (a
-// constructor that threw), otherwise why nothing was attempted. services must outlive the
-// instance. Read the result with has_value(), operator* and error(): value() cannot throw a
-// std::string error.
+// kind. On failure the error's message is a sentence: the plugin's own text when create()
+// failed (a constructor that threw), otherwise why nothing was attempted (kind refused).
+// services must outlive the instance.
 template <class Interface>
-boost::system::result<InstanceHandle<Interface>, std::string> create_instance(
-    const PluginRecord& record, const sdk::HostServices& services) {
-  using Outcome = boost::system::result<InstanceHandle<Interface>, std::string>;
+sdk::Result<InstanceHandle<Interface>> create_instance(const PluginRecord& record,
+                                                       const sdk::HostServices& services) {
+  using Outcome = sdk::Result<InstanceHandle<Interface>>;
   if (!record.loaded || record.entry == nullptr) {
-    return Outcome(boost::system::in_place_error,
-                   "the plugin at " + record.path.string() + " was not loaded: " + record.refusal);
+    return sdk::make_error(
+        "the plugin at " + record.path.string() + " was not loaded: " + record.refusal,
+        sdk::Error::Kind::refused);
   }
   if (record.kind != Interface::kind) {
-    return Outcome(boost::system::in_place_error,
-                   "the plugin " + record.name + " (" + record.path.string() + ") is a " +
-                       record.kind + " plugin, not a " + Interface::kind +
-                       " one; choose a plugin of the kind the setting asks for");
+    return sdk::make_error("the plugin " + record.name + " (" + record.path.string() + ") is a " +
+                               record.kind + " plugin, not a " + Interface::kind +
+                               " one; choose a plugin of the kind the setting asks for",
+                           sdk::Error::Kind::refused);
   }
   std::array<char, 4096> error{};
   void* raw = record.entry->create(&services, error.data(), error.size());
@@ -53,7 +53,7 @@ boost::system::result<InstanceHandle<Interface>, std::string> create_instance(
       message = "the plugin " + record.name + " (" + record.path.string() +
                 ") could not create an instance and gave no reason";
     }
-    return Outcome(boost::system::in_place_error, std::move(message));
+    return sdk::make_error(std::move(message));
   }
   // create() returns the kind's interface pointer as void*, so this cast restores it exactly.
   return Outcome(boost::system::in_place_value, static_cast<Interface*>(raw),

@@ -29,8 +29,7 @@ KeptLibraries& kept() {
 
 }  // namespace
 
-boost::system::result<errand_plugin_entry_fn, std::string> open_and_keep(
-    const std::filesystem::path& file) {
+sdk::Result<errand_plugin_entry_fn> open_and_keep(const std::filesystem::path& file) {
   auto& store = kept();
   const std::lock_guard lock(store.mutex);
   if (const auto known = store.entries_by_path.find(file); known != store.entries_by_path.end()) {
@@ -44,14 +43,14 @@ boost::system::result<errand_plugin_entry_fn, std::string> open_and_keep(
       file, boost::dll::load_mode::rtld_now | boost::dll::load_mode::rtld_local, ec);
   if (ec || !library.is_loaded()) {
     const char* reason = dlerror();
-    return {boost::system::in_place_error, reason != nullptr ? std::string(reason) : ec.message()};
+    return sdk::make_error(reason != nullptr ? std::string(reason) : ec.message());
   }
   // Kept before the symbol lookup: its static constructors have already run.
   auto& kept_library = store.libraries.emplace_back(std::move(library));
   if (!kept_library.has(ERRAND_PLUGIN_ENTRY_SYMBOL)) {
-    return {boost::system::in_place_error, std::string("the dynamic linker does not find ") +
-                                               ERRAND_PLUGIN_ENTRY_SYMBOL +
-                                               " in it although its symbol table lists it"};
+    return sdk::make_error(std::string("the dynamic linker does not find ") +
+                           ERRAND_PLUGIN_ENTRY_SYMBOL +
+                           " in it although its symbol table lists it");
   }
   const errand_plugin_entry_fn entry =
       &kept_library.get<const errand_plugin_entry_v1_t*()>(ERRAND_PLUGIN_ENTRY_SYMBOL);

@@ -2,7 +2,7 @@
 
 #include <errand/sdk/plugin_abi.h>
 
-#include <boost/system/result.hpp>
+#include <errand/sdk/result.hpp>
 #include <filesystem>
 #include <string>
 
@@ -15,8 +15,7 @@ namespace errand::plugins {
 
 // dlopen(RTLD_NOW | RTLD_LOCAL) and look up errand_plugin_entry_v1. The error is dlerror's text
 // (or a sentence when the symbol is missing after all).
-boost::system::result<errand_plugin_entry_fn, std::string> open_and_keep(
-    const std::filesystem::path& file);
+sdk::Result<errand_plugin_entry_fn> open_and_keep(const std::filesystem::path& file);
 
 // Stores a copy of a descriptor for the process lifetime and returns its address.
 const errand_plugin_entry_v1_t* keep_descriptor(const errand_plugin_entry_v1_t& descriptor);

@@ -49,14 +49,18 @@ std::vector<std::filesystem::path> plugin_files_in(const std::filesystem::path& 
 PluginRecord load_plugin_file(const std::filesystem::path& file) {
   PluginRecord record;
   record.path = file;
-  record.refusal = untrusted_plugin_file(file);
-  if (record.refusal.empty()) record.refusal = inspect_plugin_file(file);
-  if (!record.refusal.empty()) return record;
+  // A file is read as ELF only once its ownership says whose code it is.
+  auto acceptable = check_plugin_file_trust(file);
+  if (acceptable) acceptable = inspect_plugin_file(file);
+  if (!acceptable) {
+    record.refusal = std::move(acceptable.error().message);
+    return record;
+  }
 
   auto entry_fn = open_and_keep(file);
   if (!entry_fn) {
     // dlerror starts with the file's path, which the sentence already names.
-    const std::string dlerror_text = entry_fn.error();
+    const std::string& dlerror_text = entry_fn.error().message;
     std::string_view reason = dlerror_text;
     const std::string lead_in = file.string() + ": ";
     if (reason.starts_with(lead_in)) reason.remove_prefix(lead_in.size());
@@ -82,8 +86,10 @@ PluginRecord load_plugin_file(const std::filesystem::path& file) {
   record.name = text_of(descriptor.name);
   record.kind = text_of(descriptor.kind);
   record.version = text_of(descriptor.version);
-  record.refusal = check_descriptor(descriptor, file);
-  if (!record.refusal.empty()) return record;
+  if (auto checked = check_descriptor(descriptor, file); !checked) {
+    record.refusal = std::move(checked.error().message);
+    return record;
+  }
   record.entry = keep_descriptor(descriptor);
   record.loaded = true;
   return record;

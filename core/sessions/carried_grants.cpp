@@ -22,7 +22,7 @@ sdk::Result<std::vector<CarriedGrant>> read_carried_grants(
   const auto file = record_dir / kFile;
   if (!std::filesystem::exists(file, ec)) return grants;
   auto text = config::read_text_file(file);
-  if (!text) return sdk::make_error(file.string() + " cannot be read: " + text.error().reason);
+  if (!text) return sdk::make_error(file.string() + " cannot be read: " + text.error().message);
   json::error_code parse_error;
   const auto parsed = json::parse(*text, parse_error);
   if (parse_error || !parsed.is_array())

@@ -76,9 +76,8 @@ void remove_tree(const std::string& dir) {
     ::closedir(d);
     for (const auto& child : children) remove_tree(child);
   }
-  std::string detail;
-  if (!bailey::cgroups::remove_dir(dir, detail))
-    std::fprintf(stderr, "test account: %s\n", detail.c_str());
+  if (auto removed = bailey::cgroups::remove_dir(dir); !removed)
+    std::fprintf(stderr, "test account: %s\n", removed.error().message.c_str());
 }
 
 // A test process killed before it could clean up leaves its subtree; the next one removes it.

@@ -14,6 +14,7 @@
 #include <set>
 #include <sstream>
 #include <thread>
+#include <utility>
 
 #ifndef CGROUP2_SUPER_MAGIC
 #define CGROUP2_SUPER_MAGIC 0x63677270
@@ -35,15 +36,14 @@ std::string read_file(const std::string& path) {
   return ss.str();
 }
 
-bool write_file(const std::string& path, const std::string& text, std::string& error) {
+sdk::Result<void> write_file(const std::string& path, const std::string& text) {
   std::ofstream out(path);
   if (out) out << text;
   if (out) out.flush();
-  if (!out) {
-    error = "could not write \"" + text + "\" to " + path + ": " + std::strerror(errno);
-    return false;
-  }
-  return true;
+  if (!out)
+    return sdk::make_error("could not write \"" + text + "\" to " + path + ": " +
+                           std::strerror(errno));
+  return {};
 }
 
 std::vector<std::string> split_words(const std::string& text, char sep) {
@@ -58,19 +58,33 @@ std::vector<std::string> split_words(const std::string& text, char sep) {
   return out;
 }
 
+// The controllers a session's limits use, and the control file a child cgroup of each version
+// must show before the limit can be written.
+struct Controller {
+  const char* name;
+  const char* v2_control;
+  const char* v1_control;
+  std::string Layout::*slot;
+};
+const Controller kControllers[] = {
+    {"memory", "memory.max", "memory.limit_in_bytes", &Layout::memory},
+    {"pids", "pids.max", "pids.max", &Layout::pids},
+    {"cpu", "cpu.max", "cpu.cfs_quota_us", &Layout::cpu}};
+
 // Proves a parent can host session cgroups: creates a child, checks the control file the
 // limits need appeared, removes it.
-bool can_host(const std::string& parent, const std::string& control_file, std::string& why) {
+sdk::Result<void> can_host(const std::string& parent, const std::string& control_file) {
   const auto probe = parent + "/errand-probe-" + std::to_string(::getpid());
   ::rmdir(probe.c_str());
-  if (::mkdir(probe.c_str(), 0755) != 0) {
-    why = "cannot create a child cgroup in " + parent + ": " + std::strerror(errno);
-    return false;
-  }
-  const bool ok = exists(probe + "/" + control_file);
+  if (::mkdir(probe.c_str(), 0755) != 0)
+    return sdk::make_error("cannot create a child cgroup in " + parent + ": " +
+                           std::strerror(errno));
+  const bool offered = exists(probe + "/" + control_file);
   ::rmdir(probe.c_str());
-  if (!ok) why = parent + " does not offer " + control_file + " to its children";
-  return ok;
+  if (!offered)
+    return sdk::make_error(parent + " does not offer " + control_file + " to its children",
+                           sdk::Error::Kind::unavailable);
+  return {};
 }
 
 Layout detect_v2(const std::string& root) {
@@ -88,29 +102,26 @@ Layout detect_v2(const std::string& root) {
   const auto available = split_words(read_file(root + "/cgroup.controllers"), ' ');
   const std::set<std::string> offered(available.begin(), available.end());
   std::string enable;
-  for (const std::string name : {"memory", "pids", "cpu"}) {
+  for (const auto& c : kControllers) {
+    const std::string name = c.name;
     if (offered.count(name) == 0) {
       layout.problems.push_back("the " + name + " controller is not delegated to " + root);
       continue;
     }
     enable += (enable.empty() ? "+" : " +") + name;
   }
-  std::string error;
-  if (!enable.empty() && !write_file(root + "/cgroup.subtree_control", enable, error))
-    layout.problems.push_back(error + " (a delegated root must hold no processes itself)");
-  std::string why;
-  if (offered.count("memory") && can_host(root, "memory.max", why))
-    layout.memory = root;
-  else if (offered.count("memory"))
-    layout.problems.push_back(why);
-  if (offered.count("pids") && can_host(root, "pids.max", why))
-    layout.pids = root;
-  else if (offered.count("pids"))
-    layout.problems.push_back(why);
-  if (offered.count("cpu") && can_host(root, "cpu.max", why))
-    layout.cpu = root;
-  else if (offered.count("cpu"))
-    layout.problems.push_back(why);
+  if (!enable.empty()) {
+    if (auto enabled = write_file(root + "/cgroup.subtree_control", enable); !enabled)
+      layout.problems.push_back(enabled.error().message +
+                                " (a delegated root must hold no processes itself)");
+  }
+  for (const auto& c : kControllers) {
+    if (offered.count(c.name) == 0) continue;
+    if (auto hosted = can_host(root, c.v2_control))
+      layout.*c.slot = root;
+    else
+      layout.problems.push_back(hosted.error().message);
+  }
   layout.kind =
       (layout.memory.empty() && layout.pids.empty() && layout.cpu.empty()) ? Kind::none : Kind::v2;
   return layout;
@@ -118,25 +129,17 @@ Layout detect_v2(const std::string& root) {
 
 Layout detect_v1() {
   Layout layout;
-  const struct {
-    const char* name;
-    const char* control;
-    std::string Layout::*slot;
-  } wanted[] = {{"memory", "memory.limit_in_bytes", &Layout::memory},
-                {"pids", "pids.max", &Layout::pids},
-                {"cpu", "cpu.cfs_quota_us", &Layout::cpu}};
-  for (const auto& w : wanted) {
-    const auto parent = own_v1_cgroup(w.name);
+  for (const auto& c : kControllers) {
+    const auto parent = own_v1_cgroup(c.name);
     if (parent.empty()) {
-      layout.problems.push_back(std::string("no cgroup v1 hierarchy carries the ") + w.name +
+      layout.problems.push_back(std::string("no cgroup v1 hierarchy carries the ") + c.name +
                                 " controller and BAILEY_CGROUP_ROOT names no delegated v2 root");
       continue;
     }
-    std::string why;
-    if (can_host(parent, w.control, why))
-      layout.*w.slot = parent;
+    if (auto hosted = can_host(parent, c.v1_control))
+      layout.*c.slot = parent;
     else
-      layout.problems.push_back(why);
+      layout.problems.push_back(hosted.error().message);
   }
   layout.kind =
       (layout.memory.empty() && layout.pids.empty() && layout.cpu.empty()) ? Kind::none : Kind::v1;
@@ -204,59 +207,58 @@ std::string daemon_prefix(const std::string& state_dir) {
   return std::string("errand-") + hex + "-";
 }
 
-bool create(const Layout& layout, const std::string& name, const Limits& limits, Session& out,
-            std::string& error) {
-  out = Session{};
+sdk::Result<Session> create(const Layout& layout, const std::string& name, const Limits& limits) {
+  Session out;
   out.kind = layout.kind;
-  auto make = [&](const std::string& parent, std::string& slot) {
-    if (parent.empty()) return true;
+  auto make = [&](const std::string& parent, std::string& slot) -> sdk::Result<void> {
+    if (parent.empty()) return {};
     slot = parent + "/" + name;
     for (const auto& d : out.dirs)
-      if (d == slot) return true;
-    if (::mkdir(slot.c_str(), 0755) != 0 && errno != EEXIST) {
-      error = "could not create the cgroup " + slot + ": " + std::strerror(errno);
-      return false;
-    }
+      if (d == slot) return {};
+    if (::mkdir(slot.c_str(), 0755) != 0 && errno != EEXIST)
+      return sdk::make_error("could not create the cgroup " + slot + ": " + std::strerror(errno));
     out.dirs.push_back(slot);
     // A single-threaded process moving itself through v1's tasks file skips the global
     // threadgroup lock, whose RCU grace period costs milliseconds on every launch.
     out.join_files.push_back(slot + (layout.kind == Kind::v1 ? "/tasks" : "/cgroup.procs"));
-    return true;
+    return {};
   };
-  bool ok = make(layout.memory, out.memory_dir) && make(layout.pids, out.pids_dir) &&
-            make(layout.cpu, out.cpu_dir);
-  const bool v2 = layout.kind == Kind::v2;
-  if (ok && !out.memory_dir.empty() && limits.memory_bytes > 0) {
-    const auto bytes = std::to_string(limits.memory_bytes);
-    if (v2) {
-      ok = write_file(out.memory_dir + "/memory.max", bytes, error);
+  auto limited = [&]() -> sdk::Result<void> {
+    for (const auto& [parent, slot] :
+         {std::pair{&layout.memory, &out.memory_dir}, std::pair{&layout.pids, &out.pids_dir},
+          std::pair{&layout.cpu, &out.cpu_dir}})
+      if (auto made = make(*parent, *slot); !made) return made;
+    const bool v2 = layout.kind == Kind::v2;
+    if (!out.memory_dir.empty() && limits.memory_bytes > 0) {
+      const auto bytes = std::to_string(limits.memory_bytes);
       // Swap would let a session hold more than its limit; zero it where the kernel offers it.
-      if (ok && exists(out.memory_dir + "/memory.swap.max"))
-        ok = write_file(out.memory_dir + "/memory.swap.max", "0", error);
-    } else {
-      ok = write_file(out.memory_dir + "/memory.limit_in_bytes", bytes, error);
-      if (ok && exists(out.memory_dir + "/memory.memsw.limit_in_bytes"))
-        ok = write_file(out.memory_dir + "/memory.memsw.limit_in_bytes", bytes, error);
+      const auto swap = out.memory_dir + (v2 ? "/memory.swap.max" : "/memory.memsw.limit_in_bytes");
+      const auto limit = out.memory_dir + (v2 ? "/memory.max" : "/memory.limit_in_bytes");
+      if (auto written = write_file(limit, bytes); !written) return written;
+      if (exists(swap))
+        if (auto written = write_file(swap, v2 ? "0" : bytes); !written) return written;
     }
-  }
-  if (ok && !out.pids_dir.empty() && limits.pids > 0)
-    ok = write_file(out.pids_dir + "/pids.max", std::to_string(limits.pids), error);
-  if (ok && !out.cpu_dir.empty() && limits.cpu_millis > 0) {
-    const std::uint64_t period = 100000;
-    const auto quota = std::to_string(limits.cpu_millis * period / 1000);
-    if (v2) {
-      ok = write_file(out.cpu_dir + "/cpu.max", quota + " " + std::to_string(period), error);
-    } else {
-      ok = write_file(out.cpu_dir + "/cpu.cfs_period_us", std::to_string(period), error) &&
-           write_file(out.cpu_dir + "/cpu.cfs_quota_us", quota, error);
+    if (!out.pids_dir.empty() && limits.pids > 0)
+      if (auto written = write_file(out.pids_dir + "/pids.max", std::to_string(limits.pids));
+          !written)
+        return written;
+    if (!out.cpu_dir.empty() && limits.cpu_millis > 0) {
+      const std::uint64_t period = 100000;
+      const auto quota = std::to_string(limits.cpu_millis * period / 1000);
+      if (v2) return write_file(out.cpu_dir + "/cpu.max", quota + " " + std::to_string(period));
+      if (auto written = write_file(out.cpu_dir + "/cpu.cfs_period_us", std::to_string(period));
+          !written)
+        return written;
+      return write_file(out.cpu_dir + "/cpu.cfs_quota_us", quota);
     }
+    return {};
+  }();
+  if (!limited) {
+    // What was made is undone; the reason it could not be is the lesser news.
+    (void)remove(out);
+    return limited.error();
   }
-  if (!ok) {
-    std::string ignored;
-    remove(out, ignored);
-    out = Session{};
-  }
-  return ok;
+  return out;
 }
 
 std::uint64_t oom_kills(const Session& s) {
@@ -284,28 +286,25 @@ std::size_t kill_all(const Session& s) {
   return signalled;
 }
 
-bool remove_dir(const std::string& dir, std::string& detail) {
+sdk::Result<void> remove_dir(const std::string& dir) {
   // A cgroup goes once its last process is reaped; a killed process can take a moment.
   for (int attempt = 0; attempt < 100; ++attempt) {
-    if (::rmdir(dir.c_str()) == 0 || errno == ENOENT) return true;
+    if (::rmdir(dir.c_str()) == 0 || errno == ENOENT) return {};
     if (errno != EBUSY) break;
     kill_all_in(dir);
     std::this_thread::sleep_for(std::chrono::milliseconds(attempt < 10 ? 2 : 20));
   }
-  detail = "the cgroup " + dir + " could not be removed: " + std::strerror(errno);
-  return false;
+  return sdk::make_error("the cgroup " + dir + " could not be removed: " + std::strerror(errno));
 }
 
-bool remove(const Session& s, std::string& detail) {
-  bool ok = true;
+sdk::Result<void> remove(const Session& s) {
+  std::string stayed;
   for (const auto& d : s.dirs) {
-    std::string one;
-    if (!remove_dir(d, one)) {
-      ok = false;
-      detail += (detail.empty() ? "" : "; ") + one;
-    }
+    if (auto removed = remove_dir(d); !removed)
+      stayed += (stayed.empty() ? "" : "; ") + removed.error().message;
   }
-  return ok;
+  if (!stayed.empty()) return sdk::make_error(std::move(stayed));
+  return {};
 }
 
 std::vector<std::string> leftovers(const Layout& layout, const std::string& prefix) {

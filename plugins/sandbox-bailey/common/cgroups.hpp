@@ -5,6 +5,7 @@
 // variable, the daemon's own cgroups in the v1 memory, pids and cpu hierarchies.
 
 #include <cstdint>
+#include <errand/sdk/result.hpp>
 #include <string>
 #include <vector>
 
@@ -48,9 +49,9 @@ struct Session {
 };
 
 // Creates <parent>/errand-<session> under every usable controller and writes the limits.
-// On failure nothing is left behind and error says what failed.
-bool create(const Layout& layout, const std::string& session_id, const Limits& limits, Session& out,
-            std::string& error);
+// On failure nothing is left behind and the error says what failed.
+sdk::Result<Session> create(const Layout& layout, const std::string& session_id,
+                            const Limits& limits);
 
 // Counters the kernel keeps: OOM kills and refused forks since creation.
 std::uint64_t oom_kills(const Session& session);
@@ -61,9 +62,9 @@ std::size_t kill_all(const Session& session);
 std::size_t kill_all_in(const std::string& dir);
 
 // Removes the directories, killing stragglers first and retrying while the kernel lets go of
-// them. Returns false with detail naming what stayed.
-bool remove(const Session& session, std::string& detail);
-bool remove_dir(const std::string& dir, std::string& detail);
+// them. The error names every directory that stayed.
+sdk::Result<void> remove(const Session& session);
+sdk::Result<void> remove_dir(const std::string& dir);
 
 // Children whose names start with prefix, left under the layout's parents (after a restart).
 std::vector<std::string> leftovers(const Layout& layout, const std::string& prefix);

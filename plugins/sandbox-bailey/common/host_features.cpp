@@ -31,29 +31,32 @@ bool write_all(const char* path, const char* text) {
 
 // Runs one check in a forked child and turns its exit code into a sentence: 0 is success,
 // anything else indexes the steps the child gave up at.
-bool in_child(int (*check)(), const std::vector<std::string>& steps, std::string& detail) {
+sdk::Result<void> in_child(int (*check)(), const std::vector<std::string>& steps) {
   const pid_t pid = ::fork();
-  if (pid < 0) {
-    detail = std::string("fork failed: ") + std::strerror(errno);
-    return false;
-  }
+  if (pid < 0) return sdk::make_error(std::string("fork failed: ") + std::strerror(errno));
   if (pid == 0) ::_exit(check());
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
-  if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return true;
-  if (WIFEXITED(status)) {
-    const int code = WEXITSTATUS(status);
-    const int step = code / 50;
-    const int err = code % 50;
-    detail = step >= 1 && step <= static_cast<int>(steps.size()) ? steps[step - 1]
-                                                                 : std::string("a step");
-    detail += std::string(" failed: ") +
-              (err == 49 ? "it did not behave as expected" : std::strerror(err));
-  } else {
-    detail = "the test process was killed by signal " + std::to_string(WTERMSIG(status));
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return {};
+  if (!WIFEXITED(status)) {
+    return sdk::make_error("the test process was killed by signal " +
+                           std::to_string(WTERMSIG(status)));
   }
-  return false;
+  const int code = WEXITSTATUS(status);
+  const int step = code / 50;
+  const int err = code % 50;
+  std::string detail =
+      step >= 1 && step <= static_cast<int>(steps.size()) ? steps[step - 1] : std::string("a step");
+  detail +=
+      std::string(" failed: ") + (err == 49 ? "it did not behave as expected" : std::strerror(err));
+  return sdk::make_error(std::move(detail));
+}
+
+// The doctor's report keeps each feature as a flag and, when it is off, the reason.
+void note(const sdk::Result<void>& probed, bool& works, std::string& detail) {
+  works = probed.has_value();
+  if (!probed) detail = probed.error().message;
 }
 
 // Exit codes: 50 * the step that failed + its errno (capped at 49).
@@ -88,9 +91,9 @@ int try_recursive_mount_flags() {
 }
 
 int try_seccomp() {
-  auto filter = build_seccomp_filter();
-  if (filter.ctx == nullptr) return step_failed(1);
-  if (const int rc = load_seccomp_filter(filter); rc != 0) {
+  const auto filter = build_seccomp_filter();
+  if (!filter) return step_failed(1);
+  if (const int rc = load_seccomp_filter(*filter); rc != 0) {
     errno = -rc;
     return step_failed(2);
   }
@@ -99,7 +102,7 @@ int try_seccomp() {
   errno = 0;
   if (::personality(0x0400000) != -1 || errno != EPERM) return step_failed(3);
   errno = 0;
-  if (::syscall(filter.highest_known + 1, 0, 0, 0, 0, 0, 0) != -1 || errno != ENOSYS)
+  if (::syscall(filter->highest_known() + 1, 0, 0, 0, 0, 0, 0) != -1 || errno != ENOSYS)
     return step_failed(3);
   return 0;
 }
@@ -110,24 +113,22 @@ const std::vector<std::string> kHideNames = {
 
 }  // namespace
 
-std::string find_pasta(std::string* why_not) {
+sdk::Result<std::string> find_pasta() {
   std::string found;
   for (const char* p : {"/usr/bin/pasta", "/usr/local/bin/pasta", "/usr/sbin/pasta", "/bin/pasta"})
     if (found.empty() && ::access(p, X_OK) == 0) found = p;
   if (found.empty()) {
-    if (why_not) *why_not = "pasta is not installed; install the passt package";
-    return {};
+    return sdk::make_error("pasta is not installed; install the passt package",
+                           sdk::Error::Kind::not_found);
   }
   // pasta opens the tap device for the namespace it serves as the daemon's own user; where
   // the device is root's alone (Debian's udev makes it 0666), every launch would fail.
   const int tun = ::open("/dev/net/tun", O_RDWR | O_CLOEXEC);
   if (tun < 0) {
-    if (why_not)
-      *why_not = "pasta cannot open /dev/net/tun as uid " + std::to_string(::getuid()) + " (" +
-                 std::strerror(errno) +
-                 "); the device must be readable and writable by the daemon's account "
-                 "(mode 0666, as Debian's udev sets it)";
-    return {};
+    return sdk::make_error("pasta cannot open /dev/net/tun as uid " + std::to_string(::getuid()) +
+                           " (" + std::strerror(errno) +
+                           "); the device must be readable and writable by the daemon's account "
+                           "(mode 0666, as Debian's udev sets it)");
   }
   ::close(tun);
   return found;
@@ -144,21 +145,22 @@ HostFeatures detect_host_features(const std::string& cgroup_root) {
             ? "Landlock is built in but not enabled (add landlock to lsm= on the "
               "kernel command line)"
             : std::string("the Landlock ABI query failed: ") + std::strerror(abi.error);
-  f.userns = in_child(&try_user_namespace,
-                      {"creating a user namespace", "mapping the daemon's uid and gid into it",
-                       "creating mount, PID, UTS, IPC and network namespaces inside it",
-                       "mounting a tmpfs inside it"},
-                      f.userns_detail);
-  f.seccomp = in_child(&try_seccomp,
-                       {"building the syscall filter", "loading the syscall filter",
-                        "checking that a filtered call is refused"},
-                       f.seccomp_detail);
-  f.recursive_mount_flags =
-      in_child(&try_recursive_mount_flags,
-               {"setting up a user and mount namespace", "mount_setattr with AT_RECURSIVE"},
-               f.recursive_mount_flags_detail);
+  note(in_child(&try_user_namespace,
+                {"creating a user namespace", "mapping the daemon's uid and gid into it",
+                 "creating mount, PID, UTS, IPC and network namespaces inside it",
+                 "mounting a tmpfs inside it"}),
+       f.userns, f.userns_detail);
+  note(in_child(&try_seccomp, {"building the syscall filter", "loading the syscall filter",
+                               "checking that a filtered call is refused"}),
+       f.seccomp, f.seccomp_detail);
+  note(in_child(&try_recursive_mount_flags,
+                {"setting up a user and mount namespace", "mount_setattr with AT_RECURSIVE"}),
+       f.recursive_mount_flags, f.recursive_mount_flags_detail);
   f.cgroup = cgroups::detect(cgroup_root);
-  f.pasta_path = find_pasta(&f.pasta_detail);
+  if (auto pasta = find_pasta())
+    f.pasta_path = std::move(*pasta);
+  else
+    f.pasta_detail = std::move(pasta.error().message);
   return f;
 }
 
@@ -189,17 +191,14 @@ std::string serialize(const HostFeatures& f) {
   return out.str();
 }
 
-bool parse_features(const std::string& text, HostFeatures& f, std::string& error) {
-  f = HostFeatures{};
+sdk::Result<HostFeatures> parse_features(const std::string& text) {
+  HostFeatures f;
   std::istringstream in(text);
   int seen = 0;
   for (std::string raw; std::getline(in, raw);) {
     if (raw.empty()) continue;
     const auto eq = raw.find('=');
-    if (eq == std::string::npos) {
-      error = "a doctor line without '=': " + raw;
-      return false;
-    }
+    if (eq == std::string::npos) return sdk::make_error("a doctor line without '=': " + raw);
     const auto key = raw.substr(0, eq);
     const auto value = raw.substr(eq + 1);
     ++seen;
@@ -235,16 +234,11 @@ bool parse_features(const std::string& text, HostFeatures& f, std::string& error
       f.pasta_path = value;
     else if (key == "pasta_detail")
       f.pasta_detail = value;
-    else {
-      error = "an unknown doctor key: " + key;
-      return false;
-    }
+    else
+      return sdk::make_error("an unknown doctor key: " + key);
   }
-  if (seen < 14) {
-    error = "the doctor's report is incomplete";
-    return false;
-  }
-  return true;
+  if (seen < 14) return sdk::make_error("the doctor's report is incomplete");
+  return f;
 }
 
 void hide_features(HostFeatures& f, const std::string& hide_list) {

@@ -5,6 +5,7 @@
 // single-threaded launcher (`errand-bailey doctor`) runs the detection; the plugin reads its
 // output, so nothing forks inside the multi-threaded daemon.
 
+#include <errand/sdk/result.hpp>
 #include <string>
 #include <vector>
 
@@ -34,7 +35,7 @@ HostFeatures detect_host_features(const std::string& cgroup_root);
 
 // One "key=value" per line; parse accepts only what serialize writes.
 std::string serialize(const HostFeatures& features);
-bool parse_features(const std::string& text, HostFeatures& out, std::string& error);
+sdk::Result<HostFeatures> parse_features(const std::string& text);
 
 // The test hook ERRAND_BAILEY_HIDE: a comma-separated list of landlock, landlock-net,
 // landlock-scope, userns, seccomp, mount-setattr, cgroup, cgroup-memory, cgroup-pids, cgroup-cpu,
@@ -45,8 +46,8 @@ void hide_features(HostFeatures& features, const std::string& hide_list);
 inline constexpr const char* kHideVariable = "ERRAND_BAILEY_HIDE";
 inline constexpr const char* kHiddenSuffix = " (hidden by the test hook ERRAND_BAILEY_HIDE)";
 
-// pasta, from the usual install locations, when it can open /dev/net/tun as this process's
-// user; otherwise empty, and why_not (when given) says which of the two failed.
-std::string find_pasta(std::string* why_not = nullptr);
+// pasta's path, from the usual install locations, when it can open /dev/net/tun as this
+// process's user; otherwise which of the two failed (kind not_found when it is not installed).
+sdk::Result<std::string> find_pasta();
 
 }  // namespace errand::bailey

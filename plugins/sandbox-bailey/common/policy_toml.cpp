@@ -118,10 +118,8 @@ bool absolute(const std::string& path) {
   return !path.empty() && path[0] == '/';
 }
 
-PolicyParse refuse(std::string what) {
-  PolicyParse r;
-  r.error = "policy.toml: " + std::move(what);
-  return r;
+sdk::Error refuse(const std::string& what) {
+  return sdk::make_error("policy.toml: " + what, sdk::Error::Kind::refused);
 }
 
 // toml++'s own types are exact (as<T> does not convert), so an integer where a string belongs,
@@ -179,7 +177,7 @@ std::vector<std::pair<const toml::key*, const toml::node*>> in_file_order(const 
 
 }  // namespace
 
-PolicyParse parse_policy(std::string_view text) {
+sdk::Result<Policy> parse_policy(std::string_view text) {
   const auto parsed = toml::parse(text);
   if (!parsed) {
     const auto& error = parsed.error();
@@ -287,9 +285,7 @@ PolicyParse parse_policy(std::string_view text) {
   p.argv = *argv;
   p.cwd = *cwd;
 
-  PolicyParse r;
-  r.policy = std::move(p);
-  return r;
+  return p;
 }
 
 }  // namespace errand::bailey

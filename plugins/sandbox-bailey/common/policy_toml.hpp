@@ -2,7 +2,7 @@
 
 // policy.toml: written by the plugin into the record directory, read back by the launcher.
 
-#include <optional>
+#include <errand/sdk/result.hpp>
 #include <string>
 #include <string_view>
 
@@ -12,13 +12,8 @@ namespace errand::bailey {
 
 std::string render_policy(const Policy& policy);
 
-struct PolicyParse {
-  std::optional<Policy> policy;
-  std::string error;  // says which key is wrong and why, when policy is empty
-};
-
 // Refuses anything the launcher could not enforce as written: unknown network plans, relative
-// paths, malformed variable names.
-PolicyParse parse_policy(std::string_view text);
+// paths, malformed variable names. The refusal says which key is wrong and why.
+sdk::Result<Policy> parse_policy(std::string_view text);
 
 }  // namespace errand::bailey

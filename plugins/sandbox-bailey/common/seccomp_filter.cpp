@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <utility>
 
 #ifndef CLONE_NEWCGROUP
 #define CLONE_NEWCGROUP 0x02000000
@@ -66,9 +67,10 @@ int highest_known_syscall() {
 
 namespace {
 
+// Adds rules to a context it does not own, and keeps the first failure's sentence.
 class Builder {
  public:
-  Builder() : ctx_(seccomp_init(SCMP_ACT_ALLOW)) {}
+  explicit Builder(scmp_filter_ctx ctx) : ctx_(ctx) {}
 
   bool deny(const char* name, int error) {
     const int nr = seccomp_syscall_resolve_name(name);
@@ -153,21 +155,34 @@ int load_unknown_number_guard(int highest_known) {
 
 }  // namespace
 
-int load_seccomp_filter(const SeccompFilter& filter) {
-  if (filter.ctx == nullptr) return -EINVAL;
-  // no_new_privs comes first: without it an unprivileged process may not load a filter.
-  if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return -errno;
-  if (const int rc = load_unknown_number_guard(filter.highest_known); rc != 0) return rc;
-  return seccomp_load(filter.ctx);
+SeccompFilter::SeccompFilter(SeccompFilter&& other) noexcept
+    : ctx_(std::exchange(other.ctx_, nullptr)), highest_known_(other.highest_known_) {}
+
+SeccompFilter& SeccompFilter::operator=(SeccompFilter&& other) noexcept {
+  if (this != &other) {
+    if (ctx_ != nullptr) seccomp_release(ctx_);
+    ctx_ = std::exchange(other.ctx_, nullptr);
+    highest_known_ = other.highest_known_;
+  }
+  return *this;
 }
 
-SeccompFilter build_seccomp_filter() {
-  Builder b;
-  SeccompFilter out;
-  if (b.ctx_ == nullptr) {
-    out.error = "seccomp_init failed";
-    return out;
-  }
+SeccompFilter::~SeccompFilter() {
+  if (ctx_ != nullptr) seccomp_release(ctx_);
+}
+
+int load_seccomp_filter(const SeccompFilter& filter) {
+  if (filter.ctx_ == nullptr) return -EINVAL;
+  // no_new_privs comes first: without it an unprivileged process may not load a filter.
+  if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return -errno;
+  if (const int rc = load_unknown_number_guard(filter.highest_known_); rc != 0) return rc;
+  return seccomp_load(filter.ctx_);
+}
+
+sdk::Result<SeccompFilter> build_seccomp_filter() {
+  SeccompFilter filter(seccomp_init(SCMP_ACT_ALLOW));
+  if (filter.ctx_ == nullptr) return sdk::make_error("seccomp_init failed");
+  Builder b(filter.ctx_);
   // Another architecture's syscall numbers would bypass every rule below.
   bool ok = b.check(seccomp_attr_set(b.ctx_, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS),
                     "foreign architectures") &&
@@ -189,19 +204,11 @@ SeccompFilter build_seccomp_filter() {
                            SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffUL, request));
   }
   ok = ok && deny_unsafe_personality(b) && deny_other_socket_families(b);
-  out.highest_known = highest_known_syscall();
-  if (ok && out.highest_known == 0) {
-    ok = false;
-    b.error_ = "libseccomp names no syscall of this architecture";
-  }
-
-  if (!ok) {
-    out.error = b.error_;
-    seccomp_release(b.ctx_);
-    return out;
-  }
-  out.ctx = b.ctx_;
-  return out;
+  if (!ok) return sdk::make_error(b.error_);
+  filter.highest_known_ = highest_known_syscall();
+  if (filter.highest_known_ == 0)
+    return sdk::make_error("libseccomp names no syscall of this architecture");
+  return filter;
 }
 
 }  // namespace errand::bailey

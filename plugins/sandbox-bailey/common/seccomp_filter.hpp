@@ -5,23 +5,41 @@
 
 #include <seccomp.h>
 
+#include <errand/sdk/result.hpp>
 #include <string>
 #include <vector>
 
 namespace errand::bailey {
 
-struct SeccompFilter {
-  scmp_filter_ctx ctx = nullptr;
+// A built filter, owning its libseccomp context: moving hands the context on, and the
+// destructor releases it, so no path (a failed rule, a failed load, an early exit) leaks it.
+class SeccompFilter {
+ public:
+  SeccompFilter(SeccompFilter&& other) noexcept;
+  SeccompFilter& operator=(SeccompFilter&& other) noexcept;
+  SeccompFilter(const SeccompFilter&) = delete;
+  SeccompFilter& operator=(const SeccompFilter&) = delete;
+  ~SeccompFilter();
+
   // The highest syscall number this build knows; every number above it answers ENOSYS, so a
   // call added to the kernel after this build is refused rather than allowed unseen.
-  int highest_known = 0;
-  std::string error;  // what could not be built, when ctx is null
+  int highest_known() const noexcept { return highest_known_; }
+
+ private:
+  explicit SeccompFilter(scmp_filter_ctx ctx) noexcept : ctx_(ctx) {}
+  friend sdk::Result<SeccompFilter> build_seccomp_filter();
+  friend int load_seccomp_filter(const SeccompFilter& filter);
+
+  scmp_filter_ctx ctx_ = nullptr;  // null only once moved from
+  int highest_known_ = 0;
 };
 
-// Builds the filter without loading it. The caller loads it last, right before execve.
-SeccompFilter build_seccomp_filter();
+// Builds the filter without loading it, or says which rule could not be added. The caller
+// loads it last, right before execve.
+sdk::Result<SeccompFilter> build_seccomp_filter();
 
-// Loads what build_seccomp_filter built. Returns 0, or the negative errno of the failure.
+// Loads what build_seccomp_filter built. Returns 0, or the negative errno of the failure
+// (-EINVAL for a filter that was moved from).
 int load_seccomp_filter(const SeccompFilter& filter);
 
 // The highest syscall number of the native architecture libseccomp can name.

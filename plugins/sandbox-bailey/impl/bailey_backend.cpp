@@ -46,21 +46,18 @@ bool valid_session_id(const std::string& id) {
   return true;
 }
 
-bool write_private_file(const fs::path& path, const std::string& text, std::string& error) {
+sdk::Result<void> write_private_file(const fs::path& path, const std::string& text) {
   const auto partial = path.string() + ".partial";
   {
     std::ofstream out(partial, std::ios::trunc);
     out << text;
-    if (!out.flush()) {
-      error = "could not write " + partial;
-      return false;
-    }
+    if (!out.flush()) return make_error("could not write " + partial);
   }
   ::chmod(partial.c_str(), 0600);
   std::error_code ec;
   fs::rename(partial, path, ec);
-  if (ec) error = "could not write " + path.string() + ": " + ec.message();
-  return !ec;
+  if (ec) return make_error("could not write " + path.string() + ": " + ec.message());
+  return {};
 }
 
 // The sandbox resolves names only where it has a network of its own to resolve them on.
@@ -122,22 +119,20 @@ fs::path BaileyBackend::run_dir(const std::string& session_id) const {
 
 sdk::EnforcementReport BaileyBackend::probe(const sdk::SandboxPolicy& policy) noexcept {
   try {
-    HostFeatures features;
     std::vector<std::pair<std::string, std::string>> env;
     if (!cgroup_root_.empty()) env.emplace_back("BAILEY_CGROUP_ROOT", cgroup_root_);
-    auto doctor = run_doctor(launcher_, env);
-    std::string error;
-    if (!doctor || !parse_features(*doctor, features, error)) {
+    const auto doctor = run_doctor(launcher_, env);
+    auto features = doctor ? parse_features(*doctor) : sdk::Result<HostFeatures>(doctor.error());
+    if (!features) {
       auto r = unprobed_report();
       r.summary = "sessions run as confined host processes using the host's own tools";
       r.gaps.push_back({"every bailey guarantee",
-                        "the host could not be probed (" +
-                            (doctor ? error : doctor.error().message) +
+                        "the host could not be probed (" + features.error().message +
                             "); no session can be confined until errand-bailey doctor works"});
       return r;
     }
-    hide_features(features, env_or_empty(kHideVariable));
-    return build_report(features, policy);
+    hide_features(*features, env_or_empty(kHideVariable));
+    return build_report(*features, policy);
   } catch (const std::exception& e) {
     auto r = unprobed_report();
     r.gaps.push_back({"every bailey guarantee", std::string("the probe failed: ") + e.what()});
@@ -166,8 +161,8 @@ sdk::Result<ProcessSetup> BaileyBackend::prepare(sdk::LaunchSpec& spec, const Di
   if (ec) return make_error("could not create " + setup.run_dir.string() + ": " + ec.message());
   ::chmod(setup.run_dir.c_str(), 0700);
   auto undo = [&](sdk::Error error) -> sdk::Result<ProcessSetup> {
-    std::string ignored;
-    cgroups::remove(setup.cgroup, ignored);
+    // The launch's own error is the news; a cgroup left behind is swept at the next start.
+    (void)cgroups::remove(setup.cgroup);
     std::error_code e;
     fs::remove_all(setup.run_dir, e);
     return error;
@@ -178,9 +173,10 @@ sdk::Result<ProcessSetup> BaileyBackend::prepare(sdk::LaunchSpec& spec, const Di
   const cgroups::Limits limits{spec.policy.limits.memory_bytes, spec.policy.limits.pids,
                                static_cast<std::uint64_t>(spec.policy.limits.cpus * 1000.0 + 0.5)};
   if (cgroups_.kind != cgroups::Kind::none) {
-    std::string error;
-    if (!cgroups::create(cgroups_, cgroup_name(spec.session_id), limits, setup.cgroup, error))
-      return undo(make_error("could not set the session's limits: " + error));
+    auto cgroup = cgroups::create(cgroups_, cgroup_name(spec.session_id), limits);
+    if (!cgroup)
+      return undo(make_error("could not set the session's limits: " + cgroup.error().message));
+    setup.cgroup = std::move(*cgroup);
   }
 
   auto program = locate_agent_program(spec);
@@ -191,7 +187,10 @@ sdk::Result<ProcessSetup> BaileyBackend::prepare(sdk::LaunchSpec& spec, const Di
   ctx.landlock_abi = std::min(landlock::query_abi().abi, landlock::kNewestKnownAbi);
   ctx.resolv_conf = (setup.run_dir / "resolv.conf").string();
   ctx.cgroup_join = setup.cgroup.join_files;
-  ctx.pasta_path = find_pasta(&ctx.pasta_problem);
+  if (auto pasta = find_pasta())
+    ctx.pasta_path = std::move(*pasta);
+  else
+    ctx.pasta_problem = std::move(pasta.error().message);
   ctx.credential_names = spec.policy.reserved_env_names;
   ctx.daemon_state_dir = state_dir_.string();
   ctx.project_root = spec.policy.project_root.string();
@@ -200,14 +199,14 @@ sdk::Result<ProcessSetup> BaileyBackend::prepare(sdk::LaunchSpec& spec, const Di
   for (const auto& w : built->warnings)
     if (log_) log_->warn("session {}: {}", spec.session_id, w);
 
-  std::string error;
-  if (!write_private_file(ctx.resolv_conf, resolv_conf_for(built->policy.network), error))
-    return undo(make_error(error));
+  if (auto written = write_private_file(ctx.resolv_conf, resolv_conf_for(built->policy.network));
+      !written)
+    return undo(written.error());
   fs::create_directories(spec.record_dir, ec);
   ::chmod(spec.record_dir.c_str(), 0700);
   const auto policy_path = spec.record_dir / "policy.toml";
-  if (!write_private_file(policy_path, render_policy(built->policy), error))
-    return undo(make_error(error));
+  if (auto written = write_private_file(policy_path, render_policy(built->policy)); !written)
+    return undo(written.error());
 
   setup.disk_roots = disk_roots(spec);
   setup.disk_budget = spec.policy.limits.disk_bytes;
@@ -270,10 +269,10 @@ boost::asio::awaitable<sdk::Result<std::unique_ptr<sdk::SandboxProcess>>> Bailey
     active_[spec.session_id] = state;
   }
   state->start();
-  if (auto failure = co_await state->started(kStartTimeout)) {
+  if (const auto started = co_await state->started(kStartTimeout); !started) {
     co_await state->finished();
     co_return make_error(
-        "the sandbox for session " + spec.session_id + " did not start: " + *failure,
+        "the sandbox for session " + spec.session_id + " did not start: " + started.error().message,
         sdk::Error::Kind::failed);
   }
   if (log_)
@@ -298,15 +297,14 @@ sdk::SweepReport BaileyBackend::sweep_orphans() noexcept {
       const auto session = fs::path(dir).filename().string().substr(prefix.size());
       if (is_active(session)) continue;
       const auto killed = cgroups::kill_all_in(dir);
-      std::string detail;
-      if (cgroups::remove_dir(dir, detail)) {
+      if (auto removed = cgroups::remove_dir(dir)) {
         ++report.removed;
         report.details.push_back(
             "removed the cgroup " + dir +
             (killed ? " and killed " + std::to_string(killed) + " process(es)" : std::string()));
       } else {
         report.complete = false;
-        report.details.push_back(detail);
+        report.details.push_back(removed.error().message);
       }
     }
     std::error_code ec;

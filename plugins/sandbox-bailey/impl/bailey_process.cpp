@@ -13,6 +13,7 @@
 #include <boost/asio/use_awaitable.hpp>
 #include <cstring>
 
+#include "common/human_size.hpp"
 #include "plugins/sandbox-bailey/common/launcher_protocol.hpp"
 #include "plugins/sandbox-bailey/impl/pool_work.hpp"
 
@@ -113,23 +114,21 @@ asio::awaitable<void> ProcessState::watch_launcher() {
   auto exit = compose_exit(status);
   // GCC 12 mishandles temporaries with non-trivial captures inside a co_await expression, so
   // the work is a named object.
-  auto cleanup = [cgroup = setup_.cgroup, run_dir = setup_.run_dir] {
-    std::string detail;
-    bool ok = cgroups::remove(cgroup, detail);
+  auto cleanup = [cgroup = setup_.cgroup, run_dir = setup_.run_dir]() -> sdk::Result<void> {
+    const auto removed = cgroups::remove(cgroup);
+    std::string detail = removed ? std::string() : removed.error().message;
     std::error_code ec;
     if (!run_dir.empty() &&
         std::filesystem::remove_all(run_dir, ec) == static_cast<std::uintmax_t>(-1)) {
-      ok = false;
       detail += (detail.empty() ? "" : "; ") + std::string("the run directory ") +
                 run_dir.string() + " could not be removed: " + ec.message();
     }
-    return std::pair<bool, std::string>{ok, detail};
+    if (!detail.empty()) return sdk::make_error(std::move(detail));
+    return {};
   };
-  std::pair<bool, std::string> cleaned = co_await run_on_pool(*pool_, std::move(cleanup));
-  const bool complete = cleaned.first;
-  const std::string detail = cleaned.second;
-  exit.cleanup_complete = complete;
-  exit.cleanup_detail = detail;
+  const sdk::Result<void> cleaned = co_await run_on_pool(*pool_, std::move(cleanup));
+  exit.cleanup_complete = cleaned.has_value();
+  if (!cleaned) exit.cleanup_detail = cleaned.error().message;
   if (!started_ && !start_error_)
     start_error_ = launcher_error_.empty()
                        ? "the launcher ended before the agent started (" + exit.detail + ")"
@@ -171,8 +170,9 @@ sdk::ExitInfo ProcessState::compose_exit(int launcher_status) {
     e.detail = forced_detail_ + "; " + e.detail;
   } else if (ooms > 0) {
     e.limit = sdk::LimitCause::memory;
-    e.detail = "the session passed its memory limit of " + human_size(setup_.memory_limit) +
-               " and the kernel killed " + std::to_string(ooms) + " process(es); " + e.detail;
+    e.detail = "the session passed its memory limit of " +
+               common::config_size(setup_.memory_limit) + " and the kernel killed " +
+               std::to_string(ooms) + " process(es); " + e.detail;
   } else if (e.signal && *e.signal == SIGXFSZ) {
     e.limit = sdk::LimitCause::file_size;
     e.detail = "a file passed the session's size limit (sandbox.fileMax); " + e.detail;
@@ -222,8 +222,8 @@ asio::awaitable<void> ProcessState::watch_disk() {
       next = std::min(
           next, next_disk_check(setup_.disk_budget, previous_bytes, bytes, setup_.disk_check_max));
       if (next.count() == 0)
-        over = "passed its disk budget of " + human_size(setup_.disk_budget) + " (grew by " +
-               human_size(bytes.growth) + ")";
+        over = "passed its disk budget of " + common::config_size(setup_.disk_budget) +
+               " (grew by " + common::config_size(bytes.growth) + ")";
     }
     if (over.empty() && setup_.inode_budget > 0) {
       next = std::min(next, next_disk_check(setup_.inode_budget, previous_inodes, inodes,
@@ -279,8 +279,7 @@ void ProcessState::kill_now() noexcept {
   cgroups::kill_all(setup_.cgroup);
 }
 
-asio::awaitable<std::optional<std::string>> ProcessState::started(
-    std::chrono::milliseconds timeout) {
+asio::awaitable<sdk::Result<void>> ProcessState::started(std::chrono::milliseconds timeout) {
   co_await asio::dispatch(strand_, use_awaitable);
   asio::steady_timer deadline(strand_, timeout);
   bool timed_out = false;
@@ -291,10 +290,11 @@ asio::awaitable<std::optional<std::string>> ProcessState::started(
   });
   while (!started_ && !result_) co_await wait_change();
   deadline.cancel();
-  if (started_) co_return std::nullopt;
+  if (started_) co_return sdk::Result<void>{};
   if (timed_out)
-    co_return "the sandbox did not start within " + std::to_string(timeout.count()) + " ms";
-  co_return start_error_.value_or("the sandbox ended before the agent started");
+    co_return sdk::make_error("the sandbox did not start within " +
+                              std::to_string(timeout.count()) + " ms");
+  co_return sdk::make_error(start_error_.value_or("the sandbox ended before the agent started"));
 }
 
 asio::awaitable<sdk::ExitInfo> ProcessState::finished() {

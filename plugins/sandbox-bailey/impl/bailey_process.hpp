@@ -51,8 +51,8 @@ class ProcessState : public std::enable_shared_from_this<ProcessState> {
 
   // Starts watching; call once, right after construction.
   void start();
-  // Completes once the agent has started (empty) or the sandbox failed to start (the reason).
-  asio::awaitable<std::optional<std::string>> started(std::chrono::milliseconds timeout);
+  // Completes once the agent has started, or with why the sandbox did not.
+  asio::awaitable<sdk::Result<void>> started(std::chrono::milliseconds timeout);
   asio::awaitable<sdk::ExitInfo> finished();
   // SIGTERM now, SIGKILL to everything left after grace.
   asio::awaitable<sdk::ExitInfo> stop(std::chrono::milliseconds grace,

@@ -7,7 +7,6 @@
 
 #include <chrono>
 #include <cstdint>
-#include <string>
 
 namespace errand::bailey {
 
@@ -23,8 +22,5 @@ struct DiskSample {
 std::chrono::milliseconds next_disk_check(std::uint64_t budget, const DiskSample& previous,
                                           const DiskSample& current,
                                           std::chrono::milliseconds max_interval);
-
-// "5g", "512m": a size the way the configuration writes it, for messages.
-std::string human_size(std::uint64_t bytes);
 
 }  // namespace errand::bailey

@@ -4,9 +4,9 @@
 #include <cmath>
 #include <sstream>
 
+#include "common/human_size.hpp"
 #include "plugins/sandbox-bailey/common/landlock_abi.hpp"
 #include "plugins/sandbox-bailey/common/seccomp_filter.hpp"
-#include "plugins/sandbox-bailey/impl/disk_budget.hpp"
 
 namespace errand::bailey {
 
@@ -98,7 +98,7 @@ void add_limits(sdk::EnforcementReport& r, const HostFeatures& host, const sdk::
     else
       missing.push_back(what);
   };
-  one(s.limits.memory_bytes > 0, cg.memory, "memory " + human_size(s.limits.memory_bytes));
+  one(s.limits.memory_bytes > 0, cg.memory, "memory " + common::config_size(s.limits.memory_bytes));
   one(s.limits.cpus > 0, cg.cpu, cpus_text(s.limits.cpus) + " cpus");
   one(s.limits.pids > 0, cg.pids, std::to_string(s.limits.pids) + " processes");
   if (!missing.empty()) {
@@ -203,11 +203,11 @@ sdk::EnforcementReport build_report(const HostFeatures& host, const sdk::Sandbox
   r.enforced.push_back("no new privileges; no core dumps; the sandbox dies with the daemon");
 
   if (s.limits.file_max_bytes > 0)
-    r.notes.push_back("no single file may exceed " + human_size(s.limits.file_max_bytes) +
+    r.notes.push_back("no single file may exceed " + common::config_size(s.limits.file_max_bytes) +
                       ", enforced as an rlimit");
   if (s.limits.disk_bytes > 0 || s.limits.disk_inodes > 0) {
     std::string past;
-    if (s.limits.disk_bytes > 0) past = human_size(s.limits.disk_bytes);
+    if (s.limits.disk_bytes > 0) past = common::config_size(s.limits.disk_bytes);
     if (s.limits.disk_inodes > 0)
       past += (past.empty() ? "" : " or ") + std::to_string(s.limits.disk_inodes) +
               " files, directories and links";

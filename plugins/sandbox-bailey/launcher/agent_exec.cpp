@@ -134,11 +134,11 @@ void exec_agent(const Prepared& prepared, int exec_error_fd) {
   apply_landlock(p);
 
   // Everything execve needs is prepared before the filter goes on, so the filter is last.
-  auto filter = build_seccomp_filter();
-  if (filter.ctx == nullptr) die(filter.error, 0);
+  const auto filter = build_seccomp_filter();
+  if (!filter) die(filter.error().message, 0);
   auto argv = pointers(p.argv);
   auto envp = pointers(prepared.envp);
-  const int rc = load_seccomp_filter(filter);
+  const int rc = load_seccomp_filter(*filter);
   if (rc != 0) die("loading the syscall filter", -rc);
   // Never a PATH search: its first directory is the session's own home, so a name looked up
   // here could be a program an earlier session of the thread planted. The daemon resolved it.

@@ -38,9 +38,9 @@ Prepared prepare(const std::string& policy_path) {
   std::stringstream text;
   text << in.rdbuf();
   auto parsed = parse_policy(text.str());
-  if (!parsed.policy) fail(parsed.error);
+  if (!parsed) fail(parsed.error().message);
   Prepared out;
-  out.policy = std::move(*parsed.policy);
+  out.policy = std::move(*parsed);
   for (const auto& [name, value] : out.policy.env_set) out.envp.push_back(name + "=" + value);
   for (const auto& name : out.policy.env_pass) {
     const char* value = std::getenv(name.c_str());

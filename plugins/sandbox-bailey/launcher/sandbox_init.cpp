@@ -14,6 +14,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <errand/sdk/result.hpp>
 #include <memory>
 #include <optional>
 
@@ -57,8 +58,9 @@ void wait_for_pasta() {
   fail("pasta did not configure the sandbox's network within 10 seconds");
 }
 
-// Waits for the agent's exec: silence on the close-on-exec pipe means it started.
-std::optional<std::string> exec_outcome(int read_fd) {
+// Waits for the agent's exec: silence on the close-on-exec pipe means it started; otherwise
+// the error is what the child wrote there before it gave up.
+sdk::Result<void> exec_outcome(int read_fd) {
   std::string text;
   char buf[512];
   while (true) {
@@ -71,8 +73,8 @@ std::optional<std::string> exec_outcome(int read_fd) {
     break;
   }
   ::close(read_fd);
-  if (text.empty()) return std::nullopt;
-  return text;
+  if (!text.empty()) return sdk::make_error(std::move(text));
+  return {};
 }
 
 void quiet_stdio() {
@@ -125,9 +127,9 @@ void run_sandbox_init(const Prepared& prepared) {
     exec_agent(prepared, exec_pipe[1]);
   }
   ::close(exec_pipe[1]);
-  if (auto error = exec_outcome(exec_pipe[0])) {
+  if (auto started = exec_outcome(exec_pipe[0]); !started) {
     end_namespace();
-    fail(*error);
+    fail(started.error().message);
   }
   report(format_running(agent));
   // Nothing in the sandbox may read or trace this process.

@@ -33,9 +33,9 @@ void require_full_host() {
     auto doctor = errand::bailey::run_doctor(
         (fs::path(ERRAND_BAILEY_PLUGIN).parent_path() / "errand-bailey").string(), {});
     if (!doctor) return doctor.error().message;
-    errand::bailey::HostFeatures f;
-    std::string error;
-    if (!errand::bailey::parse_features(*doctor, f, error)) return error;
+    const auto parsed = errand::bailey::parse_features(*doctor);
+    if (!parsed) return parsed.error().message;
+    const auto& f = *parsed;
     std::string out;
     if (f.landlock_abi < 6)
       out += "Landlock ABI " + std::to_string(f.landlock_abi) + " (needs 6); ";

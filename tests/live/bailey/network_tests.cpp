@@ -130,8 +130,8 @@ TEST_CASE("hideHostAddress gives the session pasta's synthetic address and not t
   Harness h(boost::json::object{{"egress", boost::json::object{{"mode", "open"}}},
                                 {"hideHostAddress", true},
                                 {"egressPorts", boost::json::array{service.port()}}});
-  std::string why_not;
-  if (errand::bailey::find_pasta(&why_not).empty()) {
+  if (const auto pasta = errand::bailey::find_pasta(); !pasta) {
+    const std::string& why_not = pasta.error().message;
     const char* mode = std::getenv("ERRAND_LIVE_TESTS");
     if (mode != nullptr && std::string(mode) == "skip") SKIP(why_not);
     FAIL(why_not << ", so hideHostAddress cannot be tested (scripts/setup installs passt)");

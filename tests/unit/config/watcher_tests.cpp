@@ -102,5 +102,6 @@ TEST_CASE("a watcher on a missing directory says why it cannot start", "[config]
   ConfigWatcher watcher(io.get_executor(), dir.path() / "absent/config.json", debounce, [] {});
   const auto started = watcher.start();
   REQUIRE(started.has_error());
-  CHECK_THAT(started.error(), Catch::Matchers::ContainsSubstring("No such file or directory"));
+  CHECK_THAT(started.error().message,
+             Catch::Matchers::ContainsSubstring("No such file or directory"));
 }

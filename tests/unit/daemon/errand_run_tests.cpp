@@ -143,8 +143,10 @@ TEST_CASE("the daemon the suites start runs as an ordinary account holding no ca
 }
 
 TEST_CASE("root is refused whether it is the real or the effective uid") {
-  CHECK(errand::daemon::root_refusal(0, 0).has_value());
-  CHECK(errand::daemon::root_refusal(0, 1000).has_value());
-  CHECK(errand::daemon::root_refusal(1000, 0).has_value());
-  CHECK_FALSE(errand::daemon::root_refusal(1000, 1000).has_value());
+  using errand::daemon::refuse_root;
+  CHECK(refuse_root(0, 0).has_error());
+  CHECK(refuse_root(0, 1000).has_error());
+  CHECK(refuse_root(1000, 0).has_error());
+  CHECK(refuse_root(1000, 0).error().kind == errand::sdk::Error::Kind::refused);
+  CHECK_FALSE(refuse_root(1000, 1000).has_error());
 }

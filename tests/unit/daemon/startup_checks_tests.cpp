@@ -133,14 +133,14 @@ TEST_CASE("an empty allowlist with no brokered provider is refused at start",
 }
 
 TEST_CASE("an empty allowlist is no refusal while a provider is brokered or a host is named") {
-  using errand::daemon::empty_egress_refusal;
-  CHECK(empty_egress_refusal(effective("[]", false, "https://api.anthropic.com")).has_value());
-  CHECK_FALSE(empty_egress_refusal(effective("[]", true, "https://api.anthropic.com")));
-  CHECK_FALSE(
-      empty_egress_refusal(effective(R"(["api.anthropic.com"])", false, "https://x.example")));
+  using errand::daemon::refuse_empty_egress;
+  CHECK(refuse_empty_egress(effective("[]", false, "https://api.anthropic.com")).has_error());
+  CHECK_FALSE(refuse_empty_egress(effective("[]", true, "https://api.anthropic.com")).has_error());
+  CHECK_FALSE(refuse_empty_egress(effective(R"(["api.anthropic.com"])", false, "https://x.example"))
+                  .has_error());
   auto open = effective("[]", false, "https://api.anthropic.com");
   open["sandbox"].as_object()["network"] = "none";
-  CHECK_FALSE(empty_egress_refusal(open));
+  CHECK_FALSE(refuse_empty_egress(open).has_error());
 }
 
 TEST_CASE("a brokered provider whose host does not resolve here is warned about at start") {

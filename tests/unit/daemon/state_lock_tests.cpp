@@ -12,7 +12,7 @@ TEST_CASE("the state lock is exclusive and released with its holder") {
     REQUIRE(first.has_value());
     auto second = StateLock::acquire(dir.path());
     REQUIRE_FALSE(second.has_value());
-    CHECK(second.error().held_by_other);
+    CHECK(second.error().kind == errand::sdk::Error::Kind::unavailable);
     CHECK(second.error().message.find("errand.lock") != std::string::npos);
   }
   CHECK(StateLock::acquire(dir.path()).has_value());
@@ -22,6 +22,6 @@ TEST_CASE("a state directory that does not exist is refused with the reason") {
   errand::test::TempDir dir;
   auto lock = StateLock::acquire(dir / "missing");
   REQUIRE_FALSE(lock.has_value());
-  CHECK_FALSE(lock.error().held_by_other);
+  CHECK(lock.error().kind == errand::sdk::Error::Kind::failed);
   CHECK(lock.error().message.find("No such file") != std::string::npos);
 }

@@ -45,7 +45,7 @@ const std::filesystem::path kFile = "/plugins/sandbox-test.so";
 }  // namespace
 
 TEST_CASE("a descriptor as ERRAND_PLUGIN emits it is accepted") {
-  CHECK(check_descriptor(normalise_descriptor(acceptable()), kFile).empty());
+  CHECK(check_descriptor(normalise_descriptor(acceptable()), kFile).has_value());
 }
 
 TEST_CASE("the ABI 1.0 descriptor ends after validate_config") {
@@ -56,7 +56,7 @@ TEST_CASE("the ABI 1.0 descriptor ends after validate_config") {
 TEST_CASE("a different abi_major is refused, naming both versions") {
   auto d = acceptable();
   d.abi_major = ERRAND_ABI_MAJOR + 1;
-  const auto refusal = check_descriptor(d, kFile);
+  const auto refusal = check_descriptor(d, kFile).error().message;
   CHECK_THAT(refusal, StartsWith("refused /plugins/sandbox-test.so: " + wrong_major_refusal()));
   CHECK_THAT(refusal, ContainsSubstring("rebuild"));
 }
@@ -64,14 +64,14 @@ TEST_CASE("a different abi_major is refused, naming both versions") {
 TEST_CASE("a newer abi_minor is refused as a newer SDK") {
   auto d = acceptable();
   d.abi_minor = ERRAND_ABI_MINOR + 3;
-  CHECK_THAT(check_descriptor(d, kFile),
+  CHECK_THAT(check_descriptor(d, kFile).error().message,
              ContainsSubstring(newer_sdk_refusal(ERRAND_ABI_MINOR + 3)));
 }
 
 TEST_CASE("a descriptor smaller than ABI 1.0's is refused by struct_size") {
   auto d = acceptable();
   d.struct_size = static_cast<std::uint32_t>(offsetof(errand_plugin_entry_v1_t, destroy));
-  const auto refusal = check_descriptor(normalise_descriptor(d), kFile);
+  const auto refusal = check_descriptor(normalise_descriptor(d), kFile).error().message;
   CHECK_THAT(refusal, ContainsSubstring("struct_size is 48 bytes"));
   CHECK_THAT(refusal,
              ContainsSubstring("smaller than the " +
@@ -83,42 +83,45 @@ TEST_CASE("a descriptor too small to hold its version is refused before anything
   d.struct_size = 4;
   const auto normal = normalise_descriptor(d);
   CHECK(normal.abi_major == 0);
-  CHECK_THAT(check_descriptor(normal, kFile), ContainsSubstring("declares 4 bytes"));
+  CHECK_THAT(check_descriptor(normal, kFile).error().message,
+             ContainsSubstring("declares 4 bytes"));
 }
 
 TEST_CASE("a different toolchain_id is refused, quoting both ids") {
   auto d = acceptable();
   d.toolchain_id = "compiler 1.0; nothing like this host";
-  const auto refusal = check_descriptor(d, kFile);
+  const auto refusal = check_descriptor(d, kFile).error().message;
   CHECK_THAT(refusal, ContainsSubstring("toolchain_id \"compiler 1.0; nothing like this host\""));
   CHECK_THAT(refusal, ContainsSubstring(std::string("\"") + ERRAND_TOOLCHAIN_ID + "\""));
-  CHECK_THAT(check_descriptor(acceptable(), kFile, "another host id"),
+  CHECK_THAT(check_descriptor(acceptable(), kFile, "another host id").error().message,
              ContainsSubstring("differs from this errand's \"another host id\""));
 }
 
 TEST_CASE("an unknown or missing kind is refused") {
   auto d = acceptable();
   d.kind = "printer";
-  CHECK_THAT(check_descriptor(d, kFile), ContainsSubstring("its kind \"printer\" is none of"));
+  CHECK_THAT(check_descriptor(d, kFile).error().message,
+             ContainsSubstring("its kind \"printer\" is none of"));
   d.kind = nullptr;
-  CHECK_THAT(check_descriptor(d, kFile), ContainsSubstring("its kind \"\" is none of"));
+  CHECK_THAT(check_descriptor(d, kFile).error().message,
+             ContainsSubstring("its kind \"\" is none of"));
 }
 
 TEST_CASE("an empty or missing name is refused") {
   auto d = acceptable();
   d.name = "";
-  CHECK_THAT(check_descriptor(d, kFile), ContainsSubstring("empty name"));
+  CHECK_THAT(check_descriptor(d, kFile).error().message, ContainsSubstring("empty name"));
   d.name = nullptr;
-  CHECK_THAT(check_descriptor(d, kFile), ContainsSubstring("empty name"));
+  CHECK_THAT(check_descriptor(d, kFile).error().message, ContainsSubstring("empty name"));
 }
 
 TEST_CASE("a descriptor without create or destroy is refused") {
   auto d = acceptable();
   d.create = nullptr;
-  CHECK_THAT(check_descriptor(d, kFile), ContainsSubstring("no create or destroy"));
+  CHECK_THAT(check_descriptor(d, kFile).error().message, ContainsSubstring("no create or destroy"));
   d = acceptable();
   d.destroy = nullptr;
-  CHECK_THAT(check_descriptor(d, kFile), ContainsSubstring("no create or destroy"));
+  CHECK_THAT(check_descriptor(d, kFile).error().message, ContainsSubstring("no create or destroy"));
 }
 
 TEST_CASE("the host reads no further than the plugin's struct_size") {
@@ -142,7 +145,7 @@ TEST_CASE("the host never reads past its own descriptor, however large the decla
   d.struct_size = sizeof(errand_plugin_entry_v1_t) + 64;
   const auto normal = normalise_descriptor(d);
   CHECK(normal.validate_config == &validate_nothing);
-  CHECK(check_descriptor(normal, kFile).empty());
+  CHECK(check_descriptor(normal, kFile).has_value());
 }
 
 TEST_CASE("the known kinds are chat, sandbox and broker") {

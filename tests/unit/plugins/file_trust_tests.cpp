@@ -16,8 +16,8 @@
 
 using Catch::Matchers::ContainsSubstring;
 using Catch::Matchers::StartsWith;
+using errand::plugins::check_plugin_file_trust;
 using errand::plugins::load_plugin_file;
-using errand::plugins::untrusted_plugin_file;
 using errand::plugins::testing::fixture_dir;
 using errand::plugins::testing::TempDir;
 namespace fs = std::filesystem;
@@ -54,7 +54,7 @@ const errand::test::RootPreparation foreign_plugin{
 TEST_CASE("a plugin owned by the daemon's user and writable only by it is loaded") {
   TempDir dir;
   const auto file = good_copy(dir.path());
-  CHECK(untrusted_plugin_file(file).empty());
+  CHECK(check_plugin_file_trust(file).has_value());
   const auto record = load_plugin_file(file);
   CHECK(record.refusal.empty());
   CHECK(record.loaded);
@@ -71,7 +71,7 @@ TEST_CASE("a plugin file writable by every user or by its group is refused befor
   CHECK_THAT(record.refusal, ContainsSubstring("chmod go-w"));
 
   const auto group = good_copy(dir.path(), fs::perms(0775));
-  CHECK_THAT(untrusted_plugin_file(group),
+  CHECK_THAT(check_plugin_file_trust(group).error().message,
              ContainsSubstring("is writable by its group (mode 0775)"));
 }
 
@@ -81,11 +81,11 @@ TEST_CASE("a plugin in a directory others may write is refused, unless the direc
   fs::create_directory(shared);
   const auto file = good_copy(shared);
   fs::permissions(shared, fs::perms(0777));
-  CHECK_THAT(untrusted_plugin_file(file),
+  CHECK_THAT(check_plugin_file_trust(file).error().message,
              ContainsSubstring(shared.string() + " is writable by every user (mode 0777)"));
   // With the sticky bit, as /tmp has, others cannot rename or remove the daemon's file.
   REQUIRE(::chmod(shared.c_str(), 01777) == 0);
-  CHECK(untrusted_plugin_file(file).empty());
+  CHECK(check_plugin_file_trust(file).has_value());
 }
 
 TEST_CASE("a link to a plugin is judged by where it points as well") {
@@ -97,7 +97,7 @@ TEST_CASE("a link to a plugin is judged by where it points as well") {
   const auto real = good_copy(loose);
   fs::permissions(loose, fs::perms(0777));
   fs::create_symlink(real, trusted / "linked.so");
-  const auto refusal = untrusted_plugin_file(trusted / "linked.so");
+  const auto refusal = check_plugin_file_trust(trusted / "linked.so").error().message;
   CHECK_THAT(refusal, StartsWith("refused " + (trusted / "linked.so").string()));
   CHECK_THAT(refusal, ContainsSubstring(loose.string() + " is writable by every user"));
 }
@@ -110,7 +110,7 @@ TEST_CASE("a plugin file belonging to another user is refused") {
   REQUIRE(::stat(file.c_str(), &st) == 0);
   REQUIRE(st.st_uid != 0);
   REQUIRE(st.st_uid != ::geteuid());
-  CHECK_THAT(untrusted_plugin_file(file),
+  CHECK_THAT(check_plugin_file_trust(file).error().message,
              ContainsSubstring(file.string() + " belongs to uid " + std::to_string(st.st_uid) +
                                ", neither root nor"));
 }

@@ -93,7 +93,7 @@ TEST_CASE("a constructor that throws becomes the error, with its message") {
   Host host;
   auto instance = create_instance<sdk::SandboxBackend>(host.plugin("throwing"), host.services);
   REQUIRE(instance.has_error());
-  CHECK(instance.error() ==
+  CHECK(instance.error().message ==
         "sandbox-throwing refuses to start: it is a fixture whose constructor always throws");
 }
 
@@ -101,7 +101,8 @@ TEST_CASE("an instance of the wrong kind is not created") {
   Host host;
   auto instance = create_instance<sdk::ChatTransport>(host.plugin("gappy"), host.services);
   REQUIRE(instance.has_error());
-  CHECK_THAT(instance.error(), ContainsSubstring("is a sandbox plugin, not a chat one"));
+  CHECK(instance.error().kind == sdk::Error::Kind::refused);
+  CHECK_THAT(instance.error().message, ContainsSubstring("is a sandbox plugin, not a chat one"));
   CHECK_THAT(host.log.text(), !ContainsSubstring("instance destroyed"));
 }
 
@@ -114,6 +115,7 @@ TEST_CASE("a refused plugin has no instance, and the error repeats why") {
   REQUIRE(refused != nullptr);
   auto instance = create_instance<sdk::SandboxBackend>(*refused, host.services);
   REQUIRE(instance.has_error());
-  CHECK_THAT(instance.error(), ContainsSubstring("was not loaded: refused"));
-  CHECK_THAT(instance.error(), ContainsSubstring(wrong_major_refusal()));
+  CHECK(instance.error().kind == sdk::Error::Kind::refused);
+  CHECK_THAT(instance.error().message, ContainsSubstring("was not loaded: refused"));
+  CHECK_THAT(instance.error().message, ContainsSubstring(wrong_major_refusal()));
 }

@@ -47,11 +47,3 @@ TEST_CASE("a maximum interval under a second is honoured as the floor too") {
   CHECK(next_disk_check(1000'000, at(0, milliseconds(0)), at(900'000, milliseconds(100)),
                         milliseconds(500)) == milliseconds(500));
 }
-
-TEST_CASE("sizes read back the way the configuration writes them") {
-  CHECK(human_size(5ull << 30) == "5g");
-  CHECK(human_size(512ull << 20) == "512m");
-  CHECK(human_size(4096) == "4k");
-  CHECK(human_size(1536ull << 10) == "1536k");
-  CHECK(human_size(1000) == "1000 bytes");
-}

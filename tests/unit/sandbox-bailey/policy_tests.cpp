@@ -106,10 +106,10 @@ TEST_CASE("what is rendered is what the launcher reads back") {
   auto built = build_policy(spec(), context());
   REQUIRE(built.has_value());
   const auto parsed = parse_policy(render_policy(built->policy));
-  INFO(parsed.error);
-  REQUIRE(parsed.policy);
+  INFO(parsed.error().message);
+  REQUIRE(parsed.has_value());
   const auto& a = built->policy;
-  const auto& b = *parsed.policy;
+  const auto& b = *parsed;
   CHECK(a.read == b.read);
   CHECK(a.write == b.write);
   CHECK(a.execute == b.execute);
@@ -213,22 +213,22 @@ TEST_CASE("a policy file the launcher could not enforce as written is refused") 
   auto broken = [&](const std::string& from, const std::string& to) {
     return test::parse_edited(good, from, to);
   };
-  CHECK_FALSE(broken("mode = \"broker\"", "mode = \"everything\"").policy);
-  CHECK_FALSE(broken("target = \"/workspace\"", "target = \"workspace\"").policy);
-  CHECK_FALSE(broken("connect_ports = []", "connect_ports = [70000]").policy);
+  CHECK_FALSE(broken("mode = \"broker\"", "mode = \"everything\"").has_value());
+  CHECK_FALSE(broken("target = \"/workspace\"", "target = \"workspace\"").has_value());
+  CHECK_FALSE(broken("connect_ports = []", "connect_ports = [70000]").has_value());
   // Under the broker a port rule would be written but never applied.
   const auto ruled = broken("bind_ports = []", "bind_ports = [8080]");
-  CHECK_FALSE(ruled.policy);
-  CHECK(contains(ruled.error, "must be empty with mode none or broker"));
-  CHECK_FALSE(broken("unix_connect = [", "unix_connect = [\"relative\", ").policy);
-  CHECK_FALSE(broken("pass = [\"ANTHROPIC_API_KEY\"]", "pass = [\"BAD-NAME\"]").policy);
-  CHECK_FALSE(broken("argv = [\"/opt/kage/bin/kage\", \"rpc\"]", "argv = []").policy);
+  CHECK_FALSE(ruled.has_value());
+  CHECK(contains(ruled.error().message, "must be empty with mode none or broker"));
+  CHECK_FALSE(broken("unix_connect = [", "unix_connect = [\"relative\", ").has_value());
+  CHECK_FALSE(broken("pass = [\"ANTHROPIC_API_KEY\"]", "pass = [\"BAD-NAME\"]").has_value());
+  CHECK_FALSE(broken("argv = [\"/opt/kage/bin/kage\", \"rpc\"]", "argv = []").has_value());
   const auto bare = broken("argv = [\"/opt/kage/bin/kage\"", "argv = [\"kage\"");
-  CHECK_FALSE(bare.policy);
-  CHECK(contains(bare.error, "absolute path"));
+  CHECK_FALSE(bare.has_value());
+  CHECK(contains(bare.error().message, "absolute path"));
   const auto refused = broken("memory = 4294967296", "memory = -1");
-  CHECK_FALSE(refused.policy);
-  CHECK(contains(refused.error, "[resources]"));
+  CHECK_FALSE(refused.has_value());
+  CHECK(contains(refused.error().message, "[resources]"));
 }
 
 TEST_CASE("validate_config refuses bad grants and environment names under bailey only") {

@@ -10,7 +10,8 @@
 
 namespace errand::bailey::test {
 
-inline PolicyParse parse_edited(std::string text, const std::string& from, const std::string& to) {
+inline sdk::Result<Policy> parse_edited(std::string text, const std::string& from,
+                                        const std::string& to) {
   const auto at = text.find(from);
   REQUIRE(at != std::string::npos);
   text.replace(at, from.size(), to);
