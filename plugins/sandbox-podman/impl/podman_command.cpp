@@ -89,9 +89,10 @@ PodmanEnvironment environment_for_this_account(const fs::path& containers_conf) 
   return env;
 }
 
-sdk::Result<CommandOutput> run_podman(const PodmanEnvironment& env,
-                                      const std::vector<std::string>& args,
-                                      std::chrono::milliseconds timeout) {
+sdk::Result<CommandOutput> run_podman(
+    const PodmanEnvironment& env, const std::vector<std::string>& args,
+    std::chrono::milliseconds timeout,
+    const std::vector<std::pair<std::string, std::string>>& extra) {
   if (env.program.empty())
     return make_error("podman is not installed", sdk::Error::Kind::not_found);
   int out[2], err[2];
@@ -105,6 +106,7 @@ sdk::Result<CommandOutput> run_podman(const PodmanEnvironment& env,
   argv.insert(argv.end(), args.begin(), args.end());
   std::vector<std::string> envp;
   for (const auto& [k, v] : env.variables()) envp.push_back(k + "=" + v);
+  for (const auto& [k, v] : extra) envp.push_back(k + "=" + v);
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);

@@ -37,10 +37,12 @@ struct CommandOutput {
 };
 
 // Runs podman with args to completion with stdin on /dev/null; killed after timeout. Blocking.
+// extra joins podman's environment (the values of variables a container is given by name).
 // An error only when it could not be started at all.
-sdk::Result<CommandOutput> run_podman(const PodmanEnvironment& env,
-                                      const std::vector<std::string>& args,
-                                      std::chrono::milliseconds timeout);
+sdk::Result<CommandOutput> run_podman(
+    const PodmanEnvironment& env, const std::vector<std::string>& args,
+    std::chrono::milliseconds timeout,
+    const std::vector<std::pair<std::string, std::string>>& extra = {});
 
 // podman's own words for a failed command: its stderr, trimmed, or the exit code.
 std::string failure_text(const CommandOutput& output);
