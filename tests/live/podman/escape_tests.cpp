@@ -1,0 +1,121 @@
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <catch2/catch_test_macros.hpp>
+
+#include "core/sandbox/policy_from_config.hpp"
+#include "plugins/sandbox-podman/impl/containers_conf.hpp"
+#include "plugins/sandbox-podman/impl/podman_command.hpp"
+#include "plugins/sandbox-podman/impl/podman_info.hpp"
+#include "plugins/sandbox-podman/impl/run_plan.hpp"
+#include "plugins/sandbox-podman/impl/seccomp_profile.hpp"
+#include "tests/support/temp_dir.hpp"
+
+// What the kernel answers a session that tries to leave its container: the run is the one
+// podman_run_plan builds for a session (errand's seccomp profile, no caps, read-only root,
+// keep-id, no network), with the escape probe as the agent.
+
+using namespace errand::podman;
+namespace fs = std::filesystem;
+namespace sdk = errand::sdk;
+
+namespace {
+
+constexpr const char* kTestImage = "localhost/errand-test:latest";
+constexpr std::chrono::milliseconds kRunTimeout{120000};
+
+struct Container {
+  errand::test::TempDir dir;
+  PodmanEnvironment env;
+  RunHost host;
+  sdk::LaunchSpec spec;
+  int counter = 0;
+
+  Container() {
+    auto conf = write_containers_conf(dir.path() / "podman");
+    REQUIRE(conf.has_value());
+    env = environment_for_this_account(*conf);
+    auto info_run = run_podman(env, {"--log-level=error", "info", "--format", "json"}, kRunTimeout);
+    REQUIRE(info_run.has_value());
+    auto info = parse_podman_info(info_run->out);
+    REQUIRE(info.has_value());
+    auto profile = write_seccomp_profile(info->seccomp_profile_path, dir.path() / "podman");
+    REQUIRE(profile.has_value());
+    rlimit nofile{};
+    ::getrlimit(RLIMIT_NOFILE, &nofile);
+    host = RunHost{kTestImage, !(info->rootless && info->cgroup_version == "v1"), *profile,
+                   nofile.rlim_max};
+    auto policy = errand::sandbox::policy_from_config(boost::json::object{});
+    REQUIRE(policy.has_value());
+    spec.policy = *policy;
+    spec.policy.network = sdk::NetworkMode::none;
+    spec.project_dir = dir.path() / "project";
+    spec.state_dir = dir.path() / "state";
+    fs::create_directories(spec.project_dir);
+    fs::create_directories(spec.state_dir / "home");
+    fs::copy_file(ERRAND_ESCAPE_PROBE, spec.project_dir / "escape_probe");
+  }
+
+  // Runs argv as a session's agent; what it printed and its exit code.
+  CommandOutput run(std::vector<std::string> argv) {
+    spec.session_id = "live-podman-" + std::to_string(::getpid()) + "-" + std::to_string(++counter);
+    spec.argv = std::move(argv);
+    auto plan = podman_run_plan(spec, host);
+    REQUIRE(plan.has_value());
+    auto out = run_podman(env, plan->args, kRunTimeout, plan->variables);
+    REQUIRE(out.has_value());
+    return *out;
+  }
+
+  CommandOutput probe(std::vector<std::string> args) {
+    args.insert(args.begin(), "/workspace/escape_probe");
+    return run(std::move(args));
+  }
+};
+
+}  // namespace
+
+TEST_CASE("a session's container runs true, exits 0 and is removed") {
+  Container c;
+  const auto out = c.run({"true"});
+  INFO(out.err);
+  CHECK(out.exit_code == 0);
+  auto exists =
+      run_podman(c.env, {"container", "exists", container_name(c.spec.session_id)}, kRunTimeout);
+  REQUIRE(exists.has_value());
+  CHECK(exists->exit_code == 1);
+}
+
+TEST_CASE("inside the container the agent is the daemon's account, and writes land as its own") {
+  Container c;
+  const auto who = c.probe({"whoami"});
+  INFO(who.out << who.err);
+  CHECK(who.out.find("uid=" + std::to_string(::getuid()) +
+                     " home=/state/home path=/usr/local/bin:/usr/bin:/bin cwd=/workspace") !=
+        std::string::npos);
+  const auto wrote = c.probe({"write", "/workspace/made-inside"});
+  INFO(wrote.out << wrote.err);
+  CHECK(wrote.exit_code == 0);
+  CHECK(fs::exists(c.spec.project_dir / "made-inside"));
+}
+
+TEST_CASE("the kernel refuses a session's namespace, mount, keyring and io_uring calls") {
+  Container c;
+  for (const char* call : {"unshare-user", "unshare-net", "mount", "keyctl", "add_key", "bpf",
+                           "io_uring_setup", "ptrace", "setns", "pivot_root"}) {
+    const auto out = c.probe({"syscall", call});
+    INFO(call << ": " << out.out << out.err);
+    CHECK(out.exit_code == 1);
+    CHECK(out.out.rfind("errno=EPERM", 0) == 0);
+  }
+}
+
+TEST_CASE("nothing of the host is visible but the project and the state") {
+  Container c;
+  const auto host_path = c.probe({"read", (c.dir.path() / "podman" / "containers.conf").string()});
+  INFO(host_path.out << host_path.err);
+  CHECK(host_path.out.rfind("errno=ENOENT", 0) == 0);
+  const auto root = c.probe({"write", "/etc/errand-escape"});
+  INFO(root.out << root.err);
+  CHECK(root.out.rfind("errno=EROFS", 0) == 0);
+}
