@@ -5,6 +5,7 @@
 #include <pwd.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -89,19 +90,16 @@ PodmanEnvironment environment_for_this_account(const fs::path& containers_conf) 
   return env;
 }
 
-sdk::Result<CommandOutput> run_podman(
-    const PodmanEnvironment& env, const std::vector<std::string>& args,
-    std::chrono::milliseconds timeout,
-    const std::vector<std::pair<std::string, std::string>>& extra) {
+namespace {
+
+// Starts podman with the given fds as its 0, 1 and 2, each made in the child only, and
+// everything else of the daemon's closed, in a process group of its own so a terminal's ^C meant
+// for the daemon does not reach it.
+sdk::Result<pid_t> spawn_podman(const PodmanEnvironment& env, const std::vector<std::string>& args,
+                                const std::vector<std::pair<std::string, std::string>>& extra,
+                                int in_fd, int out_fd, int err_fd) {
   if (env.program.empty())
     return make_error("podman is not installed", sdk::Error::Kind::not_found);
-  int out[2], err[2];
-  if (::pipe2(out, O_CLOEXEC) != 0) return make_error("could not make a pipe for podman");
-  if (::pipe2(err, O_CLOEXEC) != 0) {
-    ::close(out[0]);
-    ::close(out[1]);
-    return make_error("could not make a pipe for podman");
-  }
   std::vector<std::string> argv{env.program.string()};
   argv.insert(argv.end(), args.begin(), args.end());
   std::vector<std::string> envp;
@@ -109,9 +107,13 @@ sdk::Result<CommandOutput> run_podman(
   for (const auto& [k, v] : extra) envp.push_back(k + "=" + v);
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_adddup2(&actions, out[1], 1);
-  posix_spawn_file_actions_adddup2(&actions, err[1], 2);
+  if (in_fd < 0)
+    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  else
+    posix_spawn_file_actions_adddup2(&actions, in_fd, 0);
+  posix_spawn_file_actions_adddup2(&actions, out_fd, 1);
+  posix_spawn_file_actions_adddup2(&actions, err_fd, 2);
+  posix_spawn_file_actions_addclosefrom_np(&actions, 3);
   // podman runs from / so no directory of the daemon's is held open or resolved against.
   posix_spawn_file_actions_addchdir_np(&actions, "/");
   posix_spawnattr_t attr;
@@ -121,32 +123,104 @@ sdk::Result<CommandOutput> run_podman(
   sigfillset(&all);
   posix_spawnattr_setsigmask(&attr, &none);
   posix_spawnattr_setsigdefault(&attr, &all);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+  posix_spawnattr_setpgroup(&attr, 0);
+  posix_spawnattr_setflags(&attr,
+                           POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP);
   auto a = pointers(argv);
   auto e = pointers(envp);
   pid_t pid = -1;
   const int rc = ::posix_spawn(&pid, argv[0].c_str(), &actions, &attr, a.data(), e.data());
   posix_spawn_file_actions_destroy(&actions);
   posix_spawnattr_destroy(&attr);
+  if (rc != 0) return make_error("could not start " + argv[0] + ": " + std::strerror(rc));
+  return pid;
+}
+
+int high_cloexec(int fd) {
+  if (fd < 0) return fd;
+  const int moved = ::fcntl(fd, F_DUPFD_CLOEXEC, 3);
+  ::close(fd);
+  return moved;
+}
+
+}  // namespace
+
+sdk::Result<CommandOutput> run_podman(
+    const PodmanEnvironment& env, const std::vector<std::string>& args,
+    std::chrono::milliseconds timeout,
+    const std::vector<std::pair<std::string, std::string>>& extra) {
+  int out[2], err[2];
+  if (::pipe2(out, O_CLOEXEC) != 0) return make_error("could not make a pipe for podman");
+  if (::pipe2(err, O_CLOEXEC) != 0) {
+    ::close(out[0]);
+    ::close(out[1]);
+    return make_error("could not make a pipe for podman");
+  }
+  auto pid = spawn_podman(env, args, extra, -1, out[1], err[1]);
   ::close(out[1]);
   ::close(err[1]);
-  if (rc != 0) {
+  if (!pid) {
     ::close(out[0]);
     ::close(err[0]);
-    return make_error("could not start " + argv[0] + ": " + std::strerror(rc));
+    return pid.error();
   }
   CommandOutput output;
   if (!drain(out[0], err[0], output, std::chrono::steady_clock::now() + timeout)) {
-    ::kill(pid, SIGKILL);
+    ::kill(*pid, SIGKILL);
     output.err += "\n(errand killed podman after " + std::to_string(timeout.count()) + " ms)";
   }
   ::close(out[0]);
   ::close(err[0]);
   int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  while (::waitpid(*pid, &status, 0) < 0 && errno == EINTR) {
   }
   output.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   return output;
+}
+
+void RunningPodman::close_all() noexcept {
+  for (int* fd : {&pidfd, &stdin_fd, &stdout_fd, &stderr_fd})
+    if (*fd >= 0) {
+      ::close(*fd);
+      *fd = -1;
+    }
+}
+
+sdk::Result<RunningPodman> start_podman(
+    const PodmanEnvironment& env, const std::vector<std::string>& args,
+    const std::vector<std::pair<std::string, std::string>>& extra) {
+  int in[2] = {-1, -1}, out[2] = {-1, -1}, err[2] = {-1, -1};
+  if (::pipe2(in, O_CLOEXEC) != 0 || ::pipe2(out, O_CLOEXEC) != 0 || ::pipe2(err, O_CLOEXEC) != 0) {
+    const int e = errno;
+    for (int fd : {in[0], in[1], out[0], out[1], err[0], err[1]})
+      if (fd >= 0) ::close(fd);
+    return make_error(std::string("could not make the session's pipes: ") + std::strerror(e));
+  }
+  // Above 2, so no dup2 in the child lands a pipe on itself and keeps close-on-exec.
+  for (int* fd : {&in[0], &in[1], &out[0], &out[1], &err[0], &err[1]}) *fd = high_cloexec(*fd);
+  auto pid = spawn_podman(env, args, extra, in[0], out[1], err[1]);
+  ::close(in[0]);
+  ::close(out[1]);
+  ::close(err[1]);
+  RunningPodman r;
+  r.stdin_fd = in[1];
+  r.stdout_fd = out[0];
+  r.stderr_fd = err[0];
+  if (!pid) {
+    r.close_all();
+    return pid.error();
+  }
+  r.pid = *pid;
+  // Our own unreaped child, so the pid cannot have been reused yet.
+  r.pidfd = static_cast<int>(::syscall(SYS_pidfd_open, r.pid, 0));
+  if (r.pidfd < 0) {
+    const int e = errno;
+    ::kill(r.pid, SIGKILL);
+    ::waitpid(r.pid, nullptr, 0);
+    r.close_all();
+    return make_error(std::string("pidfd_open on podman failed: ") + std::strerror(e));
+  }
+  return r;
 }
 
 std::string failure_text(const CommandOutput& output) {

@@ -44,6 +44,21 @@ sdk::Result<CommandOutput> run_podman(
     std::chrono::milliseconds timeout,
     const std::vector<std::pair<std::string, std::string>>& extra = {});
 
+// A `podman run` left running: its stdio is the container's (passthrough logs), its pidfd says
+// when it ends. The fds belong to whoever holds this.
+struct RunningPodman {
+  pid_t pid = -1;
+  int pidfd = -1;
+  int stdin_fd = -1;   // write end
+  int stdout_fd = -1;  // read end
+  int stderr_fd = -1;  // read end
+  void close_all() noexcept;
+};
+
+sdk::Result<RunningPodman> start_podman(
+    const PodmanEnvironment& env, const std::vector<std::string>& args,
+    const std::vector<std::pair<std::string, std::string>>& extra);
+
 // podman's own words for a failed command: its stderr, trimmed, or the exit code.
 std::string failure_text(const CommandOutput& output);
 

@@ -150,11 +150,16 @@ sdk::EnforcementReport build_probe_report(const HostFacts& f, const sdk::Sandbox
   judge_limits(f, policy, r);
   judge_image(f, r);
   judge_network(f, policy, r);
-  // Said last and always: the probe is all this build of the plugin does, so a host that passes
-  // every check above still refuses to run sessions rather than run them unconfined.
-  r.gaps.push_back({"sessions under podman",
-                    "this sandbox-podman probes the host but cannot launch containers yet; "
-                    "use sandbox.backend \"bailey\" until it can"});
+  // What this build cannot give yet, each a gap so the daemon refuses rather than run a
+  // session with less than the configuration asks.
+  if (policy.uses_broker())
+    r.gaps.push_back({"the egress broker for sessions (egress proxy)",
+                      "sandbox-podman cannot give a container the broker yet (its relay inside "
+                      "the container is not built); set sandbox.network \"none\", or "
+                      "sandbox.egress.mode \"open\" to let sessions reach any host"});
+  if (policy.limits.disk_bytes > 0 || policy.limits.disk_inodes > 0)
+    r.gaps.push_back({"per-session disk budget",
+                      "sandbox-podman does not measure the project and state directories yet"});
   return r;
 }
 

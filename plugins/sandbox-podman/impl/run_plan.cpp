@@ -1,6 +1,7 @@
 #include "plugins/sandbox-podman/impl/run_plan.hpp"
 
-#include <cmath>
+#include <cstdint>
+#include <cstdio>
 
 namespace errand::podman {
 
@@ -40,6 +41,18 @@ std::string container_name(const std::string& session_id) {
   return "errand-" + session_id;
 }
 
+std::string daemon_label(const std::filesystem::path& state_dir) {
+  // FNV-1a of the state directory's path: short, stable across restarts, no path in a label.
+  std::uint64_t hash = 14695981039346656037ull;
+  for (const unsigned char c : state_dir.lexically_normal().string()) {
+    hash ^= c;
+    hash *= 1099511628211ull;
+  }
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(hash));
+  return std::string("errand.daemon=") + hex;
+}
+
 sdk::Result<RunPlan> podman_run_plan(const sdk::LaunchSpec& spec, const RunHost& host) {
   const auto& policy = spec.policy;
   if (policy.uses_broker())
@@ -53,7 +66,7 @@ sdk::Result<RunPlan> podman_run_plan(const sdk::LaunchSpec& spec, const RunHost&
   auto& a = plan.args;
   add(a, {"--log-level=error", "run", "--rm", "-i", "--log-driver=passthrough", "--pull=never"});
   add(a, {"--name", container_name(spec.session_id), "--label", "errand.session=" + spec.session_id,
-          "--label", kSystemLabel});
+          "--label", kSystemLabel, "--label", host.daemon_label});
   add(a, {"--init", "--userns=keep-id", "--read-only", "--read-only-tmpfs=false"});
   add(a,
       {"--tmpfs", "/tmp:rw,exec,nosuid,nodev,mode=1777,size=" + std::to_string(limits.tmp_bytes)});

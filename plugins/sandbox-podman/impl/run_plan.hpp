@@ -24,6 +24,9 @@ struct RunHost {
   std::filesystem::path seccomp_profile;
   // podman's own hard RLIMIT_NOFILE: rootless podman cannot give a container more.
   rlim_t nofile_hard = 1024;
+  // errand.daemon=<...>: which daemon's container this is, so one daemon's orphan sweep never
+  // removes another's (two daemons, or a test beside a daemon, on one account).
+  std::string daemon_label;
 };
 
 struct RunPlan {
@@ -35,6 +38,9 @@ struct RunPlan {
 inline constexpr const char* kSystemLabel = "errand.system=errand";
 
 std::string container_name(const std::string& session_id);
+
+// The errand.daemon label for the daemon whose state directory is state_dir.
+std::string daemon_label(const std::filesystem::path& state_dir);
 
 // An error for what this build cannot start: a restricted network through the broker, whose
 // in-container relay is not built yet.

@@ -44,7 +44,7 @@ struct Container {
     rlimit nofile{};
     ::getrlimit(RLIMIT_NOFILE, &nofile);
     host = RunHost{kTestImage, !(info->rootless && info->cgroup_version == "v1"), *profile,
-                   nofile.rlim_max};
+                   nofile.rlim_max, daemon_label(dir.path())};
     auto policy = errand::sandbox::policy_from_config(boost::json::object{});
     REQUIRE(policy.has_value());
     spec.policy = *policy;

@@ -98,9 +98,22 @@ TEST_CASE("on cgroup v2, a controller not delegated to the account is a gap") {
   CHECK(has_gap(r, "per-session process limit", "pids controller is not delegated"));
 }
 
-TEST_CASE("this build says, whatever the host, that it cannot launch yet") {
-  const auto r = build_probe_report(host_with(recorded::kRootlessCgroupV2), defaults());
-  CHECK(has_gap(r, "sessions under podman", "cannot launch containers yet"));
+TEST_CASE("the broker and the disk budget, not built yet, are gaps when configured") {
+  auto policy = defaults();
+  REQUIRE(policy.uses_broker());
+  auto r = build_probe_report(host_with(recorded::kRootlessCgroupV2), policy);
+  INFO(gaps_of(r));
+  CHECK(has_gap(r, "the egress broker for sessions (egress proxy)", "relay"));
+  policy.network = sdk::NetworkMode::none;
+  policy.limits.disk_bytes = 1 << 30;
+  r = build_probe_report(host_with(recorded::kRootlessCgroupV2), policy);
+  CHECK_FALSE(has_gap(r, "the egress broker for sessions (egress proxy)", ""));
+  CHECK(has_gap(r, "per-session disk budget", "does not measure"));
+  policy.limits.disk_bytes = 0;
+  policy.limits.disk_inodes = 0;
+  r = build_probe_report(host_with(recorded::kRootlessCgroupV2), policy);
+  INFO(gaps_of(r));
+  CHECK(r.gaps.empty());
 }
 
 TEST_CASE("rootful podman is refused: sessions run only rootless") {

@@ -28,7 +28,7 @@ sdk::LaunchSpec spec_with(sdk::NetworkMode network) {
 
 RunHost host(bool limits_apply) {
   return RunHost{"localhost/errand-agent:latest", limits_apply,
-                 "/var/lib/errand/podman/seccomp.json", 1048576};
+                 "/var/lib/errand/podman/seccomp.json", 1048576, daemon_label("/var/lib/errand")};
 }
 
 bool has(const std::vector<std::string>& args, const std::string& item) {
@@ -56,8 +56,11 @@ TEST_CASE("a session's podman run holds it to the policy and inherits nothing") 
     CHECK(has(a, flag));
   CHECK_FALSE(has(a, "-t"));
   CHECK(values_of(a, "--name") == std::vector<std::string>{"errand-s1"});
-  CHECK(values_of(a, "--label") ==
-        std::vector<std::string>{"errand.session=s1", "errand.system=errand"});
+  CHECK(values_of(a, "--label") == std::vector<std::string>{"errand.session=s1",
+                                                            "errand.system=errand",
+                                                            daemon_label("/var/lib/errand")});
+  CHECK(daemon_label("/var/lib/errand").rfind("errand.daemon=", 0) == 0);
+  CHECK(daemon_label("/var/lib/errand") != daemon_label("/var/lib/errand-2"));
   CHECK(
       values_of(a, "--security-opt") ==
       std::vector<std::string>{"no-new-privileges", "seccomp=/var/lib/errand/podman/seccomp.json"});
