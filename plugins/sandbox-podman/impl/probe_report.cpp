@@ -96,17 +96,16 @@ void judge_image(const HostFacts& f, sdk::EnforcementReport& r) {
                     (providers.empty() ? std::string("no providers") : providers));
 }
 
+// podman 4.3 (Debian 12's) has no --network=pasta (it came in 4.4), and errand does not use
+// slirp4netns, so a session cannot have a network of its own yet.
 void judge_network(const HostFacts& f, const sdk::SandboxPolicy& policy,
                    sdk::EnforcementReport& r) {
-  const bool own_network =
-      policy.network == sdk::NetworkMode::restricted && policy.egress == sdk::EgressMode::open;
-  if (!own_network) return;
-  if (f.pasta_path.empty())
+  r.notes.push_back(f.pasta_path.empty() ? "pasta is not installed (the passt package)"
+                                         : "pasta at " + f.pasta_path);
+  if (policy.network == sdk::NetworkMode::restricted && policy.egress == sdk::EgressMode::open)
     r.gaps.push_back({"a network of its own for each session (egress open)",
-                      "pasta is not installed; install passt"});
-  else
-    r.notes.push_back("egress open: a session has a network of its own through pasta (" +
-                      f.pasta_path + ") and reaches any host on any port");
+                      "sandbox-podman does not give a container a network yet (podman 4.3 has "
+                      "no --network=pasta); set sandbox.network \"none\""});
 }
 
 void describe_host(const PodmanInfo& info, sdk::EnforcementReport& r) {

@@ -55,10 +55,11 @@ std::string daemon_label(const std::filesystem::path& state_dir) {
 
 sdk::Result<RunPlan> podman_run_plan(const sdk::LaunchSpec& spec, const RunHost& host) {
   const auto& policy = spec.policy;
-  if (policy.uses_broker())
+  if (policy.network == sdk::NetworkMode::restricted)
     return make_error(
-        "sandbox-podman cannot give a session the broker yet (its in-container relay is not "
-        "built); use sandbox.network \"none\", or egress \"open\"",
+        "sandbox-podman gives sessions no network yet: the broker's relay inside the container "
+        "is not built, and podman 4.3 has no --network=pasta for egress open; use "
+        "sandbox.network \"none\"",
         sdk::Error::Kind::refused);
   if (spec.argv.empty()) return make_error("the launch names no agent command");
   const auto& limits = policy.limits;
@@ -88,10 +89,7 @@ sdk::Result<RunPlan> podman_run_plan(const sdk::LaunchSpec& spec, const RunHost&
     const auto n = std::to_string(limits.file_max_bytes);
     add(a, {"--ulimit", "fsize=" + n + ":" + n});
   }
-  if (policy.network == sdk::NetworkMode::restricted)
-    add(a, {"--network=pasta"});
-  else
-    add(a, {"--network=none"});
+  add(a, {"--network=none"});
   add(a, {"--no-hosts", "--hostname", "errand"});
   add(a, {"-v", spec.project_dir.string() + ":/workspace", "-v",
           spec.state_dir.string() + ":/state", "--workdir", "/workspace"});

@@ -42,8 +42,8 @@ std::string container_name(const std::string& session_id);
 // The errand.daemon label for the daemon whose state directory is state_dir.
 std::string daemon_label(const std::filesystem::path& state_dir);
 
-// An error for what this build cannot start: a restricted network through the broker, whose
-// in-container relay is not built yet.
+// An error for what this build cannot start: any restricted network (the broker's relay inside
+// the container is not built, and podman 4.3 has no pasta network for egress open).
 sdk::Result<RunPlan> podman_run_plan(const sdk::LaunchSpec& spec, const RunHost& host);
 
 }  // namespace errand::podman
