@@ -70,20 +70,28 @@ sdk::EnforcementReport PodmanBackend::probe(const sdk::SandboxPolicy& policy) no
   }
 }
 
-sdk::Result<RunHost> PodmanBackend::run_host() {
-  std::lock_guard lock(mutex_);
-  if (run_host_) return *run_host_;
-  auto out = run_podman(env_, {"--log-level=error", "info", "--format", "json"}, kPodmanTimeout);
+sdk::Result<RunHost> learn_run_host(const PodmanEnvironment& env, const std::string& image,
+                                    const std::filesystem::path& own_dir,
+                                    const std::string& daemon_label) {
+  auto out = run_podman(env, {"--log-level=error", "info", "--format", "json"}, kPodmanTimeout);
   if (!out) return out.error();
   if (out->exit_code != 0) return make_error("podman info failed: " + failure_text(*out));
   auto info = parse_podman_info(out->out);
   if (!info) return info.error();
-  auto profile = write_seccomp_profile(info->seccomp_profile_path, own_dir_);
+  auto profile = write_seccomp_profile(info->seccomp_profile_path, own_dir);
   if (!profile) return profile.error();
   rlimit nofile{};
   ::getrlimit(RLIMIT_NOFILE, &nofile);
-  run_host_ = RunHost{image_, !(info->rootless && info->cgroup_version == "v1"), *profile,
-                      nofile.rlim_max, daemon_label_};
+  return RunHost{image, !(info->rootless && info->cgroup_version == "v1"), *profile,
+                 nofile.rlim_max, daemon_label};
+}
+
+sdk::Result<RunHost> PodmanBackend::run_host() {
+  std::lock_guard lock(mutex_);
+  if (run_host_) return *run_host_;
+  auto host = learn_run_host(env_, image_, own_dir_, daemon_label_);
+  if (!host) return host.error();
+  run_host_ = *host;
   return *run_host_;
 }
 

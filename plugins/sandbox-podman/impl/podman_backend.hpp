@@ -20,6 +20,12 @@
 
 namespace errand::podman {
 
+// What launches need from the host, learned from podman info: whether cgroup limits apply, and
+// errand's seccomp profile (written to own_dir from podman's default).
+sdk::Result<RunHost> learn_run_host(const PodmanEnvironment& env, const std::string& image,
+                                    const std::filesystem::path& own_dir,
+                                    const std::string& daemon_label);
+
 class PodmanBackend final : public sdk::SandboxBackend {
  public:
   // Throws (a refusal the host reports) when errand's containers.conf cannot be written.

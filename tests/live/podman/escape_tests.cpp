@@ -1,50 +1,33 @@
-#include <sys/resource.h>
 #include <unistd.h>
 
 #include <catch2/catch_test_macros.hpp>
 
 #include "core/sandbox/policy_from_config.hpp"
-#include "plugins/sandbox-podman/impl/containers_conf.hpp"
-#include "plugins/sandbox-podman/impl/podman_command.hpp"
-#include "plugins/sandbox-podman/impl/podman_info.hpp"
+#include "plugins/sandbox-podman/impl/podman_backend.hpp"
 #include "plugins/sandbox-podman/impl/run_plan.hpp"
-#include "plugins/sandbox-podman/impl/seccomp_profile.hpp"
-#include "tests/support/temp_dir.hpp"
+#include "tests/live/podman/live_podman.hpp"
 
 // What the kernel answers a session that tries to leave its container: the run is the one
 // podman_run_plan builds for a session (errand's seccomp profile, no caps, read-only root,
 // keep-id, no network), with the escape probe as the agent.
 
 using namespace errand::podman;
+using namespace errand::podman::live;
 namespace fs = std::filesystem;
 namespace sdk = errand::sdk;
 
 namespace {
 
-constexpr const char* kTestImage = "localhost/errand-test:latest";
-constexpr std::chrono::milliseconds kRunTimeout{120000};
-
-struct Container {
-  errand::test::TempDir dir;
-  PodmanEnvironment env;
+struct Container : LivePodman {
   RunHost host;
   sdk::LaunchSpec spec;
   int counter = 0;
 
   Container() {
-    auto conf = write_containers_conf(dir.path() / "podman");
-    REQUIRE(conf.has_value());
-    env = environment_for_this_account(*conf);
-    auto info_run = run_podman(env, {"--log-level=error", "info", "--format", "json"}, kRunTimeout);
-    REQUIRE(info_run.has_value());
-    auto info = parse_podman_info(info_run->out);
-    REQUIRE(info.has_value());
-    auto profile = write_seccomp_profile(info->seccomp_profile_path, dir.path() / "podman");
-    REQUIRE(profile.has_value());
-    rlimit nofile{};
-    ::getrlimit(RLIMIT_NOFILE, &nofile);
-    host = RunHost{kTestImage, !(info->rootless && info->cgroup_version == "v1"), *profile,
-                   nofile.rlim_max, daemon_label(dir.path())};
+    auto learned = learn_run_host(env, kTestImage, dir.path() / "podman", daemon_label(dir.path()));
+    INFO((learned ? std::string() : learned.error().message));
+    REQUIRE(learned.has_value());
+    host = *learned;
     auto policy = errand::sandbox::policy_from_config(boost::json::object{});
     REQUIRE(policy.has_value());
     spec.policy = *policy;

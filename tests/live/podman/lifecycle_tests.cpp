@@ -9,20 +9,19 @@
 
 #include "core/sandbox/policy_from_config.hpp"
 #include "plugins/sandbox-podman/impl/podman_backend.hpp"
+#include "tests/live/podman/live_podman.hpp"
 #include "tests/support/host_parts.hpp"
-#include "tests/support/temp_dir.hpp"
 
 // A session's container through the backend itself: launched from a LaunchSpec, its stdio the
 // agent's, stopped through podman stop, and always gone afterwards; and the orphan sweep.
 
 using namespace errand::podman;
+using namespace errand::podman::live;
 namespace asio = boost::asio;
 namespace fs = std::filesystem;
 namespace sdk = errand::sdk;
 
 namespace {
-
-constexpr const char* kTestImage = "localhost/errand-test:latest";
 
 struct Daemon {
   errand::test::TempDir dir;
@@ -72,8 +71,8 @@ struct Daemon {
 
   bool container_exists(const std::string& name) {
     auto conf = dir.path() / "state" / "podman" / "containers.conf";
-    auto out = run_podman(environment_for_this_account(conf), {"container", "exists", name},
-                          std::chrono::seconds(60));
+    auto out =
+        run_podman(environment_for_this_account(conf), {"container", "exists", name}, kRunTimeout);
     REQUIRE(out.has_value());
     return out->exit_code == 0;
   }

@@ -5,30 +5,15 @@
 #include <catch2/catch_test_macros.hpp>
 
 #include "core/sandbox/policy_from_config.hpp"
-#include "plugins/sandbox-podman/impl/containers_conf.hpp"
 #include "plugins/sandbox-podman/impl/host_probe.hpp"
 #include "plugins/sandbox-podman/impl/image_contract.hpp"
-#include "tests/support/temp_dir.hpp"
+#include "tests/live/podman/live_podman.hpp"
 
 using namespace errand::podman;
+using namespace errand::podman::live;
 namespace sdk = errand::sdk;
 
 namespace {
-
-constexpr const char* kTestImage = "localhost/errand-test:latest";
-constexpr std::chrono::milliseconds kRunTimeout{120000};
-
-// podman as the plugin runs it: this account, errand's containers.conf, nothing inherited.
-struct LivePodman {
-  errand::test::TempDir dir;
-  PodmanEnvironment env;
-  LivePodman() {
-    auto conf = write_containers_conf(dir.path() / "podman");
-    REQUIRE(conf.has_value());
-    env = environment_for_this_account(*conf);
-    REQUIRE_FALSE(env.program.empty());
-  }
-};
 
 sdk::SandboxPolicy defaults() {
   auto p = errand::sandbox::policy_from_config(boost::json::object{});
