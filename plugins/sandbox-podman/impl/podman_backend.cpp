@@ -1,0 +1,165 @@
+#include "plugins/sandbox-podman/impl/podman_backend.hpp"
+
+#include <sys/resource.h>
+
+#include <cctype>
+#include <sstream>
+#include <stdexcept>
+
+#include "plugins/sandbox-bailey/impl/pool_work.hpp"
+#include "plugins/sandbox-podman/impl/containers_conf.hpp"
+#include "plugins/sandbox-podman/impl/host_probe.hpp"
+#include "plugins/sandbox-podman/impl/seccomp_profile.hpp"
+
+namespace errand::podman {
+
+using sdk::make_error;
+
+namespace {
+
+constexpr std::chrono::milliseconds kPodmanTimeout{60000};
+
+std::string configured_image(const boost::json::object& config) {
+  if (const auto* sandbox = config.if_contains("sandbox"); sandbox && sandbox->is_object())
+    if (const auto* image = sandbox->as_object().if_contains("image");
+        image && image->is_string() && !image->as_string().empty())
+      return std::string(image->as_string());
+  return kDefaultImage;
+}
+
+// A session id becomes part of a container name and a label, so it is held to what both take.
+bool valid_session_id(const std::string& id) {
+  if (id.empty() || id.size() > 128) return false;
+  for (const char c : id)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.'))
+      return false;
+  return std::isalnum(static_cast<unsigned char>(id.front()));
+}
+
+}  // namespace
+
+PodmanBackend::PodmanBackend(const sdk::HostServices& host)
+    : executor_(host.executor),
+      log_(host.log),
+      own_dir_(host.state_dir / "podman"),
+      daemon_label_(daemon_label(host.state_dir)),
+      image_(configured_image(host.config)),
+      pool_(std::make_shared<boost::asio::thread_pool>(2)) {
+  auto conf = write_containers_conf(own_dir_);
+  if (!conf) throw std::runtime_error("sandbox-podman: " + conf.error().message);
+  env_ = environment_for_this_account(*conf);
+}
+
+PodmanBackend::~PodmanBackend() {
+  {
+    std::lock_guard lock(mutex_);
+    for (auto& [id, weak] : active_)
+      if (auto state = weak.lock()) state->remove_soon();
+  }
+  pool_->join();
+}
+
+sdk::EnforcementReport PodmanBackend::probe(const sdk::SandboxPolicy& policy) noexcept {
+  try {
+    return build_probe_report(gather_host_facts(env_, image_), policy);
+  } catch (const std::exception& e) {
+    sdk::EnforcementReport r;
+    r.backend = "podman";
+    r.gaps.push_back({"every podman guarantee", std::string("the probe failed: ") + e.what()});
+    return r;
+  }
+}
+
+sdk::Result<RunHost> learn_run_host(const PodmanEnvironment& env, const std::string& image,
+                                    const std::filesystem::path& own_dir,
+                                    const std::string& daemon_label) {
+  auto out = run_podman(env, {"--log-level=error", "info", "--format", "json"}, kPodmanTimeout);
+  if (!out) return out.error();
+  if (out->exit_code != 0) return make_error("podman info failed: " + failure_text(*out));
+  auto info = parse_podman_info(out->out);
+  if (!info) return info.error();
+  auto profile = write_seccomp_profile(info->seccomp_profile_path, own_dir);
+  if (!profile) return profile.error();
+  rlimit nofile{};
+  ::getrlimit(RLIMIT_NOFILE, &nofile);
+  return RunHost{image, !(info->rootless && info->cgroup_version == "v1"), *profile,
+                 nofile.rlim_max, daemon_label};
+}
+
+sdk::Result<RunHost> PodmanBackend::run_host() {
+  std::lock_guard lock(mutex_);
+  if (run_host_) return *run_host_;
+  auto host = learn_run_host(env_, image_, own_dir_, daemon_label_);
+  if (!host) return host.error();
+  run_host_ = *host;
+  return *run_host_;
+}
+
+boost::asio::awaitable<sdk::Result<std::unique_ptr<sdk::SandboxProcess>>> PodmanBackend::launch(
+    sdk::LaunchSpec spec) {
+  if (!valid_session_id(spec.session_id))
+    co_return make_error("the session id \"" + spec.session_id +
+                         "\" cannot name a container (letters, digits, '-', '_' and '.' only)");
+  auto prepare = [this, spec]() -> sdk::Result<RunningPodman> {
+    auto host = run_host();
+    if (!host) return host.error();
+    auto plan = podman_run_plan(spec, *host);
+    if (!plan) return plan.error();
+    return start_podman(env_, plan->args, plan->variables);
+  };
+  sdk::Result<RunningPodman> running = co_await bailey::run_on_pool(*pool_, std::move(prepare));
+  if (!running) co_return running.error();
+  auto state = std::make_shared<ContainerState>(executor_, pool_, log_, env_,
+                                                container_name(spec.session_id), *running);
+  state->start();
+  {
+    std::lock_guard lock(mutex_);
+    active_[spec.session_id] = state;
+  }
+  co_return std::unique_ptr<sdk::SandboxProcess>(std::make_unique<PodmanProcess>(state));
+}
+
+sdk::SweepReport PodmanBackend::sweep_orphans() noexcept {
+  sdk::SweepReport report;
+  try {
+    auto listed = run_podman(
+        env_,
+        {"--log-level=error", "ps", "--all", "--filter", std::string("label=") + kSystemLabel,
+         "--filter", "label=" + daemon_label_, "--format", "{{.Names}}"},
+        kPodmanTimeout);
+    if (!listed || listed->exit_code != 0) {
+      report.complete = false;
+      report.details.push_back("could not list errand's containers: " +
+                               (listed ? failure_text(*listed) : listed.error().message));
+      return report;
+    }
+    std::istringstream names(listed->out);
+    for (std::string name; std::getline(names, name);) {
+      if (name.empty()) continue;
+      {
+        std::lock_guard lock(mutex_);
+        bool owned = false;
+        for (const auto& [id, weak] : active_)
+          if (auto state = weak.lock(); state && !state->ended() && state->name() == name)
+            owned = true;
+        if (owned) continue;
+      }
+      auto rm = run_podman(env_, {"--log-level=error", "rm", "--force", "--ignore", name},
+                           kPodmanTimeout);
+      if (rm && rm->exit_code == 0) {
+        ++report.removed;
+        report.details.push_back("removed the container " + name + ", which no session owns");
+      } else {
+        report.complete = false;
+        report.details.push_back("could not remove the container " + name + ": " +
+                                 (rm ? failure_text(*rm) : rm.error().message));
+      }
+    }
+  } catch (const std::exception& e) {
+    report.complete = false;
+    report.details.push_back(std::string("the sweep failed: ") + e.what());
+  }
+  return report;
+}
+
+}  // namespace errand::podman

@@ -1,0 +1,56 @@
+#pragma once
+
+// The podman sandbox backend: sessions in rootless podman containers, run as the daemon's own
+// account, from an image the operator provides. What this build cannot give yet (the broker
+// inside a container, the disk budget) the probe reports as gaps, so `errand run` refuses
+// rather than run a session with less than it reports.
+
+#include <boost/asio/thread_pool.hpp>
+#include <errand/sdk/host_services.hpp>
+#include <errand/sdk/sandbox_backend.hpp>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+
+#include "plugins/sandbox-podman/impl/podman_command.hpp"
+#include "plugins/sandbox-podman/impl/podman_process.hpp"
+#include "plugins/sandbox-podman/impl/run_plan.hpp"
+
+namespace errand::podman {
+
+// What launches need from the host, learned from podman info: whether cgroup limits apply, and
+// errand's seccomp profile (written to own_dir from podman's default).
+sdk::Result<RunHost> learn_run_host(const PodmanEnvironment& env, const std::string& image,
+                                    const std::filesystem::path& own_dir,
+                                    const std::string& daemon_label);
+
+class PodmanBackend final : public sdk::SandboxBackend {
+ public:
+  // Throws (a refusal the host reports) when errand's containers.conf cannot be written.
+  explicit PodmanBackend(const sdk::HostServices& host);
+  ~PodmanBackend() override;
+
+  sdk::EnforcementReport probe(const sdk::SandboxPolicy& policy) noexcept override;
+  boost::asio::awaitable<sdk::Result<std::unique_ptr<sdk::SandboxProcess>>> launch(
+      sdk::LaunchSpec spec) override;
+  sdk::SweepReport sweep_orphans() noexcept override;
+
+ private:
+  // What launches need from the host, learned by podman info; asked once.
+  sdk::Result<RunHost> run_host();
+
+  boost::asio::any_io_executor executor_;
+  std::shared_ptr<spdlog::logger> log_;
+  std::filesystem::path own_dir_;  // errand's containers.conf and seccomp profile
+  std::string daemon_label_;       // errand.daemon=<...> on every container this daemon starts
+  PodmanEnvironment env_;
+  std::string image_;  // sandbox.image
+  std::shared_ptr<boost::asio::thread_pool> pool_;
+  std::mutex mutex_;
+  std::optional<RunHost> run_host_;
+  std::map<std::string, std::weak_ptr<ContainerState>> active_;
+};
+
+}  // namespace errand::podman

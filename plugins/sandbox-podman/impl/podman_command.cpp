@@ -1,0 +1,235 @@
+#include "plugins/sandbox-podman/impl/podman_command.hpp"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <pwd.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+
+namespace errand::podman {
+
+namespace fs = std::filesystem;
+using sdk::make_error;
+
+namespace {
+
+constexpr const char* kStandardPath =
+    "/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:/usr/sbin:/sbin";
+
+std::vector<char*> pointers(std::vector<std::string>& items) {
+  std::vector<char*> out;
+  for (auto& s : items) out.push_back(s.data());
+  out.push_back(nullptr);
+  return out;
+}
+
+// Reads both pipes until each reaches end of file or the deadline passes; false on the deadline.
+bool drain(int out_fd, int err_fd, CommandOutput& output,
+           std::chrono::steady_clock::time_point deadline) {
+  pollfd fds[2] = {{out_fd, POLLIN, 0}, {err_fd, POLLIN, 0}};
+  std::string* sinks[2] = {&output.out, &output.err};
+  char buf[8192];
+  while (fds[0].fd >= 0 || fds[1].fd >= 0) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) return false;
+    const int n = ::poll(fds, 2, static_cast<int>(left.count()));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return false;
+    for (int i = 0; i < 2; ++i) {
+      if (fds[i].fd < 0 || fds[i].revents == 0) continue;
+      const ssize_t got = ::read(fds[i].fd, buf, sizeof buf);
+      if (got > 0) {
+        sinks[i]->append(buf, static_cast<std::size_t>(got));
+      } else if (got == 0 || errno != EINTR) {
+        fds[i].fd = -1;
+      }
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+std::vector<std::pair<std::string, std::string>> PodmanEnvironment::variables() const {
+  return {{"HOME", home.string()},
+          {"PATH", kStandardPath},
+          {"LANG", "C.UTF-8"},
+          {"XDG_RUNTIME_DIR", runtime_dir.string()},
+          {"CONTAINERS_CONF", containers_conf.string()}};
+}
+
+PodmanEnvironment environment_for_this_account(const fs::path& containers_conf) {
+  PodmanEnvironment env;
+  env.containers_conf = containers_conf;
+  const uid_t uid = ::getuid();
+  std::vector<char> buf(16384);
+  passwd entry{};
+  passwd* found = nullptr;
+  if (::getpwuid_r(uid, &entry, buf.data(), buf.size(), &found) == 0 && found != nullptr)
+    env.home = found->pw_dir;
+  const char* runtime = std::getenv("XDG_RUNTIME_DIR");
+  env.runtime_dir = runtime != nullptr && *runtime != '\0'
+                        ? fs::path(runtime)
+                        : fs::path("/run/user") / std::to_string(uid);
+  env.program.clear();
+  for (const char* dir : {"/usr/bin", "/usr/local/bin", "/bin"}) {
+    const fs::path candidate = fs::path(dir) / "podman";
+    if (::access(candidate.c_str(), X_OK) == 0) {
+      env.program = candidate;
+      break;
+    }
+  }
+  return env;
+}
+
+namespace {
+
+// Starts podman with the given fds as its 0, 1 and 2, each made in the child only, and
+// everything else of the daemon's closed, in a process group of its own so a terminal's ^C meant
+// for the daemon does not reach it.
+sdk::Result<pid_t> spawn_podman(const PodmanEnvironment& env, const std::vector<std::string>& args,
+                                const std::vector<std::pair<std::string, std::string>>& extra,
+                                int in_fd, int out_fd, int err_fd) {
+  if (env.program.empty())
+    return make_error("podman is not installed", sdk::Error::Kind::not_found);
+  std::vector<std::string> argv{env.program.string()};
+  argv.insert(argv.end(), args.begin(), args.end());
+  std::vector<std::string> envp;
+  for (const auto& [k, v] : env.variables()) envp.push_back(k + "=" + v);
+  for (const auto& [k, v] : extra) envp.push_back(k + "=" + v);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  if (in_fd < 0)
+    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  else
+    posix_spawn_file_actions_adddup2(&actions, in_fd, 0);
+  posix_spawn_file_actions_adddup2(&actions, out_fd, 1);
+  posix_spawn_file_actions_adddup2(&actions, err_fd, 2);
+  posix_spawn_file_actions_addclosefrom_np(&actions, 3);
+  // podman runs from / so no directory of the daemon's is held open or resolved against.
+  posix_spawn_file_actions_addchdir_np(&actions, "/");
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  sigset_t none, all;
+  sigemptyset(&none);
+  sigfillset(&all);
+  posix_spawnattr_setsigmask(&attr, &none);
+  posix_spawnattr_setsigdefault(&attr, &all);
+  posix_spawnattr_setpgroup(&attr, 0);
+  posix_spawnattr_setflags(&attr,
+                           POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP);
+  auto a = pointers(argv);
+  auto e = pointers(envp);
+  pid_t pid = -1;
+  const int rc = ::posix_spawn(&pid, argv[0].c_str(), &actions, &attr, a.data(), e.data());
+  posix_spawn_file_actions_destroy(&actions);
+  posix_spawnattr_destroy(&attr);
+  if (rc != 0) return make_error("could not start " + argv[0] + ": " + std::strerror(rc));
+  return pid;
+}
+
+int high_cloexec(int fd) {
+  if (fd < 0) return fd;
+  const int moved = ::fcntl(fd, F_DUPFD_CLOEXEC, 3);
+  ::close(fd);
+  return moved;
+}
+
+}  // namespace
+
+sdk::Result<CommandOutput> run_podman(
+    const PodmanEnvironment& env, const std::vector<std::string>& args,
+    std::chrono::milliseconds timeout,
+    const std::vector<std::pair<std::string, std::string>>& extra) {
+  int out[2], err[2];
+  if (::pipe2(out, O_CLOEXEC) != 0) return make_error("could not make a pipe for podman");
+  if (::pipe2(err, O_CLOEXEC) != 0) {
+    ::close(out[0]);
+    ::close(out[1]);
+    return make_error("could not make a pipe for podman");
+  }
+  auto pid = spawn_podman(env, args, extra, -1, out[1], err[1]);
+  ::close(out[1]);
+  ::close(err[1]);
+  if (!pid) {
+    ::close(out[0]);
+    ::close(err[0]);
+    return pid.error();
+  }
+  CommandOutput output;
+  if (!drain(out[0], err[0], output, std::chrono::steady_clock::now() + timeout)) {
+    ::kill(*pid, SIGKILL);
+    output.err += "\n(errand killed podman after " + std::to_string(timeout.count()) + " ms)";
+  }
+  ::close(out[0]);
+  ::close(err[0]);
+  int status = 0;
+  while (::waitpid(*pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  output.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return output;
+}
+
+void RunningPodman::close_all() noexcept {
+  for (int* fd : {&pidfd, &stdin_fd, &stdout_fd, &stderr_fd})
+    if (*fd >= 0) {
+      ::close(*fd);
+      *fd = -1;
+    }
+}
+
+sdk::Result<RunningPodman> start_podman(
+    const PodmanEnvironment& env, const std::vector<std::string>& args,
+    const std::vector<std::pair<std::string, std::string>>& extra) {
+  int in[2] = {-1, -1}, out[2] = {-1, -1}, err[2] = {-1, -1};
+  if (::pipe2(in, O_CLOEXEC) != 0 || ::pipe2(out, O_CLOEXEC) != 0 || ::pipe2(err, O_CLOEXEC) != 0) {
+    const int e = errno;
+    for (int fd : {in[0], in[1], out[0], out[1], err[0], err[1]})
+      if (fd >= 0) ::close(fd);
+    return make_error(std::string("could not make the session's pipes: ") + std::strerror(e));
+  }
+  // Above 2, so no dup2 in the child lands a pipe on itself and keeps close-on-exec.
+  for (int* fd : {&in[0], &in[1], &out[0], &out[1], &err[0], &err[1]}) *fd = high_cloexec(*fd);
+  auto pid = spawn_podman(env, args, extra, in[0], out[1], err[1]);
+  ::close(in[0]);
+  ::close(out[1]);
+  ::close(err[1]);
+  RunningPodman r;
+  r.stdin_fd = in[1];
+  r.stdout_fd = out[0];
+  r.stderr_fd = err[0];
+  if (!pid) {
+    r.close_all();
+    return pid.error();
+  }
+  r.pid = *pid;
+  // Our own unreaped child, so the pid cannot have been reused yet.
+  r.pidfd = static_cast<int>(::syscall(SYS_pidfd_open, r.pid, 0));
+  if (r.pidfd < 0) {
+    const int e = errno;
+    ::kill(r.pid, SIGKILL);
+    ::waitpid(r.pid, nullptr, 0);
+    r.close_all();
+    return make_error(std::string("pidfd_open on podman failed: ") + std::strerror(e));
+  }
+  return r;
+}
+
+std::string failure_text(const CommandOutput& output) {
+  auto text = output.err;
+  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
+  while (!text.empty() && (text.front() == '\n' || text.front() == ' ')) text.erase(0, 1);
+  if (!text.empty()) return text;
+  return output.exit_code < 0 ? "podman was killed"
+                              : "podman exited " + std::to_string(output.exit_code);
+}
+
+}  // namespace errand::podman

@@ -1,0 +1,65 @@
+#pragma once
+
+// Running podman from the daemon: an environment built from nothing (HOME, PATH, the account's
+// runtime directory and errand's containers.conf), never the daemon's own, since an inherited
+// XDG_RUNTIME_DIR or DBUS_SESSION_BUS_ADDRESS breaks rootless podman and an account's own
+// containers.conf could add mounts or variables to every session.
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <errand/sdk/result.hpp>
+#include <filesystem>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace errand::podman {
+
+struct PodmanEnvironment {
+  std::filesystem::path program = "/usr/bin/podman";
+  std::filesystem::path home;
+  std::filesystem::path runtime_dir;      // XDG_RUNTIME_DIR: the account's, mode 0700
+  std::filesystem::path containers_conf;  // errand's own (containers_conf.hpp)
+
+  std::vector<std::pair<std::string, std::string>> variables() const;
+};
+
+// For the account this process runs as: its home from the password database, and
+// XDG_RUNTIME_DIR when it is set, else /run/user/<uid>, where scripts/prepare-podman-account
+// mounts it. Finds podman on the standard PATH; program stays empty when there is none.
+PodmanEnvironment environment_for_this_account(const std::filesystem::path& containers_conf);
+
+struct CommandOutput {
+  int exit_code = -1;  // -1 when ended by a signal (the timeout included)
+  std::string out;
+  std::string err;
+};
+
+// Runs podman with args to completion with stdin on /dev/null; killed after timeout. Blocking.
+// extra joins podman's environment (the values of variables a container is given by name).
+// An error only when it could not be started at all.
+sdk::Result<CommandOutput> run_podman(
+    const PodmanEnvironment& env, const std::vector<std::string>& args,
+    std::chrono::milliseconds timeout,
+    const std::vector<std::pair<std::string, std::string>>& extra = {});
+
+// A `podman run` left running: its stdio is the container's (passthrough logs), its pidfd says
+// when it ends. The fds belong to whoever holds this.
+struct RunningPodman {
+  pid_t pid = -1;
+  int pidfd = -1;
+  int stdin_fd = -1;   // write end
+  int stdout_fd = -1;  // read end
+  int stderr_fd = -1;  // read end
+  void close_all() noexcept;
+};
+
+sdk::Result<RunningPodman> start_podman(
+    const PodmanEnvironment& env, const std::vector<std::string>& args,
+    const std::vector<std::pair<std::string, std::string>>& extra);
+
+// podman's own words for a failed command: its stderr, trimmed, or the exit code.
+std::string failure_text(const CommandOutput& output);
+
+}  // namespace errand::podman

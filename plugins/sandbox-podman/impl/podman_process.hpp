@@ -1,0 +1,79 @@
+#pragma once
+
+// One session's container as the daemon sees it: the `podman run` process, whose stdio is the
+// agent's and whose pidfd is watched on a strand of the host's executor. Killing `podman run`
+// would leave conmon holding the container, so stopping goes through `podman stop --time`, and
+// every end (its own or a stop) is followed by `podman rm --force --ignore`, so the container
+// is gone before anyone is told the session ended.
+
+#include <spdlog/logger.h>
+#include <atomic>
+#include <boost/asio/awaitable.hpp>
+#include <boost/asio/posix/stream_descriptor.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/strand.hpp>
+#include <boost/asio/thread_pool.hpp>
+#include <errand/sdk/sandbox_backend.hpp>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "plugins/sandbox-podman/impl/podman_command.hpp"
+
+namespace errand::podman {
+
+namespace asio = boost::asio;
+
+class ContainerState : public std::enable_shared_from_this<ContainerState> {
+ public:
+  ContainerState(asio::any_io_executor executor, std::shared_ptr<asio::thread_pool> pool,
+                 std::shared_ptr<spdlog::logger> log, PodmanEnvironment env, std::string name,
+                 RunningPodman running);
+  ~ContainerState();
+
+  // Starts watching; call once, right after construction.
+  void start();
+  asio::awaitable<sdk::ExitInfo> finished();
+  asio::awaitable<sdk::ExitInfo> stop(std::chrono::milliseconds grace);
+  // From a destructor: removes the container on the pool without waiting.
+  void remove_soon() noexcept;
+
+  const RunningPodman& running() const { return running_; }
+  const std::string& name() const { return name_; }
+  bool ended() const noexcept { return ended_.load(); }
+
+ private:
+  asio::awaitable<void> watch();
+  asio::awaitable<void> wait_change();
+
+  asio::strand<asio::any_io_executor> strand_;
+  std::shared_ptr<asio::thread_pool> pool_;
+  std::shared_ptr<spdlog::logger> log_;
+  PodmanEnvironment env_;
+  std::string name_;
+  RunningPodman running_;
+  asio::posix::stream_descriptor pidfd_;
+  asio::steady_timer changed_;
+  bool stop_requested_ = false;
+  std::optional<sdk::ExitInfo> result_;
+  std::atomic<bool> ended_{false};
+};
+
+class PodmanProcess final : public sdk::SandboxProcess {
+ public:
+  explicit PodmanProcess(std::shared_ptr<ContainerState> state) : state_(std::move(state)) {}
+  ~PodmanProcess() override;
+  int pid() const noexcept override { return state_->running().pid; }
+  int stdin_fd() const noexcept override { return state_->running().stdin_fd; }
+  int stdout_fd() const noexcept override { return state_->running().stdout_fd; }
+  int stderr_fd() const noexcept override { return state_->running().stderr_fd; }
+  asio::awaitable<sdk::ExitInfo> wait() override { co_return co_await state_->finished(); }
+  asio::awaitable<sdk::ExitInfo> stop(std::chrono::milliseconds grace) override {
+    co_return co_await state_->stop(grace);
+  }
+
+ private:
+  std::shared_ptr<ContainerState> state_;
+};
+
+}  // namespace errand::podman

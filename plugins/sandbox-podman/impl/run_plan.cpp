@@ -1,0 +1,113 @@
+#include "plugins/sandbox-podman/impl/run_plan.hpp"
+
+#include <cstdint>
+#include <cstdio>
+
+namespace errand::podman {
+
+using sdk::make_error;
+
+namespace {
+
+constexpr const char* kSessionPath = "/usr/local/bin:/usr/bin:/bin";
+// Enough for language servers and build tools, where podman's own hard limit allows it.
+constexpr rlim_t kSessionNofile = 65536;
+
+void add(std::vector<std::string>& args, std::initializer_list<std::string> items) {
+  args.insert(args.end(), items.begin(), items.end());
+}
+
+// The variables a session gets: errand's floor, what the core set, then sandbox.env; a later
+// value for the same name replaces an earlier one.
+std::vector<std::pair<std::string, std::string>> session_variables(const sdk::LaunchSpec& spec) {
+  std::vector<std::pair<std::string, std::string>> vars{
+      {"HOME", "/state/home"}, {"PATH", kSessionPath}, {"LANG", "C.UTF-8"}};
+  const auto set = [&](const std::string& name, const std::string& value) {
+    for (auto& [k, v] : vars)
+      if (k == name) {
+        v = value;
+        return;
+      }
+    vars.emplace_back(name, value);
+  };
+  for (const auto& [k, v] : spec.env) set(k, v);
+  for (const auto& [k, v] : spec.policy.env_extra) set(k, v);
+  return vars;
+}
+
+}  // namespace
+
+std::string container_name(const std::string& session_id) {
+  return "errand-" + session_id;
+}
+
+std::string daemon_label(const std::filesystem::path& state_dir) {
+  // FNV-1a of the state directory's path: short, stable across restarts, no path in a label.
+  std::uint64_t hash = 14695981039346656037ull;
+  for (const unsigned char c : state_dir.lexically_normal().string()) {
+    hash ^= c;
+    hash *= 1099511628211ull;
+  }
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(hash));
+  return std::string("errand.daemon=") + hex;
+}
+
+sdk::Result<RunPlan> podman_run_plan(const sdk::LaunchSpec& spec, const RunHost& host) {
+  const auto& policy = spec.policy;
+  if (policy.network == sdk::NetworkMode::restricted)
+    return make_error(
+        "sandbox-podman gives sessions no network yet: the broker's relay inside the container "
+        "is not built, and podman 4.3 has no --network=pasta for egress open; use "
+        "sandbox.network \"none\"",
+        sdk::Error::Kind::refused);
+  if (spec.argv.empty()) return make_error("the launch names no agent command");
+  const auto& limits = policy.limits;
+  RunPlan plan;
+  auto& a = plan.args;
+  add(a, {"--log-level=error", "run", "--rm", "-i", "--log-driver=passthrough", "--pull=never"});
+  add(a, {"--name", container_name(spec.session_id), "--label", "errand.session=" + spec.session_id,
+          "--label", kSystemLabel, "--label", host.daemon_label});
+  add(a, {"--init", "--userns=keep-id", "--read-only", "--read-only-tmpfs=false"});
+  add(a,
+      {"--tmpfs", "/tmp:rw,exec,nosuid,nodev,mode=1777,size=" + std::to_string(limits.tmp_bytes)});
+  add(a, {"--shm-size", std::to_string(limits.shm_bytes)});
+  add(a, {"--cap-drop=all", "--security-opt", "no-new-privileges", "--security-opt",
+          "seccomp=" + host.seccomp_profile.string()});
+  if (host.limits_apply) {
+    if (limits.pids > 0) add(a, {"--pids-limit", std::to_string(limits.pids)});
+    if (limits.memory_bytes > 0) add(a, {"--memory", std::to_string(limits.memory_bytes)});
+    if (limits.cpus > 0) add(a, {"--cpus", std::to_string(limits.cpus)});
+  }
+  const auto nofile = std::to_string(std::min(kSessionNofile, host.nofile_hard));
+  add(a, {"--ulimit", "core=0:0", "--ulimit", "nofile=" + nofile + ":" + nofile});
+  if (limits.pids > 0) {
+    const auto n = std::to_string(limits.pids);
+    add(a, {"--ulimit", "nproc=" + n + ":" + n});
+  }
+  if (limits.file_max_bytes > 0) {
+    const auto n = std::to_string(limits.file_max_bytes);
+    add(a, {"--ulimit", "fsize=" + n + ":" + n});
+  }
+  add(a, {"--network=none"});
+  add(a, {"--no-hosts", "--hostname", "errand"});
+  add(a, {"-v", spec.project_dir.string() + ":/workspace", "-v",
+          spec.state_dir.string() + ":/state", "--workdir", "/workspace"});
+  add(a, {"--unsetenv-all"});
+  // podman needs HOME, PATH and LANG of its own, so those (never secrets) are written out;
+  // every other variable is named only, and its value put in podman's environment.
+  for (auto& [name, value] : session_variables(spec)) {
+    if (name == "HOME" || name == "PATH" || name == "LANG" || name == "XDG_RUNTIME_DIR" ||
+        name == "CONTAINERS_CONF") {
+      add(a, {"--env", name + "=" + value});
+    } else {
+      add(a, {"--env", name});
+      plan.variables.emplace_back(name, std::move(value));
+    }
+  }
+  a.push_back(host.image);
+  a.insert(a.end(), spec.argv.begin(), spec.argv.end());
+  return plan;
+}
+
+}  // namespace errand::podman

@@ -1,0 +1,49 @@
+#pragma once
+
+// The `podman run` a session is started with, built from the launch spec and its policy alone:
+// nothing of podman's, the image's or the daemon's environment is inherited. Every variable is
+// passed by name (--env NAME), its value in podman's own environment, so no stand-in or token
+// is ever on a command line.
+
+#include <sys/resource.h>
+
+#include <errand/sdk/result.hpp>
+#include <errand/sdk/sandbox_backend.hpp>
+#include <filesystem>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace errand::podman {
+
+struct RunHost {
+  std::string image;
+  // False on rootless cgroup v1, where podman would drop --memory, --cpus and --pids-limit with
+  // a warning: the flags are then left out, and the probe reports each as a gap.
+  bool limits_apply = false;
+  std::filesystem::path seccomp_profile;
+  // podman's own hard RLIMIT_NOFILE: rootless podman cannot give a container more.
+  rlim_t nofile_hard = 1024;
+  // errand.daemon=<...>: which daemon's container this is, so one daemon's orphan sweep never
+  // removes another's (two daemons, or a test beside a daemon, on one account).
+  std::string daemon_label;
+};
+
+struct RunPlan {
+  std::vector<std::string> args;  // after the podman program
+  std::vector<std::pair<std::string, std::string>>
+      variables;  // named only: values for podman's environment
+};
+
+inline constexpr const char* kSystemLabel = "errand.system=errand";
+
+std::string container_name(const std::string& session_id);
+
+// The errand.daemon label for the daemon whose state directory is state_dir.
+std::string daemon_label(const std::filesystem::path& state_dir);
+
+// An error for what this build cannot start: any restricted network (the broker's relay inside
+// the container is not built, and podman 4.3 has no pasta network for egress open).
+sdk::Result<RunPlan> podman_run_plan(const sdk::LaunchSpec& spec, const RunHost& host);
+
+}  // namespace errand::podman

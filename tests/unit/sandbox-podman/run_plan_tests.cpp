@@ -1,0 +1,141 @@
+#include "plugins/sandbox-podman/impl/run_plan.hpp"
+
+#include <algorithm>
+#include <catch2/catch_test_macros.hpp>
+
+#include "core/sandbox/policy_from_config.hpp"
+
+using namespace errand::podman;
+namespace sdk = errand::sdk;
+
+namespace {
+
+sdk::LaunchSpec spec_with(sdk::NetworkMode network) {
+  auto policy = errand::sandbox::policy_from_config(boost::json::object{});
+  REQUIRE(policy.has_value());
+  sdk::LaunchSpec spec;
+  spec.session_id = "s1";
+  spec.project_dir = "/srv/projects/p";
+  spec.state_dir = "/srv/state/s1";
+  spec.argv = {"kage", "acp"};
+  spec.env = {{"ANTHROPIC_API_KEY", "errand-session-0123456789abcdef"},
+              {"HTTPS_PROXY", "http://user:pw@127.0.0.1:3128"}};
+  spec.policy = *policy;
+  spec.policy.network = network;
+  spec.policy.env_extra = {{"RUST_LOG", "info"}};
+  return spec;
+}
+
+RunHost host(bool limits_apply) {
+  return RunHost{"localhost/errand-agent:latest", limits_apply,
+                 "/var/lib/errand/podman/seccomp.json", 1048576, daemon_label("/var/lib/errand")};
+}
+
+bool has(const std::vector<std::string>& args, const std::string& item) {
+  return std::find(args.begin(), args.end(), item) != args.end();
+}
+
+// The value that follows flag, for each time flag appears.
+std::vector<std::string> values_of(const std::vector<std::string>& args, const std::string& flag) {
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i + 1 < args.size(); ++i)
+    if (args[i] == flag) out.push_back(args[i + 1]);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("a session's podman run holds it to the policy and inherits nothing") {
+  const auto spec = spec_with(sdk::NetworkMode::none);
+  auto plan = podman_run_plan(spec, host(true));
+  REQUIRE(plan.has_value());
+  const auto& a = plan->args;
+  for (const char* flag : {"--rm", "-i", "--log-driver=passthrough", "--pull=never", "--init",
+                           "--userns=keep-id", "--read-only", "--read-only-tmpfs=false",
+                           "--cap-drop=all", "--network=none", "--unsetenv-all", "--no-hosts"})
+    CHECK(has(a, flag));
+  CHECK_FALSE(has(a, "-t"));
+  CHECK(values_of(a, "--name") == std::vector<std::string>{"errand-s1"});
+  CHECK(values_of(a, "--label") == std::vector<std::string>{"errand.session=s1",
+                                                            "errand.system=errand",
+                                                            daemon_label("/var/lib/errand")});
+  CHECK(daemon_label("/var/lib/errand").rfind("errand.daemon=", 0) == 0);
+  CHECK(daemon_label("/var/lib/errand") != daemon_label("/var/lib/errand-2"));
+  CHECK(
+      values_of(a, "--security-opt") ==
+      std::vector<std::string>{"no-new-privileges", "seccomp=/var/lib/errand/podman/seccomp.json"});
+  CHECK(values_of(a, "-v") ==
+        std::vector<std::string>{"/srv/projects/p:/workspace", "/srv/state/s1:/state"});
+  CHECK(values_of(a, "--tmpfs") ==
+        std::vector<std::string>{"/tmp:rw,exec,nosuid,nodev,mode=1777,size=" +
+                                 std::to_string(spec.policy.limits.tmp_bytes)});
+  CHECK(values_of(a, "--shm-size") ==
+        std::vector<std::string>{std::to_string(spec.policy.limits.shm_bytes)});
+  // The image, then the agent's command, last.
+  REQUIRE(a.size() >= 3);
+  CHECK(std::vector<std::string>(a.end() - 3, a.end()) ==
+        std::vector<std::string>{"localhost/errand-agent:latest", "kage", "acp"});
+}
+
+TEST_CASE("secrets are named on the command line, their values only in podman's environment") {
+  auto plan = podman_run_plan(spec_with(sdk::NetworkMode::none), host(true));
+  REQUIRE(plan.has_value());
+  for (const auto& arg : plan->args) {
+    CHECK(arg.find("errand-session-0123456789abcdef") == std::string::npos);
+    CHECK(arg.find("user:pw") == std::string::npos);
+  }
+  const auto envs = values_of(plan->args, "--env");
+  CHECK(has(envs, "ANTHROPIC_API_KEY"));
+  CHECK(has(envs, "HTTPS_PROXY"));
+  CHECK(has(envs, "RUST_LOG"));
+  // podman needs these names for itself, so the session's values are written out.
+  CHECK(has(envs, "HOME=/state/home"));
+  CHECK(has(envs, "PATH=/usr/local/bin:/usr/bin:/bin"));
+  CHECK(plan->variables == std::vector<std::pair<std::string, std::string>>{
+                               {"ANTHROPIC_API_KEY", "errand-session-0123456789abcdef"},
+                               {"HTTPS_PROXY", "http://user:pw@127.0.0.1:3128"},
+                               {"RUST_LOG", "info"}});
+}
+
+TEST_CASE("cgroup limits are passed only where the host applies them; rlimits always") {
+  const auto spec = spec_with(sdk::NetworkMode::none);
+  auto applied = podman_run_plan(spec, host(true));
+  REQUIRE(applied.has_value());
+  CHECK(values_of(applied->args, "--memory") ==
+        std::vector<std::string>{std::to_string(spec.policy.limits.memory_bytes)});
+  CHECK(values_of(applied->args, "--pids-limit") ==
+        std::vector<std::string>{std::to_string(spec.policy.limits.pids)});
+  auto dropped = podman_run_plan(spec, host(false));
+  REQUIRE(dropped.has_value());
+  CHECK(values_of(dropped->args, "--memory").empty());
+  CHECK(values_of(dropped->args, "--pids-limit").empty());
+  CHECK(values_of(dropped->args, "--cpus").empty());
+  const auto ulimits = values_of(dropped->args, "--ulimit");
+  const auto pids = std::to_string(spec.policy.limits.pids);
+  CHECK(has(ulimits, "core=0:0"));
+  CHECK(has(ulimits, "nofile=65536:65536"));
+  CHECK(has(ulimits, "nproc=" + pids + ":" + pids));
+  if (spec.policy.limits.file_max_bytes > 0) {
+    const auto f = std::to_string(spec.policy.limits.file_max_bytes);
+    CHECK(has(ulimits, "fsize=" + f + ":" + f));
+  }
+}
+
+TEST_CASE("nofile is held to podman's own hard limit, which rootless podman cannot raise") {
+  auto h = host(false);
+  h.nofile_hard = 4096;
+  auto plan = podman_run_plan(spec_with(sdk::NetworkMode::none), h);
+  REQUIRE(plan.has_value());
+  CHECK(has(values_of(plan->args, "--ulimit"), "nofile=4096:4096"));
+}
+
+TEST_CASE("a restricted network, brokered or open, is refused until this build can give it") {
+  for (const auto egress : {sdk::EgressMode::proxy, sdk::EgressMode::open}) {
+    auto spec = spec_with(sdk::NetworkMode::restricted);
+    spec.policy.egress = egress;
+    auto refused = podman_run_plan(spec, host(false));
+    REQUIRE_FALSE(refused.has_value());
+    CHECK(refused.error().kind == sdk::Error::Kind::refused);
+    CHECK(refused.error().message.find("sandbox.network \"none\"") != std::string::npos);
+  }
+}
