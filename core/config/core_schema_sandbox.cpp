@@ -127,10 +127,6 @@ json::object sandbox() {
                               "can (bailey, through pasta); under any other it does nothing, "
                               "and the startup report says so."),
                          false)},
-              {"image",
-               unsupported(with(text("The image podman sessions run from."), "minLength", 1),
-                           "no podman backend is shipped, and bailey runs the host's own "
-                           "programs; remove the key")},
               {"memory", defaulted(size("Memory per session."), "4g")},
               {"cpus",
                defaulted(json::object{{"type", "number"},

@@ -15,6 +15,7 @@
 #include "core/daemon/system_clock.hpp"
 #include "core/log/logging.hpp"
 #include "core/receipts/receipts_db.hpp"
+#include "core/sandbox/inert_backend_keys.hpp"
 #include "core/sandbox/policy_from_config.hpp"
 #include "core/secrets/secret_scrubber.hpp"
 #include "core/sessions/private_directory.hpp"
@@ -157,6 +158,8 @@ int run_daemon(const RunEnvironment& env, std::ostream& out) {
   }
   auto report = host.backend()->probe(*policy);
   sandbox::note_inert_requests(*policy, report);
+  sandbox::note_inert_backend_keys(rt.source.schema, rt.config.written, settings.sandbox_backend,
+                                   report);
   out << render_enforcement_report(report) << std::flush;
   // Only a backend that runs the host's install needs it checked; an image's agent is the
   // image's business.

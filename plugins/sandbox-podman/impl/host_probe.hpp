@@ -14,8 +14,6 @@
 
 namespace errand::podman {
 
-inline constexpr const char* kDefaultImage = "localhost/errand-agent:latest";
-
 struct ImageFacts {
   std::string name;
   bool present = false;

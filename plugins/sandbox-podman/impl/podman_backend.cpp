@@ -3,6 +3,7 @@
 #include <sys/resource.h>
 
 #include <cctype>
+#include <errand/sdk/config_values.hpp>
 #include <sstream>
 #include <stdexcept>
 
@@ -19,12 +20,14 @@ namespace {
 
 constexpr std::chrono::milliseconds kPodmanTimeout{60000};
 
+// The host hands plugins the effective configuration, where the schema's default
+// (config_schema.hpp) is already filled in; a configuration without the key was not built by it.
 std::string configured_image(const boost::json::object& config) {
-  if (const auto* sandbox = config.if_contains("sandbox"); sandbox && sandbox->is_object())
-    if (const auto* image = sandbox->as_object().if_contains("image");
-        image && image->is_string() && !image->as_string().empty())
-      return std::string(image->as_string());
-  return kDefaultImage;
+  const auto* image = sdk::find_setting(config, "sandbox.image");
+  if (image == nullptr || !image->is_string() || image->as_string().empty())
+    throw std::runtime_error(
+        "sandbox.image is missing from the configuration the host gave the plugin");
+  return std::string(image->as_string());
 }
 
 // A session id becomes part of a container name and a label, so it is held to what both take.

@@ -14,6 +14,7 @@
 #include <optional>
 #include <string>
 
+#include "plugins/sandbox-podman/impl/config_schema.hpp"
 #include "plugins/sandbox-podman/impl/podman_command.hpp"
 #include "plugins/sandbox-podman/impl/podman_process.hpp"
 #include "plugins/sandbox-podman/impl/run_plan.hpp"
@@ -28,6 +29,8 @@ sdk::Result<RunHost> learn_run_host(const PodmanEnvironment& env, const std::str
 
 class PodmanBackend final : public sdk::SandboxBackend {
  public:
+  static constexpr const char* config_schema = kConfigSchema;
+
   // Throws (a refusal the host reports) when errand's containers.conf cannot be written.
   explicit PodmanBackend(const sdk::HostServices& host);
   ~PodmanBackend() override;

@@ -30,8 +30,9 @@ struct Daemon {
   std::unique_ptr<PodmanBackend> backend;
   int counter = 0;
 
-  Daemon() {
-    boost::json::object config{{"sandbox", boost::json::object{{"image", kTestImage}}}};
+  // The configuration as the host hands it over: sandbox.image written or defaulted.
+  explicit Daemon(const std::string& image = kTestImage) {
+    boost::json::object config{{"sandbox", boost::json::object{{"image", image}}}};
     auto log =
         std::make_shared<spdlog::logger>("podman", std::make_shared<spdlog::sinks::null_sink_mt>());
     fs::create_directories(dir.path() / "state");
@@ -100,6 +101,36 @@ TEST_CASE("a launched session runs true, ends with 0, and its container is gone"
   CHECK(*exit.exit_code == 0);
   CHECK(exit.cleanup_complete);
   CHECK_FALSE(d.container_exists(container_name("live-" + std::to_string(::getpid()) + "-1")));
+}
+
+TEST_CASE("the backend probes and runs the image sandbox.image names", "[key:sandbox.image]") {
+  const auto gaps_of = [](const sdk::EnforcementReport& r) {
+    std::string out;
+    for (const auto& g : r.gaps) out += g.guarantee + " -- " + g.reason + "\n";
+    return out;
+  };
+  auto policy = errand::sandbox::policy_from_config(boost::json::object{});
+  REQUIRE(policy.has_value());
+  policy->network = sdk::NetworkMode::none;
+
+  const std::string missing = "localhost/errand-no-such-image:latest";
+  Daemon absent(missing);
+  const auto refused = absent.backend->probe(*policy);
+  INFO(gaps_of(refused));
+  bool named = false;
+  for (const auto& g : refused.gaps)
+    named = named ||
+            (g.guarantee == "the session image" && g.reason.find(missing) != std::string::npos);
+  CHECK(named);
+
+  Daemon present;
+  const auto accepted = present.backend->probe(*policy);
+  INFO(gaps_of(accepted));
+  for (const auto& g : accepted.gaps) CHECK(g.guarantee != "the session image");
+  bool noted = false;
+  for (const auto& n : accepted.notes)
+    noted = noted || n.find(std::string("image ") + kTestImage) != std::string::npos;
+  CHECK(noted);
 }
 
 TEST_CASE("the agent's stdio is the container's: what goes in comes back out") {

@@ -9,6 +9,9 @@ namespace sdk = errand::sdk;
 
 namespace {
 
+// Any name serves: these facts are recorded, not looked up.
+constexpr const char* kImage = "localhost/errand-agent:latest";
+
 // The policy the core builds when the configuration leaves every sandbox key out.
 sdk::SandboxPolicy defaults() {
   auto p = errand::sandbox::policy_from_config(boost::json::object{});
@@ -22,7 +25,7 @@ HostFacts host_with(const char* info_json) {
   auto info = parse_podman_info(info_json);
   REQUIRE(info.has_value());
   f.info = *info;
-  f.image.name = kDefaultImage;
+  f.image.name = kImage;
   f.image.present = true;
   f.image.contract_label = R"({"version":1,"providers":["anthropic"]})";
   f.pasta_path = "/usr/bin/pasta";
@@ -135,7 +138,7 @@ TEST_CASE("an account without subordinate ranges is refused with the commands th
 TEST_CASE("podman that is not installed is one gap naming the packages") {
   HostFacts f;
   f.account = "errand";
-  f.image.name = kDefaultImage;
+  f.image.name = kImage;
   f.info_error = "podman is not installed";
   const auto r = build_probe_report(f, defaults());
   REQUIRE(r.gaps.size() == 1);
@@ -147,7 +150,7 @@ TEST_CASE("podman that is not installed is one gap naming the packages") {
 TEST_CASE("a runtime directory that is not the account's is refused with the fix") {
   HostFacts f;
   f.account = "errand";
-  f.image.name = kDefaultImage;
+  f.image.name = kImage;
   f.runtime_dir_problem = "XDG_RUNTIME_DIR /run/user/0 belongs to uid 0, not this account";
   const auto r = build_probe_report(f, defaults());
   INFO(gaps_of(r));
@@ -158,7 +161,7 @@ TEST_CASE("a runtime directory that is not the account's is refused with the fix
 TEST_CASE("a podman that fails is reported in its own words") {
   HostFacts f;
   f.account = "errand";
-  f.image.name = kDefaultImage;
+  f.image.name = kImage;
   f.info_error = "podman info failed: Error: cannot set up namespace using newuidmap";
   const auto r = build_probe_report(f, defaults());
   CHECK(has_gap(r, "every podman guarantee", "cannot set up namespace using newuidmap"));
