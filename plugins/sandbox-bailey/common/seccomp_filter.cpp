@@ -1,5 +1,7 @@
 #include "plugins/sandbox-bailey/common/seccomp_filter.hpp"
 
+#include "common/syscall_denylist/syscall_denylist.hpp"
+
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <sched.h>
@@ -20,33 +22,6 @@
 #endif
 
 namespace errand::bailey {
-
-const std::vector<std::string>& denied_syscall_names() {
-  static const std::vector<std::string> names = {
-      // tracing another process and the kernel keyring
-      "ptrace", "add_key", "request_key", "keyctl",
-      // loading code into the kernel
-      "kexec_load", "kexec_file_load", "init_module", "finit_module", "delete_module",
-      // large kernel surfaces an agent never needs
-      "bpf", "perf_event_open", "userfaultfd",
-      // the machine itself
-      "swapon", "swapoff", "reboot",
-      // the mount tree the launcher built
-      "mount", "umount2", "fsopen", "fsconfig", "fsmount", "move_mount", "open_tree", "fspick",
-      "mount_setattr", "pivot_root",
-      // namespaces
-      "setns", "unshare",
-      // other processes' memory, file handles, accounting
-      "process_vm_readv", "process_vm_writev", "open_by_handle_at", "name_to_handle_at", "acct",
-      // legacy surfaces with a history of kernel bugs: per-process segment tables, splicing
-      // user pages into pipes, disk quotas
-      "modify_ldt", "vmsplice", "quotactl", "quotactl_fd",
-      // comparing and stealing other processes' file descriptors
-      "kcmp", "pidfd_getfd",
-      // io_uring bypasses the filter for the operations it performs
-      "io_uring_setup", "io_uring_enter", "io_uring_register"};
-  return names;
-}
 
 const std::vector<int>& allowed_socket_families() {
   static const std::vector<int> families = {AF_UNIX, AF_INET, AF_INET6, AF_NETLINK};
@@ -187,7 +162,8 @@ sdk::Result<SeccompFilter> build_seccomp_filter() {
   bool ok = b.check(seccomp_attr_set(b.ctx_, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS),
                     "foreign architectures") &&
             b.check(seccomp_attr_set(b.ctx_, SCMP_FLTATR_CTL_NNP, 1), "no_new_privs");
-  for (const auto& name : denied_syscall_names()) ok = ok && b.deny(name.c_str(), EPERM);
+  for (const auto& name : sandbox_rules::denied_syscall_names())
+    ok = ok && b.deny(name.c_str(), EPERM);
 
   // clone3 passes its flags in memory the filter cannot read; ENOSYS makes libc use clone.
   ok = ok && b.deny("clone3", ENOSYS);

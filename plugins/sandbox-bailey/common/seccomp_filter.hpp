@@ -49,7 +49,4 @@ int highest_known_syscall();
 // answer EAFNOSUPPORT.
 const std::vector<int>& allowed_socket_families();
 
-// The names of the calls refused outright with EPERM, for the report and the tests.
-const std::vector<std::string>& denied_syscall_names();
-
 }  // namespace errand::bailey

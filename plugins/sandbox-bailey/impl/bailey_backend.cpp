@@ -13,6 +13,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "common/pool_work.hpp"
 #include "plugins/sandbox-bailey/common/host_features.hpp"
 #include "plugins/sandbox-bailey/common/landlock_abi.hpp"
 #include "plugins/sandbox-bailey/common/policy_toml.hpp"
@@ -21,7 +22,6 @@
 #include "plugins/sandbox-bailey/impl/environment.hpp"
 #include "plugins/sandbox-bailey/impl/launcher_spawn.hpp"
 #include "plugins/sandbox-bailey/impl/policy_builder.hpp"
-#include "plugins/sandbox-bailey/impl/pool_work.hpp"
 #include "plugins/sandbox-bailey/impl/validation_inputs.hpp"
 
 namespace errand::bailey {
@@ -257,7 +257,7 @@ boost::asio::awaitable<sdk::Result<std::unique_ptr<sdk::SandboxProcess>>> Bailey
     baseline = *measured;
   }
   auto work = [this, &spec, baseline] { return prepare(spec, baseline); };
-  auto setup = co_await run_on_pool(*pool_, std::move(work));
+  auto setup = co_await common::run_on_pool(*pool_, std::move(work));
   if (!setup) co_return setup.error();
   auto state = std::make_shared<ProcessState>(executor_, pool_, walker_, log_, std::move(*setup));
   {

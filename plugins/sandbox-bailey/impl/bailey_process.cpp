@@ -14,8 +14,8 @@
 #include <cstring>
 
 #include "common/human_size.hpp"
+#include "common/pool_work.hpp"
 #include "plugins/sandbox-bailey/common/launcher_protocol.hpp"
-#include "plugins/sandbox-bailey/impl/pool_work.hpp"
 
 #ifndef SYS_pidfd_send_signal
 #define SYS_pidfd_send_signal 424
@@ -126,7 +126,7 @@ asio::awaitable<void> ProcessState::watch_launcher() {
     if (!detail.empty()) return sdk::make_error(std::move(detail));
     return {};
   };
-  const sdk::Result<void> cleaned = co_await run_on_pool(*pool_, std::move(cleanup));
+  const sdk::Result<void> cleaned = co_await common::run_on_pool(*pool_, std::move(cleanup));
   exit.cleanup_complete = cleaned.has_value();
   if (!cleaned) exit.cleanup_detail = cleaned.error().message;
   if (!started_ && !start_error_)

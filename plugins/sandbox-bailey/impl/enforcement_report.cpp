@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "common/human_size.hpp"
+#include "common/syscall_denylist/syscall_denylist.hpp"
 #include "plugins/sandbox-bailey/common/landlock_abi.hpp"
 #include "plugins/sandbox-bailey/common/seccomp_filter.hpp"
 
@@ -184,7 +185,7 @@ sdk::EnforcementReport build_report(const HostFeatures& host, const sdk::Sandbox
 
   if (host.seccomp) {
     r.enforced.push_back("syscalls: seccomp refuses " +
-                         std::to_string(denied_syscall_names().size()) +
+                         std::to_string(sandbox_rules::denied_syscall_names().size()) +
                          " calls (tracing, keyrings, kernel modules, bpf, mounts, namespaces, "
                          "io_uring, modify_ldt, vmsplice, quotas, file handles, ...), namespace "
                          "clones, TIOCSTI, TIOCLINUX, TIOCSETD and unsafe personalities; calls "

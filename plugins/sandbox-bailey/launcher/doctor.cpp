@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <iostream>
 
+#include "common/syscall_denylist/syscall_denylist.hpp"
 #include "plugins/sandbox-bailey/common/host_features.hpp"
 #include "plugins/sandbox-bailey/common/landlock_abi.hpp"
 #include "plugins/sandbox-bailey/common/seccomp_filter.hpp"
@@ -34,7 +35,7 @@ void print_human(const HostFeatures& f) {
     out << "    not enforced: " << line << "\n";
   out << "  user namespaces: " << (f.userns ? "yes" : "no (" + f.userns_detail + ")") << "\n";
   out << "  seccomp: "
-      << (f.seccomp ? "yes, " + std::to_string(denied_syscall_names().size()) +
+      << (f.seccomp ? "yes, " + std::to_string(sandbox_rules::denied_syscall_names().size()) +
                           " calls refused plus clone3, namespace clones, "
                           "TIOCSTI/TIOCLINUX/TIOCSETD, unsafe personalities, socket families "
                           "but unix, IPv4, IPv6 and netlink, and calls newer than this build"

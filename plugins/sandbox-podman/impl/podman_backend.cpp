@@ -7,7 +7,7 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "plugins/sandbox-bailey/impl/pool_work.hpp"
+#include "common/pool_work.hpp"
 #include "plugins/sandbox-podman/impl/containers_conf.hpp"
 #include "plugins/sandbox-podman/impl/host_probe.hpp"
 #include "plugins/sandbox-podman/impl/seccomp_profile.hpp"
@@ -110,7 +110,7 @@ boost::asio::awaitable<sdk::Result<std::unique_ptr<sdk::SandboxProcess>>> Podman
     if (!plan) return plan.error();
     return start_podman(env_, plan->args, plan->variables);
   };
-  sdk::Result<RunningPodman> running = co_await bailey::run_on_pool(*pool_, std::move(prepare));
+  sdk::Result<RunningPodman> running = co_await common::run_on_pool(*pool_, std::move(prepare));
   if (!running) co_return running.error();
   auto state = std::make_shared<ContainerState>(executor_, pool_, log_, env_,
                                                 container_name(spec.session_id), *running);

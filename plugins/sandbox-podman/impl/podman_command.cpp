@@ -4,14 +4,14 @@
 #include <poll.h>
 #include <pwd.h>
 #include <signal.h>
-#include <spawn.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+
+#include "common/process_spawn.hpp"
 
 namespace errand::podman {
 
@@ -22,13 +22,6 @@ namespace {
 
 constexpr const char* kStandardPath =
     "/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:/usr/sbin:/sbin";
-
-std::vector<char*> pointers(std::vector<std::string>& items) {
-  std::vector<char*> out;
-  for (auto& s : items) out.push_back(s.data());
-  out.push_back(nullptr);
-  return out;
-}
 
 // Reads both pipes until each reaches end of file or the deadline passes; false on the deadline.
 bool drain(int out_fd, int err_fd, CommandOutput& output,
@@ -92,55 +85,23 @@ PodmanEnvironment environment_for_this_account(const fs::path& containers_conf) 
 
 namespace {
 
-// Starts podman with the given fds as its 0, 1 and 2, each made in the child only, and
-// everything else of the daemon's closed, in a process group of its own so a terminal's ^C meant
-// for the daemon does not reach it.
-sdk::Result<pid_t> spawn_podman(const PodmanEnvironment& env, const std::vector<std::string>& args,
-                                const std::vector<std::pair<std::string, std::string>>& extra,
-                                int in_fd, int out_fd, int err_fd) {
+// podman with the given fds as its 0, 1 and 2 (stdin /dev/null when in_fd is -1), everything
+// else of the daemon's closed, run from / so no directory of the daemon's is held open or
+// resolved against.
+sdk::Result<common::SpawnRequest> podman_request(
+    const PodmanEnvironment& env, const std::vector<std::string>& args,
+    const std::vector<std::pair<std::string, std::string>>& extra, int in_fd, int out_fd,
+    int err_fd) {
   if (env.program.empty())
     return make_error("podman is not installed", sdk::Error::Kind::not_found);
-  std::vector<std::string> argv{env.program.string()};
-  argv.insert(argv.end(), args.begin(), args.end());
-  std::vector<std::string> envp;
-  for (const auto& [k, v] : env.variables()) envp.push_back(k + "=" + v);
-  for (const auto& [k, v] : extra) envp.push_back(k + "=" + v);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  if (in_fd < 0)
-    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-  else
-    posix_spawn_file_actions_adddup2(&actions, in_fd, 0);
-  posix_spawn_file_actions_adddup2(&actions, out_fd, 1);
-  posix_spawn_file_actions_adddup2(&actions, err_fd, 2);
-  posix_spawn_file_actions_addclosefrom_np(&actions, 3);
-  // podman runs from / so no directory of the daemon's is held open or resolved against.
-  posix_spawn_file_actions_addchdir_np(&actions, "/");
-  posix_spawnattr_t attr;
-  posix_spawnattr_init(&attr);
-  sigset_t none, all;
-  sigemptyset(&none);
-  sigfillset(&all);
-  posix_spawnattr_setsigmask(&attr, &none);
-  posix_spawnattr_setsigdefault(&attr, &all);
-  posix_spawnattr_setpgroup(&attr, 0);
-  posix_spawnattr_setflags(&attr,
-                           POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP);
-  auto a = pointers(argv);
-  auto e = pointers(envp);
-  pid_t pid = -1;
-  const int rc = ::posix_spawn(&pid, argv[0].c_str(), &actions, &attr, a.data(), e.data());
-  posix_spawn_file_actions_destroy(&actions);
-  posix_spawnattr_destroy(&attr);
-  if (rc != 0) return make_error("could not start " + argv[0] + ": " + std::strerror(rc));
-  return pid;
-}
-
-int high_cloexec(int fd) {
-  if (fd < 0) return fd;
-  const int moved = ::fcntl(fd, F_DUPFD_CLOEXEC, 3);
-  ::close(fd);
-  return moved;
+  auto variables = env.variables();
+  variables.insert(variables.end(), extra.begin(), extra.end());
+  return common::SpawnRequest{env.program.string(),
+                              args,
+                              std::move(variables),
+                              {{in_fd, 0}, {out_fd, 1}, {err_fd, 2}},
+                              3,
+                              "/"};
 }
 
 }  // namespace
@@ -156,9 +117,13 @@ sdk::Result<CommandOutput> run_podman(
     ::close(out[1]);
     return make_error("could not make a pipe for podman");
   }
-  auto pid = spawn_podman(env, args, extra, -1, out[1], err[1]);
+  const int null = common::move_fd_at_least(::open("/dev/null", O_RDONLY | O_CLOEXEC), 3);
+  for (int* fd : {&out[0], &out[1], &err[0], &err[1]}) *fd = common::move_fd_at_least(*fd, 3);
+  auto request = podman_request(env, args, extra, null, out[1], err[1]);
+  auto pid = request ? common::spawn_process(*request) : sdk::Result<pid_t>(request.error());
   ::close(out[1]);
   ::close(err[1]);
+  if (null >= 0) ::close(null);
   if (!pid) {
     ::close(out[0]);
     ::close(err[0]);
@@ -197,8 +162,11 @@ sdk::Result<RunningPodman> start_podman(
     return make_error(std::string("could not make the session's pipes: ") + std::strerror(e));
   }
   // Above 2, so no dup2 in the child lands a pipe on itself and keeps close-on-exec.
-  for (int* fd : {&in[0], &in[1], &out[0], &out[1], &err[0], &err[1]}) *fd = high_cloexec(*fd);
-  auto pid = spawn_podman(env, args, extra, in[0], out[1], err[1]);
+  for (int* fd : {&in[0], &in[1], &out[0], &out[1], &err[0], &err[1]})
+    *fd = common::move_fd_at_least(*fd, 3);
+  auto request = podman_request(env, args, extra, in[0], out[1], err[1]);
+  auto spawned = request ? common::spawn_with_pidfd(*request)
+                         : sdk::Result<common::SpawnedProcess>(request.error());
   ::close(in[0]);
   ::close(out[1]);
   ::close(err[1]);
@@ -206,20 +174,12 @@ sdk::Result<RunningPodman> start_podman(
   r.stdin_fd = in[1];
   r.stdout_fd = out[0];
   r.stderr_fd = err[0];
-  if (!pid) {
+  if (!spawned) {
     r.close_all();
-    return pid.error();
+    return spawned.error();
   }
-  r.pid = *pid;
-  // Our own unreaped child, so the pid cannot have been reused yet.
-  r.pidfd = static_cast<int>(::syscall(SYS_pidfd_open, r.pid, 0));
-  if (r.pidfd < 0) {
-    const int e = errno;
-    ::kill(r.pid, SIGKILL);
-    ::waitpid(r.pid, nullptr, 0);
-    r.close_all();
-    return make_error(std::string("pidfd_open on podman failed: ") + std::strerror(e));
-  }
+  r.pid = spawned->pid;
+  r.pidfd = spawned->pidfd;
   return r;
 }
 

@@ -10,7 +10,7 @@
 #include <boost/asio/use_awaitable.hpp>
 #include <cerrno>
 
-#include "plugins/sandbox-bailey/impl/pool_work.hpp"
+#include "common/pool_work.hpp"
 
 namespace errand::podman {
 
@@ -98,7 +98,7 @@ asio::awaitable<void> ContainerState::watch() {
   auto name = name_;
   auto removal = [env, name] { return remove_container(env, name); };
   const std::pair<bool, std::string> removed =
-      co_await bailey::run_on_pool(*pool_, std::move(removal));
+      co_await common::run_on_pool(*pool_, std::move(removal));
   info.cleanup_complete = removed.first;
   info.cleanup_detail = removed.second;
   if (!removed.first) log_->warn("{}", removed.second);
@@ -131,7 +131,7 @@ asio::awaitable<sdk::ExitInfo> ContainerState::stop(std::chrono::milliseconds gr
              : out                      ? failure_text(*out)
                                         : out.error().message;
     };
-    const std::string failed = co_await bailey::run_on_pool(*pool_, std::move(stopping));
+    const std::string failed = co_await common::run_on_pool(*pool_, std::move(stopping));
     if (!failed.empty()) log_->warn("podman stop {}: {}", name_, failed);
   }
   co_return co_await finished();

@@ -8,7 +8,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "plugins/sandbox-bailey/common/seccomp_filter.hpp"
+#include "common/syscall_denylist/syscall_denylist.hpp"
 
 namespace errand::podman {
 
@@ -54,7 +54,7 @@ sdk::Result<fs::path> write_seccomp_profile(const fs::path& default_path, const 
   if (!in) return make_error("could not read podman's seccomp profile " + default_path.string());
   std::stringstream text;
   text << in.rdbuf();
-  auto profile = errand_seccomp_profile(text.str(), bailey::denied_syscall_names());
+  auto profile = errand_seccomp_profile(text.str(), sandbox_rules::denied_syscall_names());
   if (!profile) return make_error(profile.error().message + " (" + default_path.string() + ")");
   std::error_code ec;
   fs::create_directories(dir, ec);

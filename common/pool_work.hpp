@@ -12,7 +12,7 @@
 #include <type_traits>
 #include <utility>
 
-namespace errand::bailey {
+namespace errand::common {
 
 template <class F>
 auto run_on_pool(boost::asio::thread_pool& pool, F work) {
@@ -32,4 +32,4 @@ auto run_on_pool(boost::asio::thread_pool& pool, F work) {
       boost::asio::use_awaitable, std::move(work));
 }
 
-}  // namespace errand::bailey
+}  // namespace errand::common

@@ -1,0 +1,32 @@
+#include "common/syscall_denylist/syscall_denylist.hpp"
+
+namespace errand::sandbox_rules {
+
+const std::vector<std::string>& denied_syscall_names() {
+  static const std::vector<std::string> names = {
+      // tracing another process and the kernel keyring
+      "ptrace", "add_key", "request_key", "keyctl",
+      // loading code into the kernel
+      "kexec_load", "kexec_file_load", "init_module", "finit_module", "delete_module",
+      // large kernel surfaces an agent never needs
+      "bpf", "perf_event_open", "userfaultfd",
+      // the machine itself
+      "swapon", "swapoff", "reboot",
+      // the mount tree the launcher built
+      "mount", "umount2", "fsopen", "fsconfig", "fsmount", "move_mount", "open_tree", "fspick",
+      "mount_setattr", "pivot_root",
+      // namespaces
+      "setns", "unshare",
+      // other processes' memory, file handles, accounting
+      "process_vm_readv", "process_vm_writev", "open_by_handle_at", "name_to_handle_at", "acct",
+      // legacy surfaces with a history of kernel bugs: per-process segment tables, splicing
+      // user pages into pipes, disk quotas
+      "modify_ldt", "vmsplice", "quotactl", "quotactl_fd",
+      // comparing and stealing other processes' file descriptors
+      "kcmp", "pidfd_getfd",
+      // io_uring bypasses the filter for the operations it performs
+      "io_uring_setup", "io_uring_enter", "io_uring_register"};
+  return names;
+}
+
+}  // namespace errand::sandbox_rules
