@@ -9,15 +9,17 @@
 #include <utility>
 #include <vector>
 
+#include "common/broker_relay/broker_relay.hpp"
+
 namespace errand::bailey {
 
 // Where things sit inside every sandbox.
 inline constexpr const char* kWorkspace = "/workspace";
 inline constexpr const char* kState = "/state";
 inline constexpr const char* kHome = "/state/home";
-inline constexpr const char* kBrokerSocketInside = "/run/errand/broker.sock";
-inline constexpr const char* kRelayAddress = "127.0.0.1";
-inline constexpr std::uint16_t kRelayPort = 3128;
+using broker_relay::kBrokerSocketInside;
+using broker_relay::kRelayAddress;
+using broker_relay::kRelayPort;
 
 enum class NetworkPlan {
   none,    // an empty network namespace: loopback only, nothing behind it

@@ -18,9 +18,10 @@
 #include <memory>
 #include <optional>
 
+#include "common/broker_relay/broker_relay.hpp"
+#include "common/broker_relay/supervisor_signals.hpp"
 #include "plugins/sandbox-bailey/common/launcher_protocol.hpp"
 #include "plugins/sandbox-bailey/launcher/agent_exec.hpp"
-#include "plugins/sandbox-bailey/launcher/relay.hpp"
 #include "plugins/sandbox-bailey/launcher/sandbox_root.hpp"
 
 namespace errand::bailey::launcher {
@@ -105,18 +106,16 @@ void run_sandbox_init(const Prepared& prepared) {
 
   const int epoll_fd = ::epoll_create1(EPOLL_CLOEXEC);
   if (epoll_fd < 0) fail_errno("epoll_create1");
-  std::unique_ptr<Relay> relay;
-  if (p.network == NetworkPlan::broker) relay = std::make_unique<Relay>(epoll_fd, p.broker_socket);
+  std::unique_ptr<broker_relay::Relay> relay;
+  if (p.network == NetworkPlan::broker) {
+    std::string failed_step;
+    relay = broker_relay::Relay::listen(epoll_fd, kBrokerSocketInside, failed_step);
+    if (!relay) fail_errno(failed_step);
+  }
 
-  sigset_t handled;
-  sigemptyset(&handled);
-  for (int sig : {SIGCHLD, SIGTERM, SIGINT, SIGHUP, SIGQUIT}) sigaddset(&handled, sig);
-  const int signal_fd = ::signalfd(-1, &handled, SFD_NONBLOCK | SFD_CLOEXEC);
-  if (signal_fd < 0) fail_errno("signalfd");
-  epoll_event ev{};
-  ev.events = EPOLLIN;
-  ev.data.u64 = kSignalTag;
-  if (::epoll_ctl(epoll_fd, EPOLL_CTL_ADD, signal_fd, &ev) != 0) fail_errno("watching signals");
+  std::string failed_step;
+  const int signal_fd = broker_relay::watch_supervisor_signals(epoll_fd, kSignalTag, failed_step);
+  if (signal_fd < 0) fail_errno(failed_step);
 
   int exec_pipe[2];
   if (::pipe2(exec_pipe, O_CLOEXEC) != 0) fail_errno("creating the exec pipe");
@@ -145,17 +144,9 @@ void run_sandbox_init(const Prepared& prepared) {
     for (int i = 0; i < n; ++i) {
       const auto tag = events[i].data.u64;
       if (tag == kSignalTag) {
-        signalfd_siginfo info{};
-        while (::read(signal_fd, &info, sizeof info) == sizeof info) {
-          if (info.ssi_signo != SIGCHLD) {
-            // Forward termination to every process in the namespace.
-            ::kill(-1, static_cast<int>(info.ssi_signo));
-            continue;
-          }
-          int status = 0;
-          for (pid_t pid; (pid = ::waitpid(-1, &status, WNOHANG)) > 0;)
-            if (pid == agent) agent_status = status;
-        }
+        // Termination goes to every process in the namespace.
+        agent_status = broker_relay::take_supervisor_signals(signal_fd, agent,
+                                                             [](int sig) { ::kill(-1, sig); });
       } else if (relay && relay->owns(tag)) {
         relay->on_event(tag, events[i].events);
       }

@@ -1,6 +1,7 @@
 #include "plugins/sandbox-podman/impl/podman_backend.hpp"
 
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <cctype>
 #include <errand/sdk/config_values.hpp>
@@ -47,6 +48,7 @@ PodmanBackend::PodmanBackend(const sdk::HostServices& host)
       own_dir_(host.state_dir / "podman"),
       daemon_label_(daemon_label(host.state_dir)),
       image_(configured_image(host.config)),
+      relay_(host.plugin_path.parent_path() / kRelayName),
       pool_(std::make_shared<boost::asio::thread_pool>(2)) {
   auto conf = write_containers_conf(own_dir_);
   if (!conf) throw std::runtime_error("sandbox-podman: " + conf.error().message);
@@ -64,7 +66,12 @@ PodmanBackend::~PodmanBackend() {
 
 sdk::EnforcementReport PodmanBackend::probe(const sdk::SandboxPolicy& policy) noexcept {
   try {
-    return build_probe_report(gather_host_facts(env_, image_), policy);
+    auto facts = gather_host_facts(env_, image_);
+    if (::access(relay_.c_str(), X_OK) != 0)
+      facts.relay_problem = relay_.string() +
+                            " is missing or not executable; reinstall errand so "
+                            "errand-relay sits beside sandbox-podman.so";
+    return build_probe_report(facts, policy);
   } catch (const std::exception& e) {
     sdk::EnforcementReport r;
     r.backend = "podman";
@@ -85,8 +92,9 @@ sdk::Result<RunHost> learn_run_host(const PodmanEnvironment& env, const std::str
   if (!profile) return profile.error();
   rlimit nofile{};
   ::getrlimit(RLIMIT_NOFILE, &nofile);
-  return RunHost{image, !(info->rootless && info->cgroup_version == "v1"), *profile,
-                 nofile.rlim_max, daemon_label};
+  return RunHost{image,        !(info->rootless && info->cgroup_version == "v1"),
+                 *profile,     nofile.rlim_max,
+                 daemon_label, {}};
 }
 
 sdk::Result<RunHost> PodmanBackend::run_host() {
@@ -94,6 +102,7 @@ sdk::Result<RunHost> PodmanBackend::run_host() {
   if (run_host_) return *run_host_;
   auto host = learn_run_host(env_, image_, own_dir_, daemon_label_);
   if (!host) return host.error();
+  host->relay_program = relay_;
   run_host_ = *host;
   return *run_host_;
 }

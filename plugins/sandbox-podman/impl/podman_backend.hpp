@@ -27,6 +27,9 @@ sdk::Result<RunHost> learn_run_host(const PodmanEnvironment& env, const std::str
                                     const std::filesystem::path& own_dir,
                                     const std::string& daemon_label);
 
+// The relay podman sessions start first under the broker, installed beside the plugin.
+inline constexpr const char* kRelayName = "errand-relay";
+
 class PodmanBackend final : public sdk::SandboxBackend {
  public:
   static constexpr const char* config_schema = kConfigSchema;
@@ -49,7 +52,8 @@ class PodmanBackend final : public sdk::SandboxBackend {
   std::filesystem::path own_dir_;  // errand's containers.conf and seccomp profile
   std::string daemon_label_;       // errand.daemon=<...> on every container this daemon starts
   PodmanEnvironment env_;
-  std::string image_;  // sandbox.image
+  std::string image_;            // sandbox.image
+  std::filesystem::path relay_;  // errand-relay, beside the plugin
   std::shared_ptr<boost::asio::thread_pool> pool_;
   std::mutex mutex_;
   std::optional<RunHost> run_host_;

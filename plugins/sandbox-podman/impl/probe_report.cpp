@@ -102,6 +102,10 @@ void judge_network(const HostFacts& f, const sdk::SandboxPolicy& policy,
                    sdk::EnforcementReport& r) {
   r.notes.push_back(f.pasta_path.empty() ? "pasta is not installed (the passt package)"
                                          : "pasta at " + f.pasta_path);
+  if (policy.uses_broker())
+    r.notes.push_back(
+        "network: none of the container's own; its one way out is errand-relay on "
+        "127.0.0.1:3128 to the session's broker socket, mounted read-only");
   if (policy.network == sdk::NetworkMode::restricted && policy.egress == sdk::EgressMode::open)
     r.gaps.push_back({"a network of its own for each session (egress open)",
                       "sandbox-podman does not give a container a network yet (podman 4.3 has "
@@ -149,13 +153,10 @@ sdk::EnforcementReport build_probe_report(const HostFacts& f, const sdk::Sandbox
   judge_limits(f, policy, r);
   judge_image(f, r);
   judge_network(f, policy, r);
-  // What this build cannot give yet, each a gap so the daemon refuses rather than run a
-  // session with less than the configuration asks.
-  if (policy.uses_broker())
-    r.gaps.push_back({"the egress broker for sessions (egress proxy)",
-                      "sandbox-podman cannot give a container the broker yet (its relay inside "
-                      "the container is not built); set sandbox.network \"none\", or "
-                      "sandbox.egress.mode \"open\" to let sessions reach any host"});
+  // What this build cannot give, each a gap so the daemon refuses rather than run a session
+  // with less than the configuration asks.
+  if (policy.uses_broker() && !f.relay_problem.empty())
+    r.gaps.push_back({"the egress broker for sessions (egress proxy)", f.relay_problem});
   if (policy.limits.disk_bytes > 0 || policy.limits.disk_inodes > 0)
     r.gaps.push_back({"per-session disk budget",
                       "sandbox-podman does not measure the project and state directories yet"});

@@ -3,6 +3,8 @@
 #include <cstdint>
 #include <cstdio>
 
+#include "common/broker_relay/broker_relay.hpp"
+
 namespace errand::podman {
 
 using sdk::make_error;
@@ -10,6 +12,7 @@ using sdk::make_error;
 namespace {
 
 constexpr const char* kSessionPath = "/usr/local/bin:/usr/bin:/bin";
+constexpr const char* kRelayInside = "/run/errand/errand-relay";
 // Enough for language servers and build tools, where podman's own hard limit allows it.
 constexpr rlim_t kSessionNofile = 65536;
 
@@ -55,13 +58,17 @@ std::string daemon_label(const std::filesystem::path& state_dir) {
 
 sdk::Result<RunPlan> podman_run_plan(const sdk::LaunchSpec& spec, const RunHost& host) {
   const auto& policy = spec.policy;
-  if (policy.network == sdk::NetworkMode::restricted)
+  const bool brokered = policy.uses_broker();
+  if (policy.network == sdk::NetworkMode::restricted && !brokered)
     return make_error(
-        "sandbox-podman gives sessions no network yet: the broker's relay inside the container "
-        "is not built, and podman 4.3 has no --network=pasta for egress open; use "
-        "sandbox.network \"none\"",
+        "sandbox-podman cannot give sessions egress open: podman 4.3 has no --network=pasta; "
+        "use sandbox.egress.mode \"proxy\" or sandbox.network \"none\"",
         sdk::Error::Kind::refused);
   if (spec.argv.empty()) return make_error("the launch names no agent command");
+  if (brokered && !spec.broker_socket)
+    return make_error("the launch uses the broker but names no broker socket");
+  if (brokered && host.relay_program.empty())
+    return make_error("the launch uses the broker but errand-relay was not found");
   const auto& limits = policy.limits;
   RunPlan plan;
   auto& a = plan.args;
@@ -105,7 +112,12 @@ sdk::Result<RunPlan> podman_run_plan(const sdk::LaunchSpec& spec, const RunHost&
       plan.variables.emplace_back(name, std::move(value));
     }
   }
+  if (brokered) {
+    add(a, {"-v", spec.broker_socket->string() + ":" + broker_relay::kBrokerSocketInside + ":ro",
+            "-v", host.relay_program.string() + ":" + kRelayInside + ":ro"});
+  }
   a.push_back(host.image);
+  if (brokered) add(a, {kRelayInside, broker_relay::kBrokerSocketInside});
   a.insert(a.end(), spec.argv.begin(), spec.argv.end());
   return plan;
 }

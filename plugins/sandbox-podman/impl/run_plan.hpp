@@ -27,6 +27,8 @@ struct RunHost {
   // errand.daemon=<...>: which daemon's container this is, so one daemon's orphan sweep never
   // removes another's (two daemons, or a test beside a daemon, on one account).
   std::string daemon_label;
+  // errand-relay (static, beside the plugin): under the broker, the container's first process.
+  std::filesystem::path relay_program;
 };
 
 struct RunPlan {
@@ -42,8 +44,10 @@ std::string container_name(const std::string& session_id);
 // The errand.daemon label for the daemon whose state directory is state_dir.
 std::string daemon_label(const std::filesystem::path& state_dir);
 
-// An error for what this build cannot start: any restricted network (the broker's relay inside
-// the container is not built, and podman 4.3 has no pasta network for egress open).
+// Under the broker (network restricted, egress proxy) the container still has no network:
+// --network=none, the session's broker socket and errand-relay mounted read-only, and the relay
+// started first, listening on 127.0.0.1:3128, with the agent as its child. An error for egress
+// open, which this build cannot give (podman 4.3 has no pasta network).
 sdk::Result<RunPlan> podman_run_plan(const sdk::LaunchSpec& spec, const RunHost& host);
 
 }  // namespace errand::podman

@@ -1,6 +1,13 @@
+#include <poll.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include <catch2/catch_test_macros.hpp>
+#include <cstring>
+#include <mutex>
+#include <string>
+#include <thread>
 
 #include "core/sandbox/policy_from_config.hpp"
 #include "plugins/sandbox-podman/impl/podman_backend.hpp"
@@ -101,4 +108,80 @@ TEST_CASE("nothing of the host is visible but the project and the state") {
   const auto root = c.probe({"write", "/etc/errand-escape"});
   INFO(root.out << root.err);
   CHECK(root.out.rfind("errno=EROFS", 0) == 0);
+}
+
+namespace {
+
+// A stand-in for the session's broker: a unix socket that takes one connection, reads it to its
+// end and sends the same bytes back, keeping what it read so the test can see who answered.
+class EchoBroker {
+ public:
+  explicit EchoBroker(const fs::path& path) {
+    fd_ = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    REQUIRE(fd_ >= 0);
+    sockaddr_un a{};
+    a.sun_family = AF_UNIX;
+    REQUIRE(path.string().size() < sizeof a.sun_path);
+    std::strncpy(a.sun_path, path.c_str(), sizeof a.sun_path - 1);
+    REQUIRE(::bind(fd_, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0);
+    REQUIRE(::listen(fd_, 4) == 0);
+    thread_ = std::thread([this] { serve(); });
+  }
+  ~EchoBroker() {
+    ::shutdown(fd_, SHUT_RDWR);
+    thread_.join();
+    ::close(fd_);
+  }
+  std::string received() {
+    std::lock_guard lock(mutex_);
+    return received_;
+  }
+
+ private:
+  void serve() {
+    pollfd p{fd_, POLLIN, 0};
+    if (::poll(&p, 1, static_cast<int>(kRunTimeout.count())) <= 0) return;
+    const int client = ::accept4(fd_, nullptr, nullptr, SOCK_CLOEXEC);
+    if (client < 0) return;
+    std::string got;
+    char buf[4096];
+    for (ssize_t n; (n = ::read(client, buf, sizeof buf)) > 0;) got.append(buf, std::size_t(n));
+    (void)!::write(client, got.data(), got.size());
+    ::close(client);
+    std::lock_guard lock(mutex_);
+    received_ = got;
+  }
+
+  int fd_ = -1;
+  std::thread thread_;
+  std::mutex mutex_;
+  std::string received_;
+};
+
+}  // namespace
+
+TEST_CASE("under the broker only 127.0.0.1:3128 leads out, to the session's broker socket",
+          "[key:sandbox.egress.mode]") {
+  Container c;
+  c.host.relay_program = ERRAND_RELAY_PROGRAM;
+  c.spec.policy.network = sdk::NetworkMode::restricted;
+  c.spec.policy.egress = sdk::EgressMode::proxy;
+  c.spec.broker_socket = c.dir.path() / "broker.sock";
+
+  const std::string connect = "CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n";
+  {
+    EchoBroker broker(*c.spec.broker_socket);
+    const auto through = c.probe({"tcp-echo", "127.0.0.1", "3128", connect});
+    INFO(through.out << through.err);
+    CHECK(through.exit_code == 0);
+    CHECK(broker.received() == connect);
+    CHECK(through.out == "ok echo=" + connect + "\n");
+  }
+  // Nothing else is reachable: the container's namespace has only its loopback.
+  for (const char* address : {"192.0.2.1", "1.1.1.1", "10.0.2.2"}) {
+    const auto direct = c.probe({"tcp", address, "443"});
+    INFO(address << ": " << direct.out << direct.err);
+    CHECK(direct.exit_code == 1);
+    CHECK(direct.out.rfind("errno=ENETUNREACH", 0) == 0);
+  }
 }

@@ -101,12 +101,17 @@ TEST_CASE("on cgroup v2, a controller not delegated to the account is a gap") {
   CHECK(has_gap(r, "per-session process limit", "pids controller is not delegated"));
 }
 
-TEST_CASE("the broker and the disk budget, not built yet, are gaps when configured") {
+TEST_CASE("the broker without its relay, and the disk budget, are gaps when configured") {
   auto policy = defaults();
   REQUIRE(policy.uses_broker());
-  auto r = build_probe_report(host_with(recorded::kRootlessCgroupV2), policy);
+  auto without_relay = host_with(recorded::kRootlessCgroupV2);
+  without_relay.relay_problem = "/usr/lib/errand/errand-relay is missing or not executable";
+  auto r = build_probe_report(without_relay, policy);
   INFO(gaps_of(r));
-  CHECK(has_gap(r, "the egress broker for sessions (egress proxy)", "relay"));
+  CHECK(has_gap(r, "the egress broker for sessions (egress proxy)", "errand-relay is missing"));
+  r = build_probe_report(host_with(recorded::kRootlessCgroupV2), policy);
+  INFO(gaps_of(r));
+  CHECK_FALSE(has_gap(r, "the egress broker for sessions (egress proxy)", ""));
   policy.network = sdk::NetworkMode::none;
   policy.limits.disk_bytes = 1 << 30;
   r = build_probe_report(host_with(recorded::kRootlessCgroupV2), policy);

@@ -27,8 +27,9 @@ sdk::LaunchSpec spec_with(sdk::NetworkMode network) {
 }
 
 RunHost host(bool limits_apply) {
-  return RunHost{"localhost/errand-agent:latest", limits_apply,
-                 "/var/lib/errand/podman/seccomp.json", 1048576, daemon_label("/var/lib/errand")};
+  return RunHost{"localhost/errand-agent:latest",       limits_apply,
+                 "/var/lib/errand/podman/seccomp.json", 1048576,
+                 daemon_label("/var/lib/errand"),       {}};
 }
 
 bool has(const std::vector<std::string>& args, const std::string& item) {
@@ -129,13 +130,37 @@ TEST_CASE("nofile is held to podman's own hard limit, which rootless podman cann
   CHECK(has(values_of(plan->args, "--ulimit"), "nofile=4096:4096"));
 }
 
-TEST_CASE("a restricted network, brokered or open, is refused until this build can give it") {
-  for (const auto egress : {sdk::EgressMode::proxy, sdk::EgressMode::open}) {
-    auto spec = spec_with(sdk::NetworkMode::restricted);
-    spec.policy.egress = egress;
-    auto refused = podman_run_plan(spec, host(false));
-    REQUIRE_FALSE(refused.has_value());
-    CHECK(refused.error().kind == sdk::Error::Kind::refused);
-    CHECK(refused.error().message.find("sandbox.network \"none\"") != std::string::npos);
-  }
+TEST_CASE("egress open is refused until this build can give it") {
+  auto spec = spec_with(sdk::NetworkMode::restricted);
+  spec.policy.egress = sdk::EgressMode::open;
+  auto refused = podman_run_plan(spec, host(false));
+  REQUIRE_FALSE(refused.has_value());
+  CHECK(refused.error().kind == sdk::Error::Kind::refused);
+  CHECK(refused.error().message.find("sandbox.network \"none\"") != std::string::npos);
+}
+
+TEST_CASE("under the broker: no network, the socket and errand-relay read-only, the relay first") {
+  auto spec = spec_with(sdk::NetworkMode::restricted);
+  spec.policy.egress = sdk::EgressMode::proxy;
+  spec.broker_socket = "/srv/state/broker/s1.sock";
+  auto h = host(false);
+  h.relay_program = "/usr/lib/errand/errand-relay";
+  auto plan = podman_run_plan(spec, h);
+  REQUIRE(plan.has_value());
+  const auto& a = plan->args;
+  CHECK(has(a, "--network=none"));
+  const auto mounts = values_of(a, "-v");
+  CHECK(has(mounts, "/srv/state/broker/s1.sock:/run/errand/broker.sock:ro"));
+  CHECK(has(mounts, "/usr/lib/errand/errand-relay:/run/errand/errand-relay:ro"));
+  // After the image: the relay, the socket it carries connections to, then the agent.
+  const auto image = std::find(a.begin(), a.end(), "localhost/errand-agent:latest");
+  REQUIRE(image != a.end());
+  CHECK(std::vector<std::string>(image + 1, a.end()) ==
+        std::vector<std::string>{"/run/errand/errand-relay", "/run/errand/broker.sock", "kage",
+                                 "acp"});
+
+  spec.broker_socket.reset();
+  CHECK_FALSE(podman_run_plan(spec, h).has_value());
+  spec.broker_socket = "/srv/state/broker/s1.sock";
+  CHECK_FALSE(podman_run_plan(spec, host(false)).has_value());  // no relay found
 }

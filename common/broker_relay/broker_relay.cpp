@@ -1,4 +1,4 @@
-#include "plugins/sandbox-bailey/launcher/relay.hpp"
+#include "common/broker_relay/broker_relay.hpp"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -9,10 +9,7 @@
 #include <cerrno>
 #include <cstring>
 
-#include "plugins/sandbox-bailey/common/policy.hpp"
-#include "plugins/sandbox-bailey/launcher/prepared.hpp"
-
-namespace errand::bailey::launcher {
+namespace errand::broker_relay {
 
 namespace {
 
@@ -27,24 +24,33 @@ std::uint64_t broker_tag(std::uint64_t id) {
 
 }  // namespace
 
-Relay::Relay(int epoll_fd, std::string broker_socket)
-    : epoll_fd_(epoll_fd), broker_socket_(std::move(broker_socket)) {
-  listen_fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-  if (listen_fd_ < 0) fail_errno("creating the relay socket");
+std::unique_ptr<Relay> Relay::listen(int epoll_fd, std::string broker_socket,
+                                     std::string& failed_step) {
+  std::unique_ptr<Relay> relay(new Relay(epoll_fd, std::move(broker_socket)));
+  const auto failed = [&](const char* step) {
+    const int e = errno;
+    failed_step = step;
+    relay.reset();
+    errno = e;
+    return nullptr;
+  };
+  relay->listen_fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  if (relay->listen_fd_ < 0) return failed("creating the relay socket");
   const int one = 1;
-  ::setsockopt(listen_fd_, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+  ::setsockopt(relay->listen_fd_, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
   addr.sin_port = htons(kRelayPort);
   ::inet_pton(AF_INET, kRelayAddress, &addr.sin_addr);
-  if (::bind(listen_fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0)
-    fail_errno("binding the relay to 127.0.0.1:3128");
-  if (::listen(listen_fd_, 128) != 0) fail_errno("listening on the relay");
+  if (::bind(relay->listen_fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0)
+    return failed("binding the relay to 127.0.0.1:3128");
+  if (::listen(relay->listen_fd_, 128) != 0) return failed("listening on the relay");
   epoll_event ev{};
   ev.events = EPOLLIN;
   ev.data.u64 = kFirstTag;
-  if (::epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, listen_fd_, &ev) != 0)
-    fail_errno("watching the relay socket");
+  if (::epoll_ctl(epoll_fd, EPOLL_CTL_ADD, relay->listen_fd_, &ev) != 0)
+    return failed("watching the relay socket");
+  return relay;
 }
 
 Relay::~Relay() {
@@ -75,7 +81,7 @@ void Relay::accept_all() {
     const int broker = ::socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     sockaddr_un addr{};
     addr.sun_family = AF_UNIX;
-    std::strncpy(addr.sun_path, kBrokerSocketInside, sizeof addr.sun_path - 1);
+    std::strncpy(addr.sun_path, broker_socket_.c_str(), sizeof addr.sun_path - 1);
     // A unix connect completes at once or fails (a full backlog is EAGAIN); the agent's
     // connection is dropped rather than held, so it sees the broker as down.
     if (broker < 0 || ::connect(broker, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
@@ -164,4 +170,4 @@ void Relay::close_link(std::uint64_t id) {
   links_.erase(it);
 }
 
-}  // namespace errand::bailey::launcher
+}  // namespace errand::broker_relay
