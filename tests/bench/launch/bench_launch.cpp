@@ -1,9 +1,12 @@
 // Measures how long a fully confined bailey sandbox takes to start, run `true` and be cleaned
 // up, through BaileyBackend::launch() exactly as the daemon calls it, against bubblewrap doing
-// the same with comparable namespaces, alternating the two so both see the same machine.
+// the same with comparable namespaces, and a podman session (PodmanBackend::launch(): container
+// started, `true`, container removed) in the first 20 rounds, interleaving them so all see the
+// same machine.
 //
-//   bench_launch [runs]     (default 30; needs unprivileged user namespaces and bwrap; started
-//                           as root, it runs as the test account)
+//   bench_launch [runs]     (default 30; needs unprivileged user namespaces, bwrap, and for
+//                           podman the test account's rootless podman with the test image
+//                           scripts/setup builds; started as root, it runs as the test account)
 
 #include <spawn.h>
 #include <stdlib.h>
@@ -26,6 +29,7 @@
 
 #include "core/sandbox/policy_from_config.hpp"
 #include "plugins/sandbox-bailey/impl/bailey_backend.hpp"
+#include "plugins/sandbox-podman/impl/podman_backend.hpp"
 #include "tests/support/host_parts.hpp"
 #include "tests/support/temp_dir.hpp"
 #include "tests/support/test_account.hpp"
@@ -34,6 +38,9 @@ namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
 namespace {
+
+constexpr int kPodmanRuns = 20;
+constexpr const char* kPodmanImage = "localhost/errand-test:latest";
 
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
@@ -148,8 +155,41 @@ static int benchmark(int argc, char** argv) {
       ERRAND_BAILEY_PLUGIN, state_dir);
   errand::bailey::BaileyBackend backend(host);
   const auto policy = errand::sandbox::policy_from_config(host.config);
+  const auto podman_host = parts.services(
+      io.get_executor(),
+      std::make_shared<spdlog::logger>("bench", std::make_shared<spdlog::sinks::null_sink_mt>()),
+      boost::json::object{{"projectRoot", projects.string()},
+                          {"stateDir", state_dir.string()},
+                          {"sandbox", boost::json::object{{"image", kPodmanImage}}}},
+      ERRAND_PODMAN_PLUGIN, state_dir);
+  errand::podman::PodmanBackend podman(podman_host);
 
-  std::vector<double> bailey_ms, bwrap_ms;
+  // One session through a backend exactly as the daemon runs it; false when it did not end with
+  // 0 and everything cleaned up.
+  const auto session = [&](errand::sdk::SandboxBackend& through,
+                           const errand::sdk::LaunchSpec& spec, const char* name) {
+    bool ok = false;
+    boost::asio::co_spawn(
+        io,
+        [&]() -> boost::asio::awaitable<void> {
+          auto launched = co_await through.launch(spec);
+          if (!launched) {
+            std::fprintf(stderr, "%s: %s\n", name, launched.error().message.c_str());
+            co_return;
+          }
+          const auto exit = co_await (*launched)->wait();
+          ok = exit.exit_code == 0 && exit.cleanup_complete;
+          if (!ok)
+            std::fprintf(stderr, "%s: %s %s\n", name, exit.detail.c_str(),
+                         exit.cleanup_detail.c_str());
+        },
+        boost::asio::detached);
+    io.restart();
+    io.run();
+    return ok;
+  };
+
+  std::vector<double> bailey_ms, bwrap_ms, podman_ms;
   int failures = 0;
   for (int i = 0; i < runs; ++i) {
     errand::sdk::LaunchSpec spec;
@@ -164,36 +204,32 @@ static int benchmark(int argc, char** argv) {
     spec.policy = *policy;
 
     const auto start = Clock::now();
-    bool ok = false;
-    boost::asio::co_spawn(
-        io,
-        [&]() -> boost::asio::awaitable<void> {
-          auto launched = co_await backend.launch(spec);
-          if (!launched) {
-            std::fprintf(stderr, "bailey: %s\n", launched.error().message.c_str());
-            co_return;
-          }
-          const auto exit = co_await (*launched)->wait();
-          ok = exit.exit_code == 0 && exit.cleanup_complete;
-        },
-        boost::asio::detached);
-    io.restart();
-    io.run();
+    const bool ok = session(backend, spec, "bailey");
     bailey_ms.push_back(ms_since(start));
 
     const auto bw_start = Clock::now();
     const bool bw_ok = run_bwrap(spec.project_dir, spec.state_dir);
     bwrap_ms.push_back(ms_since(bw_start));
     if (!ok || !bw_ok) ++failures;
+
+    if (i >= kPodmanRuns) continue;
+    auto in_container = spec;
+    in_container.session_id = "bench-podman-" + std::to_string(i);
+    const auto pm_start = Clock::now();
+    const bool pm_ok = session(podman, in_container, "podman");
+    podman_ms.push_back(ms_since(pm_start));
+    if (!pm_ok) ++failures;
   }
   ::close(broker);
   fs::remove_all(root);
 
-  const double b = median(bailey_ms), w = median(bwrap_ms);
-  std::printf("runs: %d (failed: %d)\n", runs, failures);
+  const double b = median(bailey_ms), w = median(bwrap_ms), p = median(podman_ms);
+  std::printf("runs: %d, podman %zu (failed: %d)\n", runs, podman_ms.size(), failures);
   std::printf("bailey (launch -> true -> cleaned up), median: %.2f ms\n", b);
   std::printf("bwrap  (--unshare-all ... true),       median: %.2f ms\n", w);
+  std::printf("podman (run -> true -> removed),       median: %.2f ms\n", p);
   std::printf("ratio bailey/bwrap: %.2f\n", b / w);
+  std::printf("ratio podman/bailey: %.2f, podman/bwrap: %.2f\n", p / b, p / w);
   return failures == 0 ? 0 : 1;
 }
 
