@@ -55,6 +55,25 @@ TEST_CASE("errand config check accepts a valid file and refuses a broken one") {
   CHECK(!r.err.empty());
 }
 
+TEST_CASE("errand config check says a key of another sandbox backend does nothing") {
+  DaemonHarness h;
+  // sandbox.fixture is contributed by the fixture sandbox plugin; under bailey nothing reads it.
+  auto text = h.config_text(R"("fixture": {"gaps": []})");
+  const std::string own = R"("backend": "fixture")";
+  REQUIRE(text.find(own) != std::string::npos);
+  h.write_config(text);
+  const auto under_own = h.run({"config", "check"});
+  CHECK(under_own.exit_code == 0);
+  CHECK(under_own.out.find("does nothing") == std::string::npos);
+  text.replace(text.find(own), own.size(), R"("backend": "bailey")");
+  h.write_config(text);
+  const auto under_other = h.run({"config", "check"});
+  INFO(under_other.out << under_other.err);
+  CHECK(under_other.exit_code == 0);
+  CHECK(under_other.out.find("note: sandbox.fixture does nothing under bailey") !=
+        std::string::npos);
+}
+
 TEST_CASE(
     "errand plugins list --json shows the in-tree plugins loaded and refuses the bad fixtures") {
   DaemonHarness h;
