@@ -3,9 +3,11 @@
 // One live session: an actor on its own strand that owns the session's broker session, its
 // sandbox, the ACP conversation with the agent inside it, the thread's renderer and the
 // transcript. Every public member may be called from any thread; each posts onto the strand.
+// It keeps the lifecycle and composes three parts: the turn runner (which prompt runs when),
+// tool activity (the agent's tool calls) and the permission gate (the agent's questions).
 //
 // Life: start() opens the thread (for a new session), the directories, the broker session, the
-// sandbox and the ACP session; prompts wait in the turn queue and run one at a time; a stop,
+// sandbox and the ACP session; prompts wait in the turn runner and run one at a time; a stop,
 // whatever asked for it, closes the broker session first, then stops the sandbox, then records
 // the session as ended so its thread can be resumed.
 

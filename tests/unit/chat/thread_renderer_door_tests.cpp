@@ -2,68 +2,33 @@
 // Each entry point gets a configured secret and a minted stand-in; none comes out, and the
 // scrubber never sees a text that was already scrubbed.
 
-#include "core/chat/render/thread_renderer.hpp"
-#include "core/daemon/system_clock.hpp"
-#include "tests/support/scrub_witness.hpp"
-#include "tests/unit/chat/recording_transport.hpp"
+#include "tests/unit/chat/renderer_harness.hpp"
 
-#include <spdlog/logger.h>
-#include <spdlog/sinks/null_sink.h>
-#include <boost/asio/co_spawn.hpp>
-#include <boost/asio/detached.hpp>
-#include <boost/asio/io_context.hpp>
-#include <boost/asio/strand.hpp>
 #include <catch2/catch_test_macros.hpp>
 #include <catch2/matchers/catch_matchers_string.hpp>
 
 using Catch::Matchers::ContainsSubstring;
 using errand::chat::ThreadRenderer;
+using errand::test::RendererHarness;
 namespace chat = errand::chat;
 namespace sdk = errand::sdk;
 
 namespace {
 
-const std::string kSecret = "configured-door-secret";
-const std::string kStandIn = "errand-session-" + std::string(64, 'b');
+const std::string kSecret(errand::test::kConfiguredSecret);
+const std::string& kStandIn = errand::test::kStandIn;
 
-struct DoorHarness {
-  DoorHarness() : strand(boost::asio::make_strand(io)), secrets({kSecret}) {
-    secrets.add(kStandIn);
-    chat::RenderSettings settings;
-    settings.forward_tool_output = true;
-    settings.post_diffs = true;
-    renderer = ThreadRenderer::create(
-        strand,
-        chat::RendererDeps{transport, secrets, clock,
-                           std::make_shared<spdlog::logger>(
-                               "render", std::make_shared<spdlog::sinks::null_sink_mt>()),
-                           nullptr},
-        "thread-1", settings);
-  }
-
-  void run(std::function<boost::asio::awaitable<void>(ThreadRenderer&)> body) {
-    boost::asio::co_spawn(
-        strand,
-        [this, body]() -> boost::asio::awaitable<void> {
-          co_await body(*renderer);
-          co_await renderer->drain();
-        },
-        boost::asio::detached);
-    io.run();
-  }
-
-  boost::asio::io_context io;
-  boost::asio::strand<boost::asio::io_context::executor_type> strand;
-  errand::test::RecordingTransport transport;
-  errand::test::ScrubWitness secrets;
-  errand::daemon::SystemClock clock;
-  std::shared_ptr<ThreadRenderer> renderer;
-};
+chat::RenderSettings everything_shown() {
+  chat::RenderSettings settings;
+  settings.forward_tool_output = true;
+  settings.post_diffs = true;
+  return settings;
+}
 
 }  // namespace
 
 TEST_CASE("no secret given to any of the renderer's entry points reaches the thread") {
-  DoorHarness h;
+  RendererHarness h(everything_shown(), 2000, std::chrono::milliseconds(1));
   const std::string both = kSecret + " and " + kStandIn;
   const sdk::MessageRef prompt{"thread-1", "prompt-1"};
   h.run([&](ThreadRenderer& r) -> boost::asio::awaitable<void> {
@@ -94,7 +59,7 @@ TEST_CASE("no secret given to any of the renderer's entry points reaches the thr
 }
 
 TEST_CASE("the renderer's own refusal of an upload names the file scrubbed, and scrubs it once") {
-  DoorHarness h;
+  RendererHarness h(everything_shown(), 2000, std::chrono::milliseconds(1));
   h.run([&](ThreadRenderer& r) -> boost::asio::awaitable<void> {
     sdk::OutFile file;
     file.filename = "dump-" + kStandIn + ".txt";
@@ -110,7 +75,7 @@ TEST_CASE("the renderer's own refusal of an upload names the file scrubbed, and 
 }
 
 TEST_CASE("text the caller has not scrubbed is shown scrubbed, which is why callers never scrub") {
-  DoorHarness h;
+  RendererHarness h(everything_shown(), 2000, std::chrono::milliseconds(1));
   h.run([&](ThreadRenderer& r) -> boost::asio::awaitable<void> {
     r.notice("raw " + kSecret);
     co_return;
