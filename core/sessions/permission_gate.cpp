@@ -19,9 +19,9 @@ void PermissionGate::ask(agent::PermissionRequest request, agent::PermissionResp
   const auto generation = ++generation_;
   question_ = Question{std::move(request), std::move(responder), generation};
   timer_.expires_after(timeout);
-  // A destroyed gate cancels its timer; the handler then looks at nothing but the error.
-  timer_.async_wait([this, generation](const boost::system::error_code& ec) {
-    if (!ec) expire(generation);
+  std::weak_ptr<void> alive = alive_;
+  timer_.async_wait([this, alive, generation](const boost::system::error_code& ec) {
+    if (!ec && !alive.expired()) expire(generation);
   });
 }
 

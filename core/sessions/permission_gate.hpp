@@ -14,6 +14,7 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -58,6 +59,8 @@ class PermissionGate {
   std::optional<Question> question_;
   std::uint64_t generation_ = 0;
   boost::asio::steady_timer timer_;
+  // A timer that fired just before the gate went may still call back; it checks this first.
+  std::shared_ptr<int> alive_ = std::make_shared<int>(0);
 };
 
 }  // namespace errand::sessions
