@@ -113,10 +113,8 @@ int run_daemon(const RunEnvironment& env, std::ostream& out) {
   for (const auto& warning : unresolved_provider_warnings(rt.config.effective))
     rt.log->warn("{}", warning);
 
-  std::string why;
-  if (!sessions::make_private_directory(settings.state_dir, why)) {
-    why = "stateDir: " + why;
-    rt.log->error("{}", why);
+  if (auto made = sessions::make_private_directory(settings.state_dir); !made) {
+    rt.log->error("stateDir: {}", made.error().message);
     return kExitRefused;
   }
   auto lock = StateLock::acquire(settings.state_dir);
