@@ -2,9 +2,9 @@
 // records raw comes out scrubbed, and each string is scrubbed once.
 
 #include "core/chat/render/transcript.hpp"
+#include "tests/support/manual_clock.hpp"
 #include "tests/support/scrub_witness.hpp"
 #include "tests/support/temp_dir.hpp"
-#include "tests/unit/sessions/manual_clock.hpp"
 
 #include <boost/json.hpp>
 #include <catch2/catch_test_macros.hpp>
