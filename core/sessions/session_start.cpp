@@ -5,6 +5,7 @@
 #include "core/agent/auth_method_choice.hpp"
 #include "core/agent/provider_routes.hpp"
 #include "core/agent/state_files.hpp"
+#include "core/sandbox/broker_spec.hpp"
 #include "core/sessions/private_directory.hpp"
 #include "core/sessions/session.hpp"
 
@@ -208,7 +209,7 @@ asio::awaitable<bool> Session::open_broker(std::string& why) {
         "restart errand to use the new setting";
     co_return false;
   }
-  sdk::BrokerSessionSpec spec;
+  auto spec = sandbox::broker_session_spec(*sandbox_);
   spec.session_id = id();
   spec.socket_path = paths_.broker_socket;
   spec.record_dir = paths_.record;
