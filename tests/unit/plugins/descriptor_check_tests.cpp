@@ -50,12 +50,11 @@ TEST_CASE("a descriptor as ERRAND_PLUGIN emits it is accepted") {
 }
 
 TEST_CASE("the ABI 1.0 descriptor ends after validate_config") {
-  CHECK(errand::plugins::kDescriptorV1_0Size ==
+  // 1.0's fields keep their places; ABI 3.0 appended validate_policy, which every 3.x has.
+  CHECK(offsetof(errand_plugin_entry_v1_t, validate_config) +
+            sizeof(errand_plugin_entry_v1_t::validate_config) ==
         offsetof(errand_plugin_entry_v1_t, validate_policy));
-  // ABI 3.0 appended validate_policy, the last field.
-  CHECK(offsetof(errand_plugin_entry_v1_t, validate_policy) +
-            sizeof(errand_plugin_entry_v1_t::validate_policy) ==
-        sizeof(errand_plugin_entry_v1_t));
+  CHECK(errand::plugins::kDescriptorMajorSize == sizeof(errand_plugin_entry_v1_t));
   CHECK(errand::plugins::kDescriptorHeaderSize == 8);
 }
 
