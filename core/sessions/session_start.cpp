@@ -5,6 +5,7 @@
 #include "core/agent/auth_method_choice.hpp"
 #include "core/agent/provider_routes.hpp"
 #include "core/agent/state_files.hpp"
+#include "core/sandbox/broker_spec.hpp"
 #include "core/sessions/private_directory.hpp"
 #include "core/sessions/session.hpp"
 
@@ -187,7 +188,7 @@ asio::awaitable<sdk::Result<void>> Session::open_broker() {
         "the configuration sends this session's traffic through the egress broker, but the "
         "daemon started without one (the configuration it started with did not need it); "
         "restart errand to use the new setting");
-  sdk::BrokerSessionSpec spec;
+  auto spec = sandbox::broker_session_spec(*sandbox_);
   spec.session_id = id();
   spec.socket_path = paths_.broker_socket;
   spec.record_dir = paths_.record;
