@@ -2,6 +2,7 @@
 
 #include "common/toml/toml_text.hpp"
 #include "core/config/string_settings.hpp"
+#include "core/sandbox/sandbox_choice.hpp"
 
 #include <algorithm>
 #include <errand/sdk/config_values.hpp>
@@ -39,8 +40,7 @@ void render_custom_models(std::string& out, const std::string& table, const json
 void KageGlue::check(const json::object& config, sdk::ConfigProblems& problems) const {
   const auto* providers = sdk::find_setting(config, "agent.providers");
   if (providers == nullptr || !providers->is_object()) return;
-  const auto* mode = sdk::find_setting(config, "sandbox.egress.mode");
-  const bool open = mode != nullptr && mode->is_string() && mode->as_string() == "open";
+  const bool open = sandbox::egress_mode(config) == sdk::EgressMode::open;
   for (const auto& entry : providers->as_object()) {
     const std::string name(entry.key());
     const std::string path = "agent.providers." + name;

@@ -1,6 +1,7 @@
 #include "core/agent/provider_routes.hpp"
 
 #include "core/config/string_settings.hpp"
+#include "core/sandbox/sandbox_choice.hpp"
 
 #include <cctype>
 #include <errand/sdk/config_values.hpp>
@@ -11,11 +12,6 @@ namespace errand::agent {
 namespace json = boost::json;
 
 namespace {
-
-bool egress_is_proxy(const json::object& config) {
-  const auto* mode = sdk::find_setting(config, "sandbox.egress.mode");
-  return mode == nullptr || !mode->is_string() || mode->as_string() == "proxy";
-}
 
 // Userinfo may carry only unreserved characters and percent escapes.
 std::string percent_encode(std::string_view text) {
@@ -46,7 +42,7 @@ std::vector<ProviderRoute> provider_routes(const json::object& config,
   std::vector<ProviderRoute> routes;
   const auto* providers = sdk::find_setting(config, "agent.providers");
   if (providers == nullptr || !providers->is_object()) return routes;
-  const bool proxy = egress_is_proxy(config);
+  const bool proxy = sandbox::egress_mode(config) == sdk::EgressMode::proxy;
   std::map<std::string, const json::object*> sorted;
   for (const auto& entry : providers->as_object())
     if (entry.value().is_object())

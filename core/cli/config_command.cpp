@@ -1,11 +1,11 @@
 #include "core/cli/commands.hpp"
 #include "core/config/problem.hpp"
 #include "core/config/reference.hpp"
-#include "core/config/settings.hpp"
 #include "core/daemon/configuration_source.hpp"
 #include "core/daemon/exit_codes.hpp"
 #include "core/log/logging.hpp"
 #include "core/sandbox/inert_backend_keys.hpp"
+#include "core/sandbox/sandbox_choice.hpp"
 #include "core/secrets/secret_scrubber.hpp"
 
 #include <iostream>
@@ -67,7 +67,7 @@ int config_command(const std::vector<std::string>& args) {
       return daemon::kExitRefused;
     }
     std::cout << "configuration accepted: " << loaded->source.string() << "\n";
-    const auto backend = config::settings_from(loaded->effective).sandbox_backend;
+    const auto backend = sandbox::sandbox_choice(loaded->effective).backend;
     for (const auto& note : sandbox::inert_backend_keys(source.schema, loaded->written, backend))
       std::cout << "note: " << note << "\n";
     return 0;

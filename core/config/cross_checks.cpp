@@ -93,31 +93,6 @@ void check_agent_command(const json::object& config, std::vector<Problem>& probl
                       "e.g. [\"my-agent\", \"--acp\"]"});
 }
 
-void check_sandbox_env(const json::object& config, std::vector<Problem>& problems) {
-  const auto* env = object_at(config, "sandbox.env");
-  if (env == nullptr) return;
-  const auto carriers = credential_carriers(config);
-  for (const auto& entry : *env) {
-    const std::string name(entry.key());
-    const std::string path = "sandbox.env." + name;
-    if (name == "PATH") {
-      problems.push_back({path, "`" + path +
-                                    "` is refused: a session's PATH is set by the sandbox "
-                                    "policy; add directories with `sandbox.pathExtra` "
-                                    "instead"});
-    } else if (name == "HOME") {
-      problems.push_back({path, "`" + path +
-                                    "` is refused: a session's HOME is placed by the sandbox "
-                                    "(/state/home); remove it"});
-    } else if (const auto carrier = carriers.find(name); carrier != carriers.end()) {
-      problems.push_back({path, "`" + path + "` is refused: it is the variable that carries " +
-                                    carrier->second +
-                                    ", and nothing here may decide what the agent "
-                                    "authenticates as; remove it"});
-    }
-  }
-}
-
 void check_alias_names(const json::object& config, std::vector<Problem>& problems) {
   const auto* aliases = object_at(config, "agent.aliases");
   if (aliases == nullptr) return;
@@ -149,7 +124,6 @@ void check_across_keys(const json::object& config, std::vector<Problem>& problem
   check_agent_provider(config, problems);
   check_agent_command(config, problems);
   check_provider_definitions(config, problems);
-  check_sandbox_env(config, problems);
   check_alias_names(config, problems);
   check_kage_provider_names(config, problems);
 }

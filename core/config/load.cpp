@@ -9,6 +9,7 @@
 #include "core/config/jsonc.hpp"
 #include "core/config/read_text_file.hpp"
 #include "core/config/schema_validator.hpp"
+#include "core/sandbox/policy_problems.hpp"
 
 namespace errand::config {
 
@@ -63,6 +64,7 @@ LoadResult load_config_text(std::string_view text, const std::filesystem::path& 
   fill_schema_defaults(effective, schema);
   fill_derived_defaults(effective.as_object());
   check_across_keys(effective.as_object(), problems);
+  sandbox::check_sandbox_policy(effective.as_object(), well_typed, contributions, problems);
 
   if (well_typed) {
     for (const auto& contribution : contributions)

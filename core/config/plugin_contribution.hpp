@@ -2,6 +2,7 @@
 
 #include <boost/json/object.hpp>
 #include <errand/sdk/config_problems.hpp>
+#include <errand/sdk/sandbox_policy.hpp>
 #include <functional>
 #include <string>
 
@@ -17,6 +18,10 @@ struct PluginContribution {
   // Runs over the effective configuration (validated, defaults filled) once the schema
   // validation passed; may be empty.
   std::function<void(const boost::json::object& effective, errand::sdk::ConfigProblems&)> validate;
+  // A sandbox backend's checks of the policy the core built; run only for the backend
+  // sandbox.backend chooses (core/sandbox/policy_problems). May be empty.
+  std::function<void(const errand::sdk::SandboxPolicy&, errand::sdk::ConfigProblems&)>
+      validate_policy;
 };
 
 }  // namespace errand::config

@@ -32,13 +32,6 @@ std::int64_t whole_number(const json::object& config, std::string_view dotted) {
   return number;
 }
 
-bool flag(const json::object& config, std::string_view dotted) {
-  const auto& value = required(config, dotted);
-  if (!value.is_bool())
-    throw std::invalid_argument("`" + std::string(dotted) + "` is not a boolean");
-  return value.as_bool();
-}
-
 }  // namespace
 
 Settings settings_from(const json::object& effective) {
@@ -53,10 +46,6 @@ Settings settings_from(const json::object& effective) {
   }
   settings.log_level = text(effective, "logging.level");
   settings.chat_transport = text(effective, "chat.transport");
-  settings.sandbox_backend = text(effective, "sandbox.backend");
-  settings.require_full_enforcement = flag(effective, "sandbox.requireFullEnforcement");
-  settings.network = text(effective, "sandbox.network");
-  settings.egress_mode = text(effective, "sandbox.egress.mode");
   settings.limits.max_concurrent_turns = whole_number(effective, "limits.maxConcurrentTurns");
   settings.limits.max_live_sessions = whole_number(effective, "limits.maxLiveSessions");
   settings.limits.max_queue_length = whole_number(effective, "limits.maxQueueLength");

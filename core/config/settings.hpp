@@ -9,16 +9,13 @@
 namespace errand::config {
 
 // The settings the core itself reads, typed. Plugins and the parts of the core that need more
-// read the effective configuration object directly.
+// read the effective configuration object directly; sandbox.* is read only in core/sandbox/
+// (sandbox_choice for the backend, the policy builder for the rest).
 struct Settings {
   std::filesystem::path project_root, state_dir;
   std::vector<std::filesystem::path> plugin_dirs;
   std::string log_level;
   std::string chat_transport;
-  std::string sandbox_backend;
-  bool require_full_enforcement = true;
-  std::string network;
-  std::string egress_mode;
 
   struct Limits {
     std::int64_t max_concurrent_turns = 0;

@@ -2,8 +2,8 @@
 
 #include "core/config/problem.hpp"
 #include "core/config/reload.hpp"
-#include "core/config/settings.hpp"
 #include "core/daemon/enforcement_report.hpp"
+#include "core/sandbox/sandbox_choice.hpp"
 
 namespace errand::daemon {
 
@@ -56,7 +56,8 @@ bool ConfigurationReload::enforcement_allows(const config::LoadedConfig& applied
     return false;
   }
   auto text = render_enforcement_report(*report);
-  if (!report->gaps.empty() && config::settings_from(applied.effective).require_full_enforcement) {
+  if (!report->gaps.empty() &&
+      sandbox::sandbox_choice(applied.effective).require_full_enforcement) {
     log.error(
         "configuration reload refused: sandbox.requireFullEnforcement is true and under the new "
         "configuration {} guarantee(s) cannot be enforced on this host; the daemon keeps the "

@@ -17,6 +17,7 @@
 #include "core/receipts/receipts_db.hpp"
 #include "core/sandbox/inert_backend_keys.hpp"
 #include "core/sandbox/policy_from_config.hpp"
+#include "core/sandbox/sandbox_choice.hpp"
 #include "core/secrets/secret_scrubber.hpp"
 #include "core/sessions/private_directory.hpp"
 #include "core/sessions/queue.hpp"
@@ -63,7 +64,7 @@ struct Runtime {
 
   void reload() {
     auto probe = [this](const boost::json::object& effective) {
-      return host->probe_backend_with(config::settings_from(effective).sandbox_backend, effective);
+      return host->probe_backend_with(sandbox::sandbox_choice(effective).backend, effective);
     };
     auto accepted = reloads->next(source, config, probe, *log);
     if (!accepted) return;
@@ -102,6 +103,7 @@ int run_daemon(const RunEnvironment& env, std::ostream& out) {
   rt.config = std::move(*loaded);
   rt.scrubber.set_configured(config::collect_secrets(rt.config.effective, rt.source.schema));
   const auto settings = config::settings_from(rt.config.effective);
+  const auto choice = sandbox::sandbox_choice(rt.config.effective);
   rt.logging.set_level(settings.log_level);
   rt.log->info(
       "configuration loaded from {}: {}", rt.config.source.string(),
@@ -114,10 +116,8 @@ int run_daemon(const RunEnvironment& env, std::ostream& out) {
   for (const auto& warning : unresolved_provider_warnings(rt.config.effective))
     rt.log->warn("{}", warning);
 
-  std::string why;
-  if (!sessions::make_private_directory(settings.state_dir, why)) {
-    why = "stateDir: " + why;
-    rt.log->error("{}", why);
+  if (auto made = sessions::make_private_directory(settings.state_dir); !made) {
+    rt.log->error("stateDir: {}", made.error().message);
     return kExitRefused;
   }
   auto lock = StateLock::acquire(settings.state_dir);
@@ -146,7 +146,7 @@ int run_daemon(const RunEnvironment& env, std::ostream& out) {
 
   // The sandbox is probed before anything touches the chat service: a daemon that cannot
   // confine sessions must not be reachable from the channel at all.
-  auto backend = host.create_backend(settings.sandbox_backend, rt.config.effective);
+  auto backend = host.create_backend(choice.backend, rt.config.effective);
   if (!backend) {
     rt.log->error("{}", backend.error().message);
     return kExitRefused;
@@ -158,8 +158,7 @@ int run_daemon(const RunEnvironment& env, std::ostream& out) {
   }
   auto report = host.backend()->probe(*policy);
   sandbox::note_inert_requests(*policy, report);
-  sandbox::note_inert_backend_keys(rt.source.schema, rt.config.written, settings.sandbox_backend,
-                                   report);
+  sandbox::note_inert_backend_keys(rt.source.schema, rt.config.written, choice.backend, report);
   out << render_enforcement_report(report) << std::flush;
   // Only a backend that runs the host's install needs it checked; an image's agent is the
   // image's business.
@@ -172,7 +171,7 @@ int run_daemon(const RunEnvironment& env, std::ostream& out) {
     out << *install << std::flush;
   }
   if (!report.gaps.empty()) {
-    if (settings.require_full_enforcement) {
+    if (choice.require_full_enforcement) {
       rt.log->error("{}", render_gap_refusal(report));
       return kExitEnforcementGap;
     }
@@ -197,7 +196,7 @@ int run_daemon(const RunEnvironment& env, std::ostream& out) {
         reconciled->resumable_threads.size());
   }
 
-  if (settings.network == "restricted" && settings.egress_mode == "proxy") {
+  if (policy->uses_broker()) {
     if (auto broker = host.create_broker(rt.config.effective); !broker) {
       rt.log->error("{}", broker.error().message);
       return kExitRefused;
@@ -224,7 +223,7 @@ int run_daemon(const RunEnvironment& env, std::ostream& out) {
   rt.manager = sessions::SessionManager::create(
       sessions::SessionServices{rt.io.get_executor(), *host.chat(), *host.backend(), host.broker(),
                                 rt.scrubber, rt.clock, *rt.store, *rt.queue, rt.logging,
-                                settings.sandbox_backend, settings.state_dir, rt.config.source,
+                                choice.backend, settings.state_dir, rt.config.source,
                                 report.capabilities},
       rt.config.effective);
   if (*kage_catalog) rt.manager->use_kage_catalog(std::move(**kage_catalog));

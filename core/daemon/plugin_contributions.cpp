@@ -35,7 +35,17 @@ std::vector<config::PluginContribution> contributions_of(const plugins::PluginRe
         validate(text.c_str(), &collect_problem, &problems);
       };
     }
-    if (!c.schema_json.empty() || c.validate) out.push_back(std::move(c));
+    const bool has_policy_validator =
+        entry.struct_size >=
+        offsetof(errand_plugin_entry_v1_t, validate_policy) + sizeof(entry.validate_policy);
+    if (has_policy_validator && entry.validate_policy != nullptr) {
+      const auto validate = entry.validate_policy;
+      c.validate_policy = [validate](const sdk::SandboxPolicy& policy,
+                                     sdk::ConfigProblems& problems) {
+        validate(&policy, &collect_problem, &problems);
+      };
+    }
+    if (!c.schema_json.empty() || c.validate || c.validate_policy) out.push_back(std::move(c));
   }
   return out;
 }

@@ -56,11 +56,11 @@ sdk::Result<void> check_descriptor(const errand_plugin_entry_v1_t& d,
         "errand's SDK or install an errand of ABI {}.x",
         file.string(), d.abi_major, ERRAND_ABI_MAJOR, d.abi_major);
   }
-  if (d.struct_size < kDescriptorV1_0Size) {
+  if (d.struct_size < kDescriptorMajorSize) {
     return refusal(
         "refused {}: its descriptor's struct_size is {} bytes, smaller than the {} bytes every "
         "ABI {}.x descriptor has; rebuild the plugin with ERRAND_PLUGIN from the errand SDK",
-        file.string(), d.struct_size, kDescriptorV1_0Size, ERRAND_ABI_MAJOR);
+        file.string(), d.struct_size, kDescriptorMajorSize, ERRAND_ABI_MAJOR);
   }
   if (d.abi_minor > ERRAND_ABI_MINOR) {
     return refusal(

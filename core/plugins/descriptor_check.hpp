@@ -10,11 +10,11 @@
 
 namespace errand::plugins {
 
-// The descriptor as ABI 1.0 defined it, ending with validate_config. A plugin built for a
-// later 1.x minor declares more; one that declares less is not a 1.x plugin.
-inline constexpr std::size_t kDescriptorV1_0Size =
-    offsetof(errand_plugin_entry_v1_t, validate_config) +
-    sizeof(errand_plugin_entry_v1_t::validate_config);
+// The descriptor as this major's .0 defined it: 3.0 ended it with validate_policy. A plugin
+// built for a later 3.x minor declares more; one that declares less is not a 3.x plugin.
+inline constexpr std::size_t kDescriptorMajorSize =
+    offsetof(errand_plugin_entry_v1_t, validate_policy) +
+    sizeof(errand_plugin_entry_v1_t::validate_policy);
 
 // struct_size, abi_major and abi_minor: enough to tell which ABI the plugin speaks.
 inline constexpr std::size_t kDescriptorHeaderSize = offsetof(errand_plugin_entry_v1_t, name);

@@ -1,8 +1,8 @@
 #include "core/sandbox/policy_from_config.hpp"
 
-#include "core/config/core_schema_sections.hpp"
-#include "core/config/defaults.hpp"
 #include "core/config/string_settings.hpp"
+#include "core/sandbox/internal_ranges.hpp"
+#include "core/sandbox/sandbox_section.hpp"
 
 #include <chrono>
 #include <errand/sdk/config_values.hpp>
@@ -72,18 +72,6 @@ sdk::Result<std::vector<std::uint16_t>> ports_setting(const json::value& v, std:
     ports.push_back(static_cast<std::uint16_t>(n));
   }
   return ports;
-}
-
-// The sandbox section with the schema's defaults filled in, alone in an object so the dotted
-// sandbox.* names read from it. Validated configurations have them already; filling again
-// costs a copy and makes the schema the only place a default is read from.
-json::object sandbox_with_defaults(const json::object& config) {
-  static const json::object schema = config::core_sections::sandbox();
-  json::value section = json::object{};
-  if (const auto* written = config.if_contains("sandbox"); written && written->is_object())
-    section = *written;
-  config::fill_schema_defaults(section, schema);
-  return json::object{{"sandbox", std::move(section)}};
 }
 
 std::vector<std::string> provider_credential_names(const json::object& config) {
@@ -165,12 +153,12 @@ sdk::Result<sdk::SandboxPolicy> policy_from_config(const json::object& effective
     if (!read) return read.error();
     s.listen_ports = std::move(*read);
   }
-  for (auto [key, into] : {std::pair{"sandbox.egress.allow", &s.egress_allow},
-                           std::pair{"sandbox.egress.allowInternal", &s.allow_internal}}) {
-    auto strings = strings_setting(config, key);
-    if (!strings) return strings.error();
-    *into = std::move(*strings);
-  }
+  auto allow = strings_setting(config, "sandbox.egress.allow");
+  if (!allow) return allow.error();
+  s.egress_allow = std::move(*allow);
+  auto internal = allow_internal_setting(config);
+  if (!internal) return internal.error();
+  s.allow_internal = std::move(*internal);
   if (const auto* hide = sdk::find_setting(config, "sandbox.hideHostAddress");
       hide != nullptr && hide->is_bool())
     s.hide_host_address = hide->as_bool();

@@ -8,9 +8,10 @@
 
 namespace errand::secrets {
 
-// The one scrubbing door: every configured secret of at least kMinimumSecretBytes and every
-// value minted at run time (stand-ins, proxy credentials) becomes "[redacted]". Shorter values
-// are ignored on purpose: replacing a short string wherever it occurs mangles ordinary prose.
+// The scrubber every door holds (docs/design.md): every configured secret of at least
+// kMinimumSecretBytes and every value minted at run time (stand-ins, proxy credentials) becomes
+// "[redacted]". Shorter values are ignored on purpose: replacing a short string wherever it
+// occurs mangles ordinary prose.
 class SecretScrubber final : public sdk::Secrets {
  public:
   static constexpr std::size_t kMinimumSecretBytes = 8;

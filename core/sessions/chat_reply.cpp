@@ -52,10 +52,11 @@ boost::asio::awaitable<void> refuse_prompt(sdk::ChatTransport& chat, const sdk::
 boost::asio::awaitable<void> send_file_reply(sdk::ChatTransport& chat, const sdk::Secrets& secrets,
                                              const ReplyTo& to, const sdk::OutFile& file) {
   if (secrets.contains_secret(file.bytes) || secrets.contains_secret(file.filename)) {
+    // send_reply scrubs the sentence, the file's name in it included.
     const std::string sentence = fmt::format(
         "`{}` was not uploaded: it holds a configured secret or a session credential, and "
         "uploads are never altered to hide one",
-        secrets.scrub(file.filename));
+        file.filename);
     co_await send_reply(chat, secrets, to, sentence);
     co_return;
   }

@@ -1,7 +1,8 @@
 #pragma once
 
 // Answering someone in the chat outside a session's rendered output: a command's answer (typed
-// or slash), a refusal on a prompt that started nothing. Every text is scrubbed here.
+// or slash), a refusal on a prompt that started nothing. This is the door for channel replies:
+// every text is scrubbed here, once, so callers pass raw text and never scrub it themselves.
 
 #include <boost/asio/awaitable.hpp>
 #include <errand/sdk/chat_transport.hpp>

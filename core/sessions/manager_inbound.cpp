@@ -123,8 +123,7 @@ asio::awaitable<void> SessionManager::handle_message(const sdk::InboundMessage& 
     co_await channel_prompt(message, prompt.text);
 }
 
-asio::awaitable<std::shared_ptr<const agent::AgentGlue>> SessionManager::agent_glue(
-    std::string& why) {
+asio::awaitable<sdk::Result<std::shared_ptr<const agent::AgentGlue>>> SessionManager::agent_glue() {
   const auto& config = *settings_.config;
   const std::string kind = agent::agent_kind(config);
   if (glue_ && glue_kind_ == kind) co_return glue_;
@@ -133,17 +132,11 @@ asio::awaitable<std::shared_ptr<const agent::AgentGlue>> SessionManager::agent_g
     // switched agent.kind to kage afterwards.
     auto discovered = co_await agent::discover_kage_providers(
         strand_, agent::kage_discovery_options(config), log_);
-    if (!discovered) {
-      why = discovered.error().message;
-      co_return nullptr;
-    }
+    if (!discovered) co_return discovered.error();
     kage_catalog_ = std::move(*discovered);
   }
   auto glue = agent::make_agent_glue(config, kage_catalog_ ? &*kage_catalog_ : nullptr);
-  if (!glue) {
-    why = glue.error().message;
-    co_return nullptr;
-  }
+  if (!glue) co_return glue.error();
   glue_ = std::shared_ptr<const agent::AgentGlue>(std::move(*glue));
   glue_kind_ = kind;
   co_return glue_;
@@ -212,15 +205,14 @@ asio::awaitable<bool> SessionManager::complete_plan(SessionPlan& plan,
     co_await refuse_turn(message, sentence, TurnOutcome::rejected);
     co_return false;
   }
-  std::string why;
-  auto glue = co_await agent_glue(why);
+  auto glue = co_await agent_glue();
   if (!glue) {
-    const std::string sentence = std::string(refusal_prefix) + why;
+    const std::string sentence = std::string(refusal_prefix) + glue.error().message;
     co_await refuse_turn(message, sentence, TurnOutcome::failed);
     co_return false;
   }
   plan.config = settings_.config;
-  plan.glue = std::move(glue);
+  plan.glue = std::move(*glue);
   plan.reservation = std::move(*reservation);
   co_return true;
 }

@@ -7,18 +7,16 @@
 
 namespace errand::sessions {
 
-bool make_private_directory(const std::filesystem::path& dir, std::string& why) {
+sdk::Result<void> make_private_directory(const std::filesystem::path& dir) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
-  if (ec || !std::filesystem::is_directory(dir, ec)) {
-    why = "cannot create " + dir.string() + ": " + (ec ? ec.message() : "it is not a directory");
-    return false;
-  }
-  if (::chmod(dir.c_str(), 0700) != 0) {
-    why = "cannot make " + dir.string() + " private (mode 0700): " + std::strerror(errno);
-    return false;
-  }
-  return true;
+  if (ec || !std::filesystem::is_directory(dir, ec))
+    return sdk::make_error("cannot create " + dir.string() + ": " +
+                           (ec ? ec.message() : "it is not a directory"));
+  if (::chmod(dir.c_str(), 0700) != 0)
+    return sdk::make_error("cannot make " + dir.string() +
+                           " private (mode 0700): " + std::strerror(errno));
+  return {};
 }
 
 }  // namespace errand::sessions

@@ -28,8 +28,13 @@ Session::Session(std::shared_ptr<const SessionServices> services, SessionPlan pl
       wake_(strand_),
       ended_(strand_),
       model_(plan_.model),
-      idle_timer_(strand_),
-      abort_timer_(strand_) {}
+      turns_(strand_, services_->queue, plan_.session_id,
+             {setting_ms("timeouts.idleMs", 1800000), setting_ms("timeouts.abortMs", 15000)},
+             turn_effects()),
+      permissions_(strand_, plan_.owner_id,
+                   [this](std::string text, std::vector<std::string> mentions) {
+                     if (renderer_) renderer_->notice(std::move(text), std::move(mentions));
+                   }) {}
 
 Session::~Session() = default;
 
@@ -51,13 +56,13 @@ void Session::start() {
 
 void Session::prompt(InboundPrompt prompt) {
   asio::post(strand_, [self = shared_from_this(), prompt = std::move(prompt)]() mutable {
-    if (self->question_ && prompt.author_id == self->plan_.owner_id) {
+    if (self->permissions_.is_open() && prompt.author_id == self->plan_.owner_id) {
       self->answer_question(std::move(prompt));
       return;
     }
     switch (self->phase_) {
-      case Phase::starting: self->pending_.push_back(std::move(prompt)); return;
-      case Phase::ready: self->submit(std::move(prompt)); return;
+      case Phase::starting: self->turns_.hold(std::move(prompt)); return;
+      case Phase::ready: self->turns_.submit(std::move(prompt)); return;
       case Phase::stopping:
       case Phase::ended: {
         if (self->renderer_) {
@@ -76,22 +81,8 @@ void Session::prompt(InboundPrompt prompt) {
 
 void Session::withdraw(std::string message_id) {
   asio::post(strand_, [self = shared_from_this(), message_id = std::move(message_id)] {
-    const auto pending =
-        std::find_if(self->pending_.begin(), self->pending_.end(),
-                     [&](const InboundPrompt& p) { return p.ref.message_id == message_id; });
-    bool dropped = false;
-    if (pending != self->pending_.end()) {
-      self->pending_.erase(pending);
-      dropped = true;
-    } else if (self->queued_.count(message_id) != 0 &&
-               self->services_->queue.withdraw(message_id)) {
-      self->queued_.erase(message_id);
-      dropped = true;
-    }
-    if (dropped) {
+    if (self->turns_.withdraw(message_id))
       self->log_->info("session {}: a deleted message was withdrawn from the queue", self->id());
-      self->end_turn_record(message_id, TurnOutcome::cancelled);
-    }
   });
 }
 
@@ -123,17 +114,7 @@ void Session::reply(const ReplyTo& to, std::string text) {
 }
 
 void Session::react(const sdk::MessageRef& ref, sdk::Reaction reaction, bool add) {
-  // Once the thread has a renderer, its lane keeps every mark in order with the rest.
-  if (renderer_) {
-    renderer_->react(ref, reaction, add);
-    return;
-  }
-  auto services = services_;
-  auto send = [services, ref, reaction, add]() -> asio::awaitable<void> {
-    auto done = co_await services->chat.react(ref, reaction, add);
-    (void)done;
-  };
-  asio::co_spawn(strand_, send, asio::detached);
+  if (renderer_) renderer_->react(ref, reaction, add);
 }
 
 void Session::end_turn_record(const std::string& message_id, TurnOutcome outcome) {
@@ -147,13 +128,13 @@ void Session::end_turn_record(const std::string& message_id, TurnOutcome outcome
   asio::co_spawn(strand_, record, asio::detached);
 }
 
-std::int64_t Session::setting_ms(std::string_view key, std::int64_t fallback) const {
-  if (!plan_.config) return fallback;
+std::chrono::milliseconds Session::setting_ms(std::string_view key, std::int64_t fallback) const {
+  if (!plan_.config) return std::chrono::milliseconds(fallback);
   const auto* v = sdk::find_setting(*plan_.config, key);
-  if (v == nullptr) return fallback;
+  if (v == nullptr) return std::chrono::milliseconds(fallback);
   boost::json::error_code ec;
   const auto n = v->to_number<std::int64_t>(ec);
-  return ec || n <= 0 ? fallback : n;
+  return std::chrono::milliseconds(ec || n <= 0 ? fallback : n);
 }
 
 }  // namespace errand::sessions

@@ -3,9 +3,11 @@
 // One live session: an actor on its own strand that owns the session's broker session, its
 // sandbox, the ACP conversation with the agent inside it, the thread's renderer and the
 // transcript. Every public member may be called from any thread; each posts onto the strand.
+// It keeps the lifecycle and composes three parts: the turn runner (which prompt runs when),
+// tool activity (the agent's tool calls) and the permission gate (the agent's questions).
 //
 // Life: start() opens the thread (for a new session), the directories, the broker session, the
-// sandbox and the ACP session; prompts wait in the turn queue and run one at a time; a stop,
+// sandbox and the ACP session; prompts wait in the turn runner and run one at a time; a stop,
 // whatever asked for it, closes the broker session first, then stops the sandbox, then records
 // the session as ended so its thread can be resumed.
 
@@ -17,22 +19,21 @@
 #include "core/sandbox/policy_from_config.hpp"
 #include "core/sessions/carried_grants.hpp"
 #include "core/sessions/chat_reply.hpp"
+#include "core/sessions/permission_gate.hpp"
 #include "core/sessions/session_paths.hpp"
 #include "core/sessions/session_secrets.hpp"
 #include "core/sessions/session_services.hpp"
+#include "core/sessions/tool_activity.hpp"
+#include "core/sessions/turn_runner.hpp"
 #include "core/threads/threads_db.hpp"
 
 #include <spdlog/logger.h>
 #include <boost/asio/awaitable.hpp>
-#include <boost/asio/steady_timer.hpp>
 #include <chrono>
 #include <cstdint>
-#include <deque>
 #include <functional>
-#include <map>
 #include <memory>
 #include <optional>
-#include <set>
 #include <string>
 
 namespace errand::sessions {
@@ -82,64 +83,39 @@ class Session : public std::enable_shared_from_this<Session> {
   const std::filesystem::path& project_dir() const noexcept { return plan_.project_dir; }
 
  private:
-  struct ActiveTurn {
-    InboundPrompt prompt;
-    TurnTicket ticket;
-    bool was_queued = false;
-    std::string text;  // the agent's text so far, for the transcript
-    std::shared_ptr<common::StrandSignal> finished;
-  };
-  struct ToolState {
-    std::string title;
-    std::string kind;
-    std::vector<agent::ToolContent> content;
-    std::set<std::string> diffs_shown;
-  };
-  struct OpenQuestion {
-    agent::PermissionRequest request;
-    agent::PermissionResponder responder;
-    std::uint64_t generation = 0;
-  };
-  enum class StartResult { started, failed, stopped };
+  // A start step that did not fail either went through or found a stop asked for meanwhile.
+  enum class StartResult { started, stopped };
 
   Session(std::shared_ptr<const SessionServices> services, SessionPlan plan, Hooks hooks);
 
   // session_start.cpp
   boost::asio::awaitable<void> main(std::shared_ptr<Session> self);
-  boost::asio::awaitable<StartResult> start_up(std::string& why);
-  boost::asio::awaitable<bool> open_thread(std::string& why);
-  boost::asio::awaitable<bool> record_start(std::string& why);
-  bool prepare_directories(std::string& why);
-  boost::asio::awaitable<bool> open_broker(std::string& why);
+  boost::asio::awaitable<sdk::Result<StartResult>> start_up();
+  boost::asio::awaitable<sdk::Result<void>> open_thread();
+  boost::asio::awaitable<sdk::Result<void>> record_start();
+  sdk::Result<void> prepare_directories();
+  boost::asio::awaitable<sdk::Result<void>> open_broker();
   // A resumed session asks its broker again for the thread's `always` grants.
   void carry_grants();
   void keep_carried_grant(const CarriedGrant& grant);
-  boost::asio::awaitable<bool> launch_sandbox(std::string& why);
-  boost::asio::awaitable<bool> open_conversation(std::string& why);
+  boost::asio::awaitable<sdk::Result<void>> launch_sandbox();
+  boost::asio::awaitable<sdk::Result<void>> open_conversation();
   boost::asio::awaitable<void> fail_start(const std::string& why);
   void create_renderer();
 
   // session_stop.cpp
   boost::asio::awaitable<void> shut_down();
-  boost::asio::awaitable<void> drop_waiting_prompts();
+  void drop_waiting_prompts();
   // After !stop: the chat service archives the thread, and threads.db records that it did.
   boost::asio::awaitable<void> archive_thread();
 
   // session_turns.cpp
-  void submit(InboundPrompt prompt);
-  void begin_turn(InboundPrompt prompt, TurnTicket ticket, bool was_queued);
+  TurnRunner::Effects turn_effects();
   boost::asio::awaitable<void> run_turn(std::shared_ptr<Session> self);
   boost::asio::awaitable<std::vector<agent::PromptBlock>> prompt_blocks(const InboundPrompt& p);
-  void arm_idle_timer();
-  void arm_abort_timer();
 
   // session_output.cpp
   void on_update(const agent::SessionUpdate& update);
-  void on_tool_call(const agent::ToolCall& call);
-  void on_tool_update(const agent::ToolCallUpdate& update);
-  void show_diffs(ToolState& tool, const std::string& id);
-  void finish_tool(const std::string& id, const std::string& status,
-                   const std::optional<boost::json::value>& raw_output);
   void record(const boost::json::object& entry);
   void flush_turn_text();
 
@@ -149,9 +125,11 @@ class Session : public std::enable_shared_from_this<Session> {
 
   void spawn(boost::asio::awaitable<void> work);
   void reply(const ReplyTo& to, std::string text);
+  // A mark on a message in the thread, in order with the renderer's own; none before the
+  // thread has a renderer.
   void react(const sdk::MessageRef& ref, sdk::Reaction reaction, bool add);
   void end_turn_record(const std::string& message_id, TurnOutcome outcome);
-  std::int64_t setting_ms(std::string_view key, std::int64_t fallback) const;
+  std::chrono::milliseconds setting_ms(std::string_view key, std::int64_t fallback) const;
 
   std::shared_ptr<const SessionServices> services_;
   SessionPlan plan_;
@@ -180,18 +158,11 @@ class Session : public std::enable_shared_from_this<Session> {
   bool replaying_ = false;
   std::string model_;
 
-  std::deque<InboundPrompt> pending_;            // before the session is ready
-  std::map<std::string, InboundPrompt> queued_;  // waiting in the turn queue, by message id
-  std::optional<ActiveTurn> turn_;
-  std::uint64_t turn_number_ = 0;
-  std::map<std::string, ToolState> tools_;
+  TurnRunner turns_;
+  // Made with the renderer it reports to.
+  std::optional<ToolActivity> tools_;
   std::optional<agent::UsageUpdate> usage_;
-  std::optional<OpenQuestion> question_;
-  std::uint64_t question_generation_ = 0;
-
-  boost::asio::steady_timer idle_timer_;
-  std::uint64_t idle_generation_ = 0;
-  boost::asio::steady_timer abort_timer_;
+  PermissionGate permissions_;
 };
 
 }  // namespace errand::sessions

@@ -8,7 +8,6 @@
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
 #include <boost/asio/post.hpp>
-#include <boost/beast/core/string.hpp>
 
 namespace errand::sessions {
 
@@ -32,13 +31,13 @@ std::string span_text(const chat::GrantArgument& grant) {
 
 void Session::interrupt(ReplyTo to) {
   asio::post(strand_, [self = shared_from_this(), to = std::move(to)] {
-    if (!self->turn_ || !self->client_) {
+    if (!self->turns_.running() || !self->client_) {
       self->reply(to, "no turn is running in this session, so there is nothing to interrupt");
       return;
     }
     self->client_->cancel(self->acp_session_id_);
     self->reply(to, "interrupting the running turn; the session stays open");
-    self->arm_abort_timer();
+    self->turns_.interrupted();
   });
 }
 
@@ -49,7 +48,7 @@ void Session::switch_model(std::string model, ReplyTo to) {
       self->reply(to, "the session is not ready to change models; try again in a moment");
       co_return;
     }
-    if (self->turn_) {
+    if (self->turns_.running()) {
       self->reply(to,
                   "!model is refused while a turn runs, since the turn would end on another "
                   "model than it started on; try again when it has finished");
@@ -122,11 +121,11 @@ std::string Session::status_text() const {
     case Phase::stopping:
     case Phase::ended: text += "\nstopping"; break;
     case Phase::ready:
-      text += turn_ ? "\na turn is running" : "\nidle, waiting for a prompt";
+      text += turns_.running() ? "\na turn is running" : "\nidle, waiting for a prompt";
       break;
   }
-  if (!queued_.empty())
-    text += fmt::format("\n{} prompt(s) of this thread waiting", queued_.size());
+  if (turns_.queued() > 0)
+    text += fmt::format("\n{} prompt(s) of this thread waiting", turns_.queued());
   const auto queue = services_->queue.snapshot();
   text += fmt::format("\nturn slots: {} of {} in use, {} waiting in the queue",
                       queue.turns_in_flight, queue.limits.max_concurrent_turns, queue.queued);
@@ -159,56 +158,23 @@ void Session::host_refused(std::string host, std::uint16_t port, bool suggestabl
 
 void Session::on_permission(agent::PermissionRequest request,
                             agent::PermissionResponder responder) {
-  if (question_) question_->responder.cancel();
-  std::string text = "the agent asks before it goes on: **" + request.title + "**\n";
-  for (std::size_t i = 0; i < request.options.size(); ++i)
-    text += fmt::format("{}. {} (`{}`)\n", i + 1, request.options[i].name, request.options[i].id);
-  text += "The session's owner answers with the number or the name of an option.";
-  if (renderer_) renderer_->notice(text, {plan_.owner_id});
-  const auto generation = ++question_generation_;
-  question_ = OpenQuestion{std::move(request), std::move(responder), generation};
-  // Unanswered, the question is cancelled after timeouts.questionMs so the agent never waits
-  // forever; the timer lives as long as the wait.
-  auto timer = std::make_shared<asio::steady_timer>(
-      strand_, std::chrono::milliseconds(setting_ms("timeouts.questionMs", 300000)));
-  std::weak_ptr<Session> weak = weak_from_this();
-  timer->async_wait([weak, generation, timer](const boost::system::error_code& ec) {
-    auto self = weak.lock();
-    if (ec || !self || !self->question_ || self->question_->generation != generation) return;
-    self->question_->responder.cancel();
-    self->question_.reset();
-    if (self->renderer_)
-      self->renderer_->notice("nobody answered the agent's question in time, so it was declined");
-  });
+  permissions_.ask(std::move(request), std::move(responder),
+                   setting_ms("timeouts.questionMs", 300000));
 }
 
 void Session::answer_question(InboundPrompt answer) {
-  auto& question = *question_;
-  const std::string_view given = answer.text;
-  std::optional<std::string> chosen;
-  const auto& options = question.request.options;
-  for (std::size_t i = 0; i < options.size(); ++i) {
-    if (given == std::to_string(i + 1) || boost::beast::iequals(given, options[i].id) ||
-        boost::beast::iequals(given, options[i].name))
-      chosen = options[i].id;
-  }
-  if (!chosen) {
-    std::string names;
-    for (std::size_t i = 0; i < options.size(); ++i)
-      names += fmt::format("{}{} ({})", i == 0 ? "" : ", ", i + 1, options[i].name);
+  const auto answered = permissions_.answer(answer.text);
+  if (!answered.chosen) {
     if (renderer_)
-      renderer_->answer_prompt({answer.ref, sdk::Reaction::refused,
-                                "that is not one of the options; answer with " + names,
-                                answer.author_id});
+      renderer_->answer_prompt(
+          {answer.ref, sdk::Reaction::refused, answered.refusal, answer.author_id});
     end_turn_record(answer.ref.message_id, TurnOutcome::rejected);
     return;
   }
-  question.responder.select(*chosen);
-  record(
-      boost::json::object{{"type", "permission"}, {"option", *chosen}, {"by", answer.author_id}});
+  record(boost::json::object{
+      {"type", "permission"}, {"option", *answered.chosen}, {"by", answer.author_id}});
   react(answer.ref, sdk::Reaction::done, true);
   end_turn_record(answer.ref.message_id, TurnOutcome::completed);
-  question_.reset();
 }
 
 }  // namespace errand::sessions

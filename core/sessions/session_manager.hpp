@@ -96,7 +96,7 @@ class SessionManager final : public sdk::ChatEvents,
                                              const std::string& text, KnownThread& thread);
   boost::asio::awaitable<bool> admit(const sdk::InboundMessage& message);
   boost::asio::awaitable<std::optional<KnownThread>> find_thread(const std::string& thread_id);
-  boost::asio::awaitable<std::shared_ptr<const agent::AgentGlue>> agent_glue(std::string& why);
+  boost::asio::awaitable<sdk::Result<std::shared_ptr<const agent::AgentGlue>>> agent_glue();
   // One live session per project: a prompt for a project that has one is refused, the
   // sentence naming the project and then advice. True when it was refused.
   boost::asio::awaitable<bool> refuse_if_project_live(const sdk::InboundMessage& message,

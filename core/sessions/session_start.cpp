@@ -5,6 +5,7 @@
 #include "core/agent/auth_method_choice.hpp"
 #include "core/agent/provider_routes.hpp"
 #include "core/agent/state_files.hpp"
+#include "core/sandbox/broker_spec.hpp"
 #include "core/sessions/private_directory.hpp"
 #include "core/sessions/session.hpp"
 
@@ -39,26 +40,20 @@ std::optional<std::string> read_agent_session(const fs::path& record_dir) {
 }  // namespace
 
 asio::awaitable<void> Session::main(std::shared_ptr<Session> self) {
-  std::string why;
-  StartResult result = StartResult::failed;
+  sdk::Result<StartResult> result = sdk::make_error("the session did not start");
   try {
-    result = co_await start_up(why);
+    result = co_await start_up();
   } catch (const std::exception& e) {
-    why = std::string("an unexpected error: ") + e.what();
-    result = StartResult::failed;
+    result = sdk::make_error(std::string("an unexpected error: ") + e.what());
   }
-  if (result == StartResult::started && !stop_request_) {
+  if (result && *result == StartResult::started && !stop_request_) {
     phase_ = Phase::ready;
     log_->info("session {}: ready in thread {} (project {})", id(), plan_.thread_id,
                plan_.project_dir.string());
-    while (!pending_.empty()) {
-      auto next = std::move(pending_.front());
-      pending_.pop_front();
-      submit(std::move(next));
-    }
-    arm_idle_timer();
+    turns_.open();
     co_await wake_.wait();
-  } else if (result == StartResult::failed) {
+  } else if (!result) {
+    const std::string why = result.error().message;
     co_await fail_start(why);
     if (!stop_request_) {
       StopRequest failed;
@@ -71,23 +66,20 @@ asio::awaitable<void> Session::main(std::shared_ptr<Session> self) {
   (void)self;
 }
 
-asio::awaitable<Session::StartResult> Session::start_up(std::string& why) {
-  if (!co_await open_thread(why)) co_return StartResult::failed;
+asio::awaitable<sdk::Result<Session::StartResult>> Session::start_up() {
+  if (auto opened = co_await open_thread(); !opened) co_return opened.error();
   if (stop_request_) co_return StartResult::stopped;
-  if (!prepare_directories(why)) co_return StartResult::failed;
-  if (!co_await record_start(why)) co_return StartResult::failed;
+  if (auto prepared = prepare_directories(); !prepared) co_return prepared.error();
+  if (auto recorded = co_await record_start(); !recorded) co_return recorded.error();
   auto sandbox = sandbox::policy_from_config(*plan_.config);
-  if (!sandbox) {
-    why = sandbox.error().message;
-    co_return StartResult::failed;
-  }
+  if (!sandbox) co_return sandbox.error();
   sandbox_ = std::move(*sandbox);
   if (stop_request_) co_return StartResult::stopped;
-  if (!co_await open_broker(why)) co_return StartResult::failed;
+  if (auto brokered = co_await open_broker(); !brokered) co_return brokered.error();
   if (stop_request_) co_return StartResult::stopped;
-  if (!co_await launch_sandbox(why)) co_return StartResult::failed;
+  if (auto launched = co_await launch_sandbox(); !launched) co_return launched.error();
   if (stop_request_) co_return StartResult::stopped;
-  if (!co_await open_conversation(why)) co_return StartResult::failed;
+  if (auto talking = co_await open_conversation(); !talking) co_return talking.error();
   if (stop_request_) co_return StartResult::stopped;
   co_return StartResult::started;
 }
@@ -100,38 +92,34 @@ void Session::create_renderer() {
                           services_->logging.logger("render"), nullptr};
   renderer_ = chat::ThreadRenderer::create(strand_, std::move(deps), plan_.thread_id,
                                            settings ? *settings : chat::RenderSettings{});
+  tools_.emplace(*renderer_, [this](const boost::json::object& entry) { record(entry); });
 }
 
-asio::awaitable<bool> Session::open_thread(std::string& why) {
+asio::awaitable<sdk::Result<void>> Session::open_thread() {
   if (!plan_.thread_id.empty()) {
     create_renderer();
-    co_return true;
+    co_return sdk::Result<void>{};
   }
-  if (!plan_.opening) {
-    why = "the session has neither a thread nor a message to open one from";
-    co_return false;
-  }
+  if (!plan_.opening)
+    co_return sdk::make_error("the session has neither a thread nor a message to open one from");
   const sdk::MessageRef from = *plan_.opening;
   const std::string name = plan_.thread_name;
   auto opened = co_await services_->chat.open_thread(from, name);
-  if (!opened) {
-    why = "the thread could not be opened: " + opened.error().message;
-    co_return false;
-  }
+  if (!opened)
+    co_return sdk::make_error("the thread could not be opened: " + opened.error().message);
   plan_.thread_id = opened->id;
   if (hooks_.thread_opened) hooks_.thread_opened(id(), plan_.thread_id);
   create_renderer();
-  co_return true;
+  co_return sdk::Result<void>{};
 }
 
-bool Session::prepare_directories(std::string& why) {
+sdk::Result<void> Session::prepare_directories() {
   std::error_code ec;
   fs::create_directories(plan_.project_dir, ec);
-  if (ec || !fs::is_directory(plan_.project_dir, ec)) {
-    why = "the project directory " + plan_.project_dir.string() + " cannot be created" +
-          (ec ? ": " + ec.message() : std::string(": something else has that name"));
-    return false;
-  }
+  if (ec || !fs::is_directory(plan_.project_dir, ec))
+    return sdk::make_error(
+        "the project directory " + plan_.project_dir.string() + " cannot be created" +
+        (ec ? ": " + ec.message() : std::string(": something else has that name")));
   // A resumed thread takes its agent's state along: the agent's own history (what session/load
   // reads) lives there.
   if (plan_.previous_session_id) {
@@ -144,13 +132,11 @@ bool Session::prepare_directories(std::string& why) {
                    *plan_.previous_session_id, ec.message());
     }
   }
-  if (!make_private_directory(paths_.state, why)) return false;
-  if (!make_private_directory(paths_.record, why)) return false;
+  if (auto made = make_private_directory(paths_.state); !made) return made;
+  if (auto made = make_private_directory(paths_.record); !made) return made;
   auto transcript = chat::TranscriptWriter::open(paths_.record, secrets_, services_->clock);
-  if (!transcript) {
-    why = "the transcript cannot be written: " + transcript.error().message;
-    return false;
-  }
+  if (!transcript)
+    return sdk::make_error("the transcript cannot be written: " + transcript.error().message);
   transcript_.emplace(std::move(*transcript));
   boost::json::object entry{{"type", "session"},
                             {"event", plan_.previous_session_id ? "resumed" : "started"},
@@ -160,10 +146,10 @@ bool Session::prepare_directories(std::string& why) {
                             {"backend", services_->backend_name}};
   if (plan_.previous_session_id) entry["previous"] = *plan_.previous_session_id;
   record(entry);
-  return true;
+  return {};
 }
 
-asio::awaitable<bool> Session::record_start(std::string& why) {
+asio::awaitable<sdk::Result<void>> Session::record_start() {
   const auto now = services_->clock.now();
   if (!plan_.previous_session_id) {
     ThreadRecord thread;
@@ -179,10 +165,8 @@ asio::awaitable<bool> Session::record_start(std::string& why) {
     thread.last_session_id = id();
     auto save = [thread](ThreadsDb& db) { return db.save_thread(thread); };
     auto saved = co_await services_->threads.run(save);
-    if (!saved) {
-      why = "threads.db refused the thread: " + saved.error().message;
-      co_return false;
-    }
+    if (!saved)
+      co_return sdk::make_error("threads.db refused the thread: " + saved.error().message);
   }
   SessionRecord session;
   session.session_id = id();
@@ -191,37 +175,32 @@ asio::awaitable<bool> Session::record_start(std::string& why) {
   session.started_at = now;
   auto start = [session](ThreadsDb& db) { return db.session_started(session); };
   auto started = co_await services_->threads.run(start);
-  if (!started) {
-    why = "threads.db refused the session: " + started.error().message;
-    co_return false;
-  }
+  if (!started)
+    co_return sdk::make_error("threads.db refused the session: " + started.error().message);
   session_recorded_ = true;
-  co_return true;
+  co_return sdk::Result<void>{};
 }
 
-asio::awaitable<bool> Session::open_broker(std::string& why) {
-  if (!sandbox_->uses_broker()) co_return true;
-  if (services_->broker == nullptr) {
-    why =
+asio::awaitable<sdk::Result<void>> Session::open_broker() {
+  if (!sandbox_->uses_broker()) co_return sdk::Result<void>{};
+  if (services_->broker == nullptr)
+    co_return sdk::make_error(
         "the configuration sends this session's traffic through the egress broker, but the "
         "daemon started without one (the configuration it started with did not need it); "
-        "restart errand to use the new setting";
-    co_return false;
-  }
-  sdk::BrokerSessionSpec spec;
+        "restart errand to use the new setting");
+  auto spec = sandbox::broker_session_spec(*sandbox_);
   spec.session_id = id();
   spec.socket_path = paths_.broker_socket;
   spec.record_dir = paths_.record;
   auto opened = co_await services_->broker->open(spec);
-  if (!opened) {
-    why = "the egress broker could not open the session: " + opened.error().message;
-    co_return false;
-  }
+  if (!opened)
+    co_return sdk::make_error("the egress broker could not open the session: " +
+                              opened.error().message);
   secrets_.add(opened->proxy_credential);
   for (const auto& [provider, stand_in] : opened->stand_ins) secrets_.add(stand_in.value);
   broker_session_ = std::move(*opened);
   if (plan_.previous_session_id) carry_grants();
-  co_return true;
+  co_return sdk::Result<void>{};
 }
 
 void Session::carry_grants() {
@@ -261,7 +240,7 @@ void Session::keep_carried_grant(const CarriedGrant& grant) {
         written.error().message);
 }
 
-asio::awaitable<bool> Session::launch_sandbox(std::string& why) {
+asio::awaitable<sdk::Result<void>> Session::launch_sandbox() {
   agent::LaunchInputs inputs;
   inputs.config = plan_.config.get();
   inputs.routes =
@@ -270,14 +249,9 @@ asio::awaitable<bool> Session::launch_sandbox(std::string& why) {
   inputs.agent_installed_on_host = services_->capabilities.agent_from_host_install;
   inputs.config_file = services_->config_file;
   auto launch = plan_.glue->prepare(inputs);
-  if (!launch) {
-    why = launch.error().message;
-    co_return false;
-  }
-  if (auto written = agent::write_launch_files(paths_.state, *launch); !written) {
-    why = "the agent's files could not be written: " + written.error().message;
-    co_return false;
-  }
+  if (!launch) co_return launch.error();
+  if (auto written = agent::write_launch_files(paths_.state, *launch); !written)
+    co_return sdk::make_error("the agent's files could not be written: " + written.error().message);
   sdk::LaunchSpec spec;
   spec.policy = *sandbox_;
   spec.session_id = id();
@@ -297,16 +271,14 @@ asio::awaitable<bool> Session::launch_sandbox(std::string& why) {
   for (const auto& variable : spec.env) environment_names_.push_back(variable.first);
   for (const auto& variable : spec.policy.env_extra) environment_names_.push_back(variable.first);
   auto launched = co_await services_->backend.launch(spec);
-  if (!launched) {
-    why = "the sandbox could not start: " + launched.error().message;
-    co_return false;
-  }
+  if (!launched)
+    co_return sdk::make_error("the sandbox could not start: " + launched.error().message);
   process_ = std::move(*launched);
   log_->info("session {}: sandbox {} running the agent", id(), services_->backend_name);
-  co_return true;
+  co_return sdk::Result<void>{};
 }
 
-asio::awaitable<bool> Session::open_conversation(std::string& why) {
+asio::awaitable<sdk::Result<void>> Session::open_conversation() {
   const agent::AgentStdio stdio{process_->stdin_fd(), process_->stdout_fd(), process_->stderr_fd()};
   std::weak_ptr<Session> weak = weak_from_this();
   agent::AcpEvents events;
@@ -328,22 +300,16 @@ asio::awaitable<bool> Session::open_conversation(std::string& why) {
   };
   auto client = agent::AcpClient::start(strand_, stdio, std::move(events),
                                         agent::acp_client_options_from(*plan_.config), log_);
-  if (!client) {
-    why = "the agent's stdio could not be used: " + client.error().message;
-    co_return false;
-  }
+  if (!client)
+    co_return sdk::make_error("the agent's stdio could not be used: " + client.error().message);
   client_ = std::move(*client);
   auto hello = co_await client_->initialize();
-  if (!hello) {
-    why = "the agent did not complete the ACP handshake: " + hello.error().message;
-    co_return false;
-  }
+  if (!hello)
+    co_return sdk::make_error("the agent did not complete the ACP handshake: " +
+                              hello.error().message);
   if (auto method = agent::choose_auth_method(hello->auth_methods, environment_names_)) {
     auto authenticated = co_await client_->authenticate(method->id);
-    if (!authenticated) {
-      why = authenticated.error().message;
-      co_return false;
-    }
+    if (!authenticated) co_return authenticated.error();
   }
   bool loaded = false;
   std::string resume_note;
@@ -373,10 +339,8 @@ asio::awaitable<bool> Session::open_conversation(std::string& why) {
   if (!loaded) {
     const std::string cwd = "/workspace";
     auto opened = co_await client_->new_session(cwd);
-    if (!opened) {
-      why = "the agent did not open a session: " + opened.error().message;
-      co_return false;
-    }
+    if (!opened)
+      co_return sdk::make_error("the agent did not open a session: " + opened.error().message);
     acp_session_id_ = opened->session_id;
   }
   if (auto written = agent::write_beneath(paths_.record, fs::path(kAgentSessionFile),
@@ -398,7 +362,7 @@ asio::awaitable<bool> Session::open_conversation(std::string& why) {
   }
   if (plan_.previous_session_id)
     renderer_->notice("resumed in a new sandbox; " + resume_note + ".");
-  co_return true;
+  co_return sdk::Result<void>{};
 }
 
 asio::awaitable<void> Session::fail_start(const std::string& why) {
@@ -412,12 +376,7 @@ asio::awaitable<void> Session::fail_start(const std::string& why) {
     const std::string sentence = "no session was started: " + why;
     co_await refuse_prompt(services_->chat, secrets_, to, sdk::Reaction::failed, sentence);
   }
-  while (!pending_.empty()) {
-    const auto prompt = std::move(pending_.front());
-    pending_.pop_front();
-    if (renderer_) react(prompt.ref, sdk::Reaction::failed, true);
-    end_turn_record(prompt.ref.message_id, TurnOutcome::failed);
-  }
+  turns_.fail_held();
 }
 
 }  // namespace errand::sessions

@@ -11,31 +11,12 @@ namespace errand::sessions {
 
 namespace asio = boost::asio;
 
-asio::awaitable<void> Session::drop_waiting_prompts() {
-  const auto dropped = services_->queue.cancel_session(id());
-  std::size_t count = 0;
-  for (const auto& message_id : dropped) {
-    const auto it = queued_.find(message_id);
-    if (it != queued_.end()) {
-      react(it->second.ref, sdk::Reaction::queued, false);
-      react(it->second.ref, sdk::Reaction::stopped, true);
-      queued_.erase(it);
-    }
-    end_turn_record(message_id, TurnOutcome::cancelled);
-    ++count;
-  }
-  while (!pending_.empty()) {
-    const auto prompt = std::move(pending_.front());
-    pending_.pop_front();
-    if (renderer_) react(prompt.ref, sdk::Reaction::stopped, true);
-    end_turn_record(prompt.ref.message_id, TurnOutcome::cancelled);
-    ++count;
-  }
+void Session::drop_waiting_prompts() {
+  const auto count = turns_.close();
   if (count > 0 && renderer_)
     renderer_->notice(std::to_string(count) +
                       (count == 1 ? " waiting prompt was" : " waiting prompts were") +
                       " dropped because the session ended; send again to resume it.");
-  co_return;
 }
 
 asio::awaitable<void> Session::archive_thread() {
@@ -54,14 +35,9 @@ asio::awaitable<void> Session::archive_thread() {
 asio::awaitable<void> Session::shut_down() {
   phase_ = Phase::stopping;
   const StopRequest request = stop_request_ ? *stop_request_ : StopRequest{};
-  ++idle_generation_;
-  idle_timer_.cancel();
   log_->info("session {}: stopping ({})", id(), request.reason);
-  if (question_) {
-    question_->responder.cancel();
-    question_.reset();
-  }
-  co_await drop_waiting_prompts();
+  permissions_.close();
+  drop_waiting_prompts();
 
   if (broker_session_ && services_->broker != nullptr) {
     const std::string session_id = id();
@@ -76,8 +52,8 @@ asio::awaitable<void> Session::shut_down() {
   }
   if (client_) client_->close("the session ended");
   // The running turn ends now that the agent is gone; it gives its slot back itself.
-  if (turn_) {
-    auto finished = turn_->finished;
+  if (auto* turn = turns_.current()) {
+    auto finished = turn->finished;
     co_await finished->wait();
   }
   client_.reset();

@@ -44,76 +44,36 @@ std::string base64(std::string_view bytes) {
 
 }  // namespace
 
-void Session::submit(InboundPrompt prompt) {
-  std::weak_ptr<Session> weak = weak_from_this();
-  PromptSubmission submission;
-  submission.session_id = id();
-  submission.message_id = prompt.ref.message_id;
-  submission.executor = strand_;
-  const std::string message_id = prompt.ref.message_id;
-  submission.on_admitted = [weak, message_id](TurnTicket ticket) {
-    auto self = weak.lock();
-    if (!self) return;
-    const auto it = self->queued_.find(message_id);
-    if (it == self->queued_.end()) {
-      ticket.release();
-      return;
-    }
-    auto waiting = std::move(it->second);
-    self->queued_.erase(it);
-    self->begin_turn(std::move(waiting), std::move(ticket), true);
+TurnRunner::Effects Session::turn_effects() {
+  TurnRunner::Effects effects;
+  effects.react = [this](const sdk::MessageRef& ref, sdk::Reaction reaction, bool add) {
+    react(ref, reaction, add);
   };
-  submission.on_position = [weak](std::size_t position) {
-    auto self = weak.lock();
-    if (self && self->renderer_) self->renderer_->notice(queued_sentence(position));
+  effects.notice = [this](std::string text) {
+    if (renderer_) renderer_->notice(std::move(text));
   };
-  submission.on_expired = [weak, message_id] {
-    auto self = weak.lock();
-    if (!self) return;
-    const auto it = self->queued_.find(message_id);
-    if (it == self->queued_.end()) return;
-    const auto waited = self->services_->queue.snapshot().limits.max_queue_wait;
-    self->react(it->second.ref, sdk::Reaction::queued, false);
-    self->renderer_->answer_prompt(
-        {it->second.ref, sdk::Reaction::expired, expired_sentence(waited), it->second.author_id});
-    self->end_turn_record(message_id, TurnOutcome::expired);
-    self->queued_.erase(it);
+  effects.answer = [this](chat::PromptAnswer answer) {
+    if (renderer_) renderer_->answer_prompt(std::move(answer));
   };
-  ++idle_generation_;
-  idle_timer_.cancel();
-  auto outcome = services_->queue.submit(std::move(submission));
-  if (auto* admitted = std::get_if<Admitted>(&outcome)) {
-    begin_turn(std::move(prompt), std::move(admitted->ticket), false);
-  } else if (auto* queued = std::get_if<Queued>(&outcome)) {
-    react(prompt.ref, sdk::Reaction::queued, true);
-    renderer_->notice(queued_sentence(queued->position));
-    queued_.emplace(message_id, std::move(prompt));
-  } else {
-    const auto& rejected = std::get<Rejected>(outcome);
-    renderer_->answer_prompt(
-        {prompt.ref, sdk::Reaction::refused, rejected.sentence, prompt.author_id});
-    end_turn_record(message_id, TurnOutcome::rejected);
-    arm_idle_timer();
-  }
-}
-
-void Session::begin_turn(InboundPrompt prompt, TurnTicket ticket, bool was_queued) {
-  if (phase_ != Phase::ready || turn_ || !client_) {
-    // The queue admits one turn per session, so a second one here means the session is going.
-    ticket.release();
-    if (renderer_) react(prompt.ref, sdk::Reaction::stopped, true);
-    end_turn_record(prompt.ref.message_id, TurnOutcome::cancelled);
-    return;
-  }
-  ++idle_generation_;
-  idle_timer_.cancel();
-  turn_.emplace();
-  turn_->prompt = std::move(prompt);
-  turn_->ticket = std::move(ticket);
-  turn_->was_queued = was_queued;
-  turn_->finished = std::make_shared<common::StrandSignal>(strand_);
-  auto self = shared_from_this();
-  spawn(run_turn(self));
+  effects.ended = [this](const std::string& message_id, TurnOutcome outcome) {
+    end_turn_record(message_id, outcome);
+  };
+  // The runner begins turns only between ready and stopping, while the agent's client exists.
+  effects.run = [this] { spawn(run_turn(shared_from_this())); };
+  effects.idle = [this] {
+    StopRequest idle;
+    idle.reason = "idle";
+    request_stop(std::move(idle));
+  };
+  effects.stuck = [this] {
+    StopRequest forced;
+    forced.reason = "the agent did not stop its turn when interrupted";
+    forced.notice =
+        "the agent did not stop the turn within timeouts.abortMs of !interrupt, so the session "
+        "was stopped; writing here again resumes it.";
+    request_stop(std::move(forced));
+  };
+  return effects;
 }
 
 asio::awaitable<std::vector<agent::PromptBlock>> Session::prompt_blocks(const InboundPrompt& p) {
@@ -140,11 +100,9 @@ asio::awaitable<std::vector<agent::PromptBlock>> Session::prompt_blocks(const In
 }
 
 asio::awaitable<void> Session::run_turn(std::shared_ptr<Session> self) {
-  auto& turn = *turn_;
-  auto finished = turn.finished;
+  auto& turn = *turns_.current();
   const std::string message_id = turn.prompt.ref.message_id;
   const std::string session_id = id();
-  ++turn_number_;
   TurnOutcome outcome = TurnOutcome::failed;
   chat::TurnEnd ending;
   try {
@@ -204,7 +162,7 @@ asio::awaitable<void> Session::run_turn(std::shared_ptr<Session> self) {
     ending.ending = chat::TurnEnding::failed;
     ending.detail = std::string("errand failed while running the turn: ") + e.what();
   }
-  abort_timer_.cancel();
+  turns_.agent_done();
   flush_turn_text();
   record(boost::json::object{{"type", "turn_end"},
                              {"outcome", std::string(to_string(outcome))},
@@ -219,45 +177,8 @@ asio::awaitable<void> Session::run_turn(std::shared_ptr<Session> self) {
   } catch (const std::exception& e) {
     log_->error("session {}: the end of a turn could not be recorded: {}", id(), e.what());
   }
-  turn_->ticket.release();
-  turn_.reset();
-  finished->fire();
-  if (phase_ == Phase::ready) arm_idle_timer();
+  turns_.finish();
   (void)self;
-}
-
-void Session::arm_idle_timer() {
-  const auto generation = ++idle_generation_;
-  if (phase_ != Phase::ready || turn_ || !queued_.empty()) return;
-  idle_timer_.expires_after(std::chrono::milliseconds(setting_ms("timeouts.idleMs", 1800000)));
-  std::weak_ptr<Session> weak = weak_from_this();
-  idle_timer_.async_wait([weak, generation](const boost::system::error_code& ec) {
-    if (ec) return;
-    auto self = weak.lock();
-    if (!self || generation != self->idle_generation_ || self->phase_ != Phase::ready ||
-        self->turn_ || !self->queued_.empty())
-      return;
-    StopRequest idle;
-    idle.reason = "idle";
-    self->request_stop(std::move(idle));
-  });
-}
-
-void Session::arm_abort_timer() {
-  abort_timer_.expires_after(std::chrono::milliseconds(setting_ms("timeouts.abortMs", 15000)));
-  std::weak_ptr<Session> weak = weak_from_this();
-  const auto turn = turn_number_;
-  abort_timer_.async_wait([weak, turn](const boost::system::error_code& ec) {
-    if (ec) return;
-    auto self = weak.lock();
-    if (!self || !self->turn_ || self->turn_number_ != turn) return;
-    StopRequest forced;
-    forced.reason = "the agent did not stop its turn when interrupted";
-    forced.notice =
-        "the agent did not stop the turn within timeouts.abortMs of !interrupt, so the session "
-        "was stopped; writing here again resumes it.";
-    self->request_stop(std::move(forced));
-  });
 }
 
 }  // namespace errand::sessions

@@ -7,10 +7,14 @@
 #include <string>
 #include <vector>
 
-#include "plugins/broker/address_ranges.hpp"
+#include "common/address_ranges.hpp"
 #include "plugins/broker/host_addresses.hpp"
 
 namespace errand::broker {
+
+using common::AddressRange;
+using common::parse_address_range;
+using common::plain_address;
 
 struct Admission {
   bool admitted = false;

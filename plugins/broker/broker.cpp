@@ -47,13 +47,8 @@ void Broker::validate_config(const boost::json::object& config, sdk::ConfigProbl
       }
     }
   }
-  // Reported under its own key, and the provider checks (which depend on it) only once it
-  // reads.
-  auto internal = read_internal_ranges(config);
-  if (!internal) {
-    problems.add("sandbox.egress.allowInternal", internal.error().message);
-    return;
-  }
+  // sandbox.egress.allowInternal, which a provider's plain http:// depends on, is the core's to
+  // validate (core/sandbox); the ranges reach the broker with each session.
   auto settings = read_settings(config);
   if (!settings) problems.add("agent.providers", settings.error().message);
 }

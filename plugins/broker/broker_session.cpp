@@ -21,10 +21,11 @@ void Connection::close_all() {
   if (close_upstream) close_upstream();
 }
 
-BrokerSession::BrokerSession(std::shared_ptr<BrokerCore> core, std::string id)
+BrokerSession::BrokerSession(std::shared_ptr<BrokerCore> core, std::string id,
+                             std::shared_ptr<const BrokerSettings> settings)
     : core_(std::move(core)),
       id_(std::move(id)),
-      settings_(core_->settings()),
+      settings_(std::move(settings)),
       strand_(asio::make_strand(core_->services().executor)),
       acceptor_(strand_) {}
 
@@ -72,7 +73,10 @@ sdk::Result<std::shared_ptr<BrokerSession>> BrokerSession::open(
     fs::remove(path, ec);
   }
 
-  std::shared_ptr<BrokerSession> session(new BrokerSession(core, spec.session_id));
+  auto settings = settings_for_session(*core->settings(), spec);
+  if (!settings) return settings.error();
+  std::shared_ptr<BrokerSession> session(new BrokerSession(
+      core, spec.session_id, std::make_shared<const BrokerSettings>(std::move(*settings))));
   auto grants = GrantStore::open(spec.record_dir, core->wall_now());
   if (!grants) return grants.error();
   session->grants_ = std::move(*grants);
@@ -113,7 +117,13 @@ sdk::Result<std::shared_ptr<BrokerSession>> BrokerSession::open(
 void BrokerSession::start() {
   asio::co_spawn(strand_, accept_connections(shared_from_this(), acceptor_), asio::detached);
   std::string routes;
-  for (const auto& [name, p] : settings_->providers) routes += (routes.empty() ? "" : ", ") + name;
+  for (const auto& [name, p] : settings_->providers) {
+    routes += (routes.empty() ? "" : ", ") + name;
+    // The broker warned at start of the base URLs it refused; this one the session's own
+    // allowInternal ranges refused.
+    if (!p.upstream && core_->settings()->providers.at(name).upstream)
+      warn("provider {} will not be called: {}", name, p.refusal);
+  }
   info("broker listening on {}; provider routes: {}", socket_path_.string(),
        routes.empty() ? "none" : routes);
 }

@@ -105,7 +105,8 @@ class BrokerSession : public std::enable_shared_from_this<BrokerSession> {
   }
 
  private:
-  BrokerSession(std::shared_ptr<BrokerCore> core, std::string id);
+  BrokerSession(std::shared_ptr<BrokerCore> core, std::string id,
+                std::shared_ptr<const BrokerSettings> settings);
   CredentialCheck classify_foreign(std::string_view presented) const;
 
   std::shared_ptr<BrokerCore> core_;

@@ -9,7 +9,7 @@
 #include <cstring>
 #include <system_error>
 
-#include "plugins/broker/address_ranges.hpp"
+#include "common/address_ranges.hpp"
 
 namespace errand::broker {
 namespace asio = boost::asio;
@@ -40,14 +40,14 @@ HostAddresses::HostAddresses(InterfaceAddressSource source, std::chrono::millise
     : source_(std::move(source)), max_age_(max_age) {}
 
 HostAddresses::Check HostAddresses::check(const asio::ip::address& address) const {
-  const auto wanted = plain_address(address);
+  const auto wanted = common::plain_address(address);
   std::lock_guard lock(mutex_);
   const auto now = std::chrono::steady_clock::now();
   if (!read_ || now - read_at_ >= max_age_) {
     addresses_.clear();
     unreadable_.clear();
     try {
-      for (const auto& a : source_()) addresses_.push_back(plain_address(a));
+      for (const auto& a : source_()) addresses_.push_back(common::plain_address(a));
     } catch (const std::exception& e) {
       unreadable_ = e.what();
     }

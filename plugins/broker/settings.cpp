@@ -30,9 +30,9 @@ std::string string_or(const json::object& o, std::string_view key, std::string f
   return fallback;
 }
 
-// A provider's base URL: https:// anywhere, plain http:// only to a loopback address written
-// as a literal inside an allowInternal range, because the real key travels on every call.
-void read_upstream(ProviderSettings& p, const std::vector<AddressRange>& allow_internal) {
+// A provider's base URL, read as far as it can be without the session: plain http:// is judged
+// when a session opens (refuse_plain_http), against the ranges that session may reach.
+void read_upstream(ProviderSettings& p) {
   // parse_uri, not parse_absolute_uri: the latter refuses a fragment without saying so.
   const auto url = boost::urls::parse_uri(p.base_url);
   if (!url) {
@@ -80,33 +80,35 @@ void read_upstream(ProviderSettings& p, const std::vector<AddressRange>& allow_i
     }
     up.port = *port;
   }
-  if (!up.tls) {
-    bool listed_loopback = false;
-    if (up.host_is_literal) {
-      boost::system::error_code ec;
-      const auto address = boost::asio::ip::make_address(up.host, ec);
-      listed_loopback = !ec && plain_address(address).is_loopback() &&
-                        std::any_of(allow_internal.begin(), allow_internal.end(),
-                                    [&](const AddressRange& r) { return r.contains(address); });
-    }
-    if (!listed_loopback) {
-      p.refusal = fmt::format(
-          "its baseUrl \"{}\" is plain http://, which would send the key unencrypted; use "
-          "https://, or for a local server a loopback address written as a literal (such as "
-          "http://127.0.0.1:8080) and listed in sandbox.egress.allowInternal (such as "
-          "[\"127.0.0.1/32\"])",
-          p.base_url);
-      return;
-    }
-  }
   std::string path(url->encoded_path());
   while (!path.empty() && path.back() == '/') path.pop_back();
   up.base_path = std::move(path);
   p.upstream = std::move(up);
 }
 
-sdk::Result<ProviderSettings> read_provider(const std::string& name, const json::object& o,
-                                            const std::vector<AddressRange>& allow_internal) {
+// Plain http:// only to a loopback address written as a literal inside one of the session's
+// allowInternal ranges, because the real key travels on every call.
+void refuse_plain_http(ProviderSettings& p, const std::vector<AddressRange>& allow_internal) {
+  if (!p.upstream || p.upstream->tls) return;
+  bool listed_loopback = false;
+  if (p.upstream->host_is_literal) {
+    boost::system::error_code ec;
+    const auto address = boost::asio::ip::make_address(p.upstream->host, ec);
+    listed_loopback = !ec && common::plain_address(address).is_loopback() &&
+                      std::any_of(allow_internal.begin(), allow_internal.end(),
+                                  [&](const AddressRange& r) { return r.contains(address); });
+  }
+  if (listed_loopback) return;
+  p.upstream.reset();
+  p.refusal = fmt::format(
+      "its baseUrl \"{}\" is plain http://, which would send the key unencrypted; use "
+      "https://, or for a local server a loopback address written as a literal (such as "
+      "http://127.0.0.1:8080) and listed in sandbox.egress.allowInternal (such as "
+      "[\"127.0.0.1/32\"])",
+      p.base_url);
+}
+
+sdk::Result<ProviderSettings> read_provider(const std::string& name, const json::object& o) {
   ProviderSettings p;
   p.name = name;
   p.credential = string_or(o, "credential", "");
@@ -167,7 +169,7 @@ sdk::Result<ProviderSettings> read_provider(const std::string& name, const json:
     p.refusal =
         "it has no baseUrl and no kind to take one from; set agent.providers." + name + ".baseUrl";
   } else {
-    read_upstream(p, allow_internal);
+    read_upstream(p);
   }
   return p;
 }
@@ -199,65 +201,8 @@ std::string BrokerSettings::ports_text() const {
   return out;
 }
 
-sdk::Result<std::vector<AddressRange>> read_internal_ranges(const json::object& config) {
-  std::vector<AddressRange> ranges;
-  const auto* internal = sdk::find_setting(config, "sandbox.egress.allowInternal");
-  if (internal == nullptr) return ranges;
-  if (internal->is_bool())
-    return sdk::make_error(
-        "sandbox.egress.allowInternal is a boolean, which it no longer takes: true let every "
-        "internal literal through, cloud metadata included. List the ranges sessions may "
-        "reach instead, such as [\"10.1.2.0/24\"], or [\"127.0.0.1/32\"] for a provider on "
-        "this host; leave the key out for none");
-  if (!internal->is_array())
-    return sdk::make_error(
-        "sandbox.egress.allowInternal must be a list of address ranges, such as "
-        "[\"10.1.2.0/24\"]");
-  for (const auto& entry : internal->as_array()) {
-    if (!entry.is_string())
-      return sdk::make_error(
-          "sandbox.egress.allowInternal holds something that is not a string; write each range "
-          "as text, such as \"10.1.2.0/24\"");
-    auto range = parse_address_range(entry.as_string());
-    if (!range) return sdk::make_error("sandbox.egress.allowInternal: " + range.error().message);
-    ranges.push_back(std::move(*range));
-  }
-  return ranges;
-}
-
 sdk::Result<BrokerSettings> read_settings(const json::object& config) {
   BrokerSettings s;
-  if (const auto* ports = sdk::find_setting(config, "sandbox.egressPorts")) {
-    if (!ports->is_array()) return sdk::make_error("sandbox.egressPorts must be a list of ports");
-    s.egress_ports.clear();
-    for (const auto& port : ports->as_array()) {
-      const auto n = port.is_int64()    ? port.as_int64()
-                     : port.is_uint64() ? static_cast<std::int64_t>(port.as_uint64())
-                                        : -1;
-      if (n < 1 || n > 65535)
-        return sdk::make_error(
-            "sandbox.egressPorts holds something that is not a port from 1 to 65535");
-      s.egress_ports.push_back(static_cast<std::uint16_t>(n));
-    }
-  }
-  // Only an egress block left out altogether means every host.
-  std::vector<std::string> allow;
-  const auto* egress = sdk::find_setting(config, "sandbox.egress");
-  if (egress == nullptr) {
-    allow.push_back("*");
-  } else if (const auto* list = sdk::find_setting(config, "sandbox.egress.allow")) {
-    if (!list->is_array())
-      return sdk::make_error("sandbox.egress.allow must be a list of host names");
-    for (const auto& entry : list->as_array()) {
-      if (!entry.is_string())
-        return sdk::make_error("sandbox.egress.allow holds something that is not a string");
-      allow.emplace_back(entry.as_string());
-    }
-  }
-  s.allow = HostAllowlist(std::move(allow));
-  auto internal = read_internal_ranges(config);
-  if (!internal) return internal.error();
-  s.allow_internal = std::move(*internal);
   if (const auto* providers = sdk::find_setting(config, "agent.providers");
       providers && providers->is_object()) {
     for (const auto& [key, value] : providers->as_object()) {
@@ -267,7 +212,7 @@ sdk::Result<BrokerSettings> read_settings(const json::object& config) {
       const auto* brokered = o.if_contains("broker");
       if (!credential || !credential->is_string() || credential->as_string().empty()) continue;
       if (brokered && brokered->is_bool() && !brokered->as_bool()) continue;
-      auto provider = read_provider(std::string(key), o, s.allow_internal);
+      auto provider = read_provider(std::string(key), o);
       if (!provider) return provider.error();
       s.providers.emplace(std::string(key), std::move(*provider));
     }
@@ -275,6 +220,23 @@ sdk::Result<BrokerSettings> read_settings(const json::object& config) {
   if (const auto* ca = sdk::find_setting(config, "broker.caFile");
       ca && ca->is_string() && !ca->as_string().empty())
     s.ca_file = std::filesystem::path(std::string(ca->as_string()));
+  return s;
+}
+
+sdk::Result<BrokerSettings> settings_for_session(const BrokerSettings& broker,
+                                                 const sdk::BrokerSessionSpec& spec) {
+  BrokerSettings s = broker;
+  s.egress_ports = spec.egress_ports;
+  s.allow = HostAllowlist(spec.egress_allow);
+  s.allow_internal.clear();
+  for (const auto& text : spec.allow_internal) {
+    // The core built the spec from a policy it validated with this parser, so this refuses
+    // only a spec from elsewhere; it is never read as "no range".
+    auto range = common::parse_address_range(text);
+    if (!range) return sdk::make_error("sandbox.egress.allowInternal: " + range.error().message);
+    s.allow_internal.push_back(std::move(*range));
+  }
+  for (auto& [name, provider] : s.providers) refuse_plain_http(provider, s.allow_internal);
   return s;
 }
 

@@ -1,11 +1,13 @@
 #pragma once
 
-// What a broker is made from, read once from the effective configuration. A session keeps the
-// settings it was opened with, so a reload reaches only sessions opened after it.
+// What a broker is made from: the providers and broker.* read once from the effective
+// configuration, and for each session the egress its spec carries (the core's SandboxPolicy;
+// the broker reads no sandbox.* key). A session keeps the settings it was opened with.
 
 #include <boost/json/object.hpp>
 #include <chrono>
 #include <cstdint>
+#include <errand/sdk/egress_broker.hpp>
 #include <errand/sdk/result.hpp>
 #include <filesystem>
 #include <map>
@@ -13,11 +15,13 @@
 #include <string>
 #include <vector>
 
-#include "plugins/broker/address_ranges.hpp"
+#include "common/address_ranges.hpp"
 #include "plugins/broker/capabilities.hpp"
 #include "plugins/broker/host_names.hpp"
 
 namespace errand::broker {
+
+using common::AddressRange;
 
 enum class Placement { bearer, x_api_key, either };
 
@@ -50,7 +54,8 @@ struct ProviderSettings {
 };
 
 struct BrokerSettings {
-  std::vector<std::uint16_t> egress_ports{443};
+  // From the session's spec (settings_for_session); empty in the broker-wide settings.
+  std::vector<std::uint16_t> egress_ports;
   HostAllowlist allow;
   // sandbox.egress.allowInternal: internal addresses the address rule lets through.
   std::vector<AddressRange> allow_internal;
@@ -64,9 +69,13 @@ struct BrokerSettings {
   std::string ports_text() const;
 };
 
+// The providers and broker.* keys; each provider's plain http:// base URL waits for a session's
+// ranges to be judged.
 sdk::Result<BrokerSettings> read_settings(const boost::json::object& config);
 
-// sandbox.egress.allowInternal alone, so validation can name that key when it is wrong.
-sdk::Result<std::vector<AddressRange>> read_internal_ranges(const boost::json::object& config);
+// The broker's settings with one session's egress: its ports, allowlist and internal ranges,
+// and each plain http:// provider refused unless its loopback literal is in those ranges.
+sdk::Result<BrokerSettings> settings_for_session(const BrokerSettings& broker,
+                                                 const sdk::BrokerSessionSpec& spec);
 
 }  // namespace errand::broker

@@ -194,7 +194,7 @@ asio::awaitable<void> ThreadRenderer::handle(Event& event) {
     }
   } else if (auto* answer = std::get_if<PromptAnswer>(&event)) {
     queue_reaction(answer->prompt, answer->reaction, true);
-    co_await send_addressed(answer->mention_user_id, answer->sentence);
+    co_await send_addressed(answer->mention_user_id, deps_.secrets.scrub(answer->sentence));
   } else if (auto* turn_end = std::get_if<TurnEnd>(&event)) {
     co_await handle_turn_end(*turn_end);
   } else if (auto* upload = std::get_if<UploadEvent>(&event)) {
@@ -213,14 +213,14 @@ asio::awaitable<void> ThreadRenderer::handle(Event& event) {
 
 asio::awaitable<void> ThreadRenderer::handle_tool_start(ToolCallStart& start) {
   auto& tool = tools_[start.id];
-  tool.title = start.title;
+  tool.title = deps_.secrets.scrub(start.title);
   // A call whose end is already waiting is shown once, finished, instead of posted then edited.
   const bool end_waiting = std::any_of(events_.begin(), events_.end(), [&](const Event& e) {
     const auto* end = std::get_if<ToolCallEnd>(&e);
     return end && end->id == start.id;
   });
   if (end_waiting) co_return;
-  std::string line = tool_line(deps_.secrets.scrub(start.title), ToolStatus::running, std::nullopt);
+  std::string line = tool_line(tool.title, ToolStatus::running, std::nullopt);
   co_await write(tool.message, std::move(line));
 }
 
@@ -231,7 +231,8 @@ asio::awaitable<void> ThreadRenderer::handle_tool_end(ToolCallEnd& end) {
     tool = std::move(found->second);
     tools_.erase(found);
   }
-  std::string title = deps_.secrets.scrub(end.title.empty() ? tool.title : end.title);
+  // The title the call started with was scrubbed when it arrived.
+  std::string title = end.title.empty() ? tool.title : deps_.secrets.scrub(end.title);
   ToolCallEnd clean = end;
   clean.output = deps_.secrets.scrub(end.output);
   std::string text = tool_message(title, clean, settings_.forward_tool_output,
@@ -261,7 +262,7 @@ asio::awaitable<void> ThreadRenderer::handle_turn_end(TurnEnd& end) {
       break;
   }
   if (end.ending != TurnEnding::done && !end.detail.empty()) {
-    sentence += ": " + end.detail;
+    sentence += ": " + deps_.secrets.scrub(end.detail);
   } else {
     sentence += ".";
   }
@@ -271,7 +272,8 @@ asio::awaitable<void> ThreadRenderer::handle_turn_end(TurnEnd& end) {
 }
 
 asio::awaitable<sdk::Result<void>> ThreadRenderer::handle_upload(UploadEvent& upload) {
-  const auto name = inline_code(deps_.secrets.scrub(upload.file.filename));
+  auto shown_filename = deps_.secrets.scrub(upload.file.filename);
+  const auto name = inline_code(shown_filename);
   if (deps_.secrets.contains_secret(upload.file.bytes) ||
       deps_.secrets.contains_secret(upload.file.filename)) {
     auto sentence = fmt::format(
@@ -291,12 +293,12 @@ asio::awaitable<sdk::Result<void>> ThreadRenderer::handle_upload(UploadEvent& up
     co_await send_addressed(upload.asked_by, sentence);
     co_return sdk::make_error(std::move(sentence), sdk::Error::Kind::limit);
   }
-  upload.file.filename = deps_.secrets.scrub(upload.file.filename);
+  upload.file.filename = std::move(shown_filename);
   std::vector<sdk::OutFile> files;
   files.push_back(std::move(upload.file));
   std::vector<std::string> no_mentions;
-  const auto posted =
-      co_await send_post(std::move(upload.caption), std::move(no_mentions), std::move(files));
+  const auto posted = co_await send_post(deps_.secrets.scrub(upload.caption),
+                                         std::move(no_mentions), std::move(files));
   if (!posted)
     co_return sdk::make_error(name + " could not be posted to the thread; see the log",
                               sdk::Error::Kind::unavailable);
@@ -331,7 +333,7 @@ asio::awaitable<void> ThreadRenderer::write(Message& message, std::string text) 
 asio::awaitable<std::optional<sdk::MessageRef>> ThreadRenderer::send_post(
     std::string text, std::vector<std::string> mentions, std::vector<sdk::OutFile> files) {
   sdk::OutMessage message;
-  message.text = deps_.secrets.scrub(text);
+  message.text = std::move(text);
   message.mention_user_ids = std::move(mentions);
   message.files = std::move(files);
   auto posted = co_await deps_.transport.post(thread_id_, std::move(message));
@@ -344,7 +346,7 @@ asio::awaitable<std::optional<sdk::MessageRef>> ThreadRenderer::send_post(
 }
 
 asio::awaitable<bool> ThreadRenderer::send_edit(const sdk::MessageRef& ref, std::string text) {
-  auto edited = co_await deps_.transport.edit(ref, deps_.secrets.scrub(text));
+  auto edited = co_await deps_.transport.edit(ref, std::move(text));
   if (!edited) {
     deps_.log->warn("thread {}: message {} could not be edited: {}", thread_id_, ref.message_id,
                     edited.error().message);

@@ -5,8 +5,12 @@
 // the agent. Reactions go on a lane of their own, in order among themselves: a chat service
 // limits them per channel far more tightly than messages (Discord: about four a second in the
 // served channel, shared by every session opening there), and a status mark must not hold
-// back the agent's text behind other sessions' marks. Every outbound text passes Secrets::scrub in
-// send_post/send_edit, the one door.
+// back the agent's text behind other sessions' marks.
+//
+// The renderer is a door: it scrubs every text it is given, once, when it takes the event off
+// its queue and before it formats it (truncating first could cut a secret in two and leave half
+// of it readable). Callers hand it raw text and never scrub themselves; what it composes from
+// scrubbed pieces and its own words is not scrubbed again.
 
 #include "common/strand_signal.hpp"
 #include "core/chat/render/message_split.hpp"
@@ -155,7 +159,7 @@ class ThreadRenderer : public std::enable_shared_from_this<ThreadRenderer> {
   boost::asio::awaitable<void> wait_until_editable(const Message& message);
   boost::asio::awaitable<void> write(Message& message, std::string text);
 
-  // The door: scrubbed here, whatever the caller did before.
+  // Take text the handlers already scrubbed; nothing reaches the transport any other way.
   boost::asio::awaitable<std::optional<sdk::MessageRef>> send_post(
       std::string text, std::vector<std::string> mentions = {},
       std::vector<sdk::OutFile> files = {});

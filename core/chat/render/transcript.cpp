@@ -85,9 +85,9 @@ sdk::Result<TranscriptWriter> TranscriptWriter::open(const std::filesystem::path
 
 sdk::Result<void> TranscriptWriter::append(std::uint64_t turn, const boost::json::value& entry) {
   boost::json::object line;
-  line["at"] = format_utc(clock_->now());
+  line["at"] = format_utc(clock_.now());
   line["turn"] = turn;
-  line["entry"] = scrubbed(entry, *secrets_);
+  line["entry"] = scrubbed(entry, secrets_);
   auto text = boost::json::serialize(line);
   text.push_back('\n');
   std::size_t written = 0;

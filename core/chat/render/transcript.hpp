@@ -51,12 +51,13 @@ class TranscriptWriter {
  private:
   TranscriptWriter(int fd, std::filesystem::path path, const sdk::Secrets& secrets,
                    const sdk::Clock& clock)
-      : fd_(fd), path_(std::move(path)), secrets_(&secrets), clock_(&clock) {}
+      : fd_(fd), path_(std::move(path)), secrets_(secrets), clock_(clock) {}
 
   common::UniqueFd fd_;
   std::filesystem::path path_;
-  const sdk::Secrets* secrets_;
-  const sdk::Clock* clock_;
+  // A door holds its scrubber by reference: there is no writer that could write unscrubbed.
+  const sdk::Secrets& secrets_;
+  const sdk::Clock& clock_;
 };
 
 // The last `last` entries of record_dir/transcript.jsonl, oldest first. A missing file is an

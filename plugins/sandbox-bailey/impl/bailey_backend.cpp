@@ -22,7 +22,6 @@
 #include "plugins/sandbox-bailey/impl/environment.hpp"
 #include "plugins/sandbox-bailey/impl/launcher_spawn.hpp"
 #include "plugins/sandbox-bailey/impl/policy_builder.hpp"
-#include "plugins/sandbox-bailey/impl/validation_inputs.hpp"
 
 namespace errand::bailey {
 
@@ -335,29 +334,25 @@ sdk::SweepReport BaileyBackend::sweep_orphans() noexcept {
   return report;
 }
 
-void BaileyBackend::validate_config(const boost::json::object& config,
+void BaileyBackend::validate_policy(const sdk::SandboxPolicy& policy,
                                     sdk::ConfigProblems& problems) {
-  auto inputs = read_validation_inputs(config);
-  if (!inputs) {
-    problems.add("sandbox", inputs.error().message);
-    return;
-  }
-  const auto& s = *inputs;
-  if (!s.bailey_selected) return;
+  // Each list of the policy with the key it came from, for the problems to name.
   const struct {
+    const std::vector<fs::path>* paths;
     const char* key;
-    const std::vector<std::string>* paths;
-  } lists[] = {{"sandbox.policyExtra.read", &s.extra_read},
-               {"sandbox.policyExtra.write", &s.extra_write},
-               {"sandbox.policyExtra.execute", &s.extra_execute},
-               {"sandbox.pathExtra", &s.path_extra}};
+  } lists[] = {{&policy.extra_read, "sandbox.policyExtra.read"},
+               {&policy.extra_write, "sandbox.policyExtra.write"},
+               {&policy.extra_execute, "sandbox.policyExtra.execute"},
+               {&policy.path_extra, "sandbox.pathExtra"}};
   for (const auto& l : lists)
     for (const auto& path : *l.paths)
-      if (auto ok = check_grant(path, l.key, s.state_dir, s.project_root); !ok)
+      if (auto ok = check_grant(path.string(), l.key, policy.state_dir.string(),
+                                policy.project_root.string());
+          !ok)
         problems.add(l.key, ok.error().message);
   sdk::LaunchSpec probe_spec;
-  probe_spec.policy.env_extra = s.env;
-  if (auto env = build_environment(probe_spec, s.credential_names); !env)
+  probe_spec.policy = policy;
+  if (auto env = build_environment(probe_spec, policy.reserved_env_names); !env)
     problems.add("sandbox.env", env.error().message);
 }
 

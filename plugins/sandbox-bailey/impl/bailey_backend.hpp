@@ -32,7 +32,9 @@ class BaileyBackend final : public sdk::SandboxBackend {
       sdk::LaunchSpec spec) override;
   sdk::SweepReport sweep_orphans() noexcept override;
 
-  static void validate_config(const boost::json::object& config, sdk::ConfigProblems& problems);
+  // The grants and environment the core's policy asks for, checked when the configuration is
+  // loaded with the same rules launch() applies; problems name the keys they came from.
+  static void validate_policy(const sdk::SandboxPolicy& policy, sdk::ConfigProblems& problems);
 
   // The name of a session's cgroup under each controller.
   std::string cgroup_name(const std::string& session_id) const;

@@ -43,7 +43,7 @@ NetworkPlan plan_network(const sdk::LaunchSpec& spec, bool pasta_available);
 // itself, a broker mode without a broker socket, and every environment refusal.
 sdk::Result<BuiltPolicy> build_policy(const sdk::LaunchSpec& spec, const PolicyContext& context);
 
-// The same grant checks, for validate_config.
+// The same grant checks, for validate_policy.
 sdk::Result<void> check_grant(const std::string& path, const std::string& what,
                               const std::string& daemon_state_dir, const std::string& project_root);
 

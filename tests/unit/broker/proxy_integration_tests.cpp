@@ -505,7 +505,8 @@ TEST_CASE_METHOD(ProxyFixture, "a CONNECT to an address getifaddrs reports is re
   // The real interface list, with every range listed so only the host rule stands in the way.
   std::vector<std::string> own;
   for (const auto& address : interface_addresses()) {
-    if (plain_address(address).is_loopback() || judge_address(address).never_lifted) continue;
+    if (errand::common::plain_address(address).is_loopback() || judge_address(address).never_lifted)
+      continue;
     own.push_back(address.is_v6() ? "[" + address.to_string() + "]" : address.to_string());
   }
   if (own.empty()) {

@@ -2,6 +2,9 @@
 #include <errand/sdk/config_values.hpp>
 
 #include "core/config/settings.hpp"
+#include "core/sandbox/policy_from_config.hpp"
+#include "core/sandbox/sandbox_choice.hpp"
+#include "tests/support/result_printing.hpp"
 #include "tests/unit/config/config_test_support.hpp"
 
 using namespace errand::config;
@@ -136,17 +139,21 @@ TEST_CASE("the typed settings read the effective configuration", "[config][defau
   auto config = minimal_config();
   set(config, "plugins.path", boost::json::array{"/opt/errand/plugins"});
   set(config, "sandbox.egress.mode", "open");
-  const auto settings = settings_from(effective_of(config));
+  const auto effective = effective_of(config);
+  const auto settings = settings_from(effective);
+  const auto choice = errand::sandbox::sandbox_choice(effective);
+  const auto policy = errand::sandbox::policy_from_config(effective);
+  REQUIRE(policy);
   CHECK(settings.project_root == "/srv/errand/projects");
   CHECK(settings.state_dir == "/var/lib/errand");
   REQUIRE(settings.plugin_dirs.size() == 1);
   CHECK(settings.plugin_dirs[0] == "/opt/errand/plugins");
   CHECK(settings.log_level == "info");
   CHECK(settings.chat_transport == "discord");
-  CHECK(settings.sandbox_backend == "bailey");
-  CHECK(settings.require_full_enforcement);
-  CHECK(settings.network == "restricted");
-  CHECK(settings.egress_mode == "open");
+  CHECK(choice.backend == "bailey");
+  CHECK(choice.require_full_enforcement);
+  CHECK(policy->network == errand::sdk::NetworkMode::restricted);
+  CHECK(policy->egress == errand::sdk::EgressMode::open);
   CHECK(settings.limits.max_concurrent_turns == 2);
   CHECK(settings.limits.max_live_sessions == 4);
   CHECK(settings.limits.max_queue_length == 32);

@@ -178,3 +178,12 @@ TEST_CASE("a size written as a whole number with a fraction part is a byte count
   CHECK(loaded->effective.at("sandbox").at("memory") == 1073741824);
   CHECK(loaded->effective.at("sandbox").at("memory").is_int64());
 }
+
+TEST_CASE("sandbox.egress.allowInternal entries must be address ranges when the file loads",
+          "[config][sandbox][key:sandbox.egress.allowInternal]") {
+  auto config = minimal_config();
+  set(config, "sandbox.egress.allowInternal", boost::json::array{"127.0.0.1/32", "10.1.2.5/24"});
+  const auto problem = only_problem(config);
+  CHECK(problem.path == "sandbox.egress.allowInternal");
+  CHECK_THAT(problem.message, ContainsSubstring("10.1.2.5 has bits set below its /24 prefix"));
+}

@@ -37,7 +37,8 @@ errand_plugin_entry_v1_t acceptable() {
           &create_nothing,
           &destroy_nothing,
           "{}",
-          &validate_nothing};
+          &validate_nothing,
+          nullptr};
 }
 
 const std::filesystem::path kFile = "/plugins/sandbox-test.so";
@@ -49,7 +50,11 @@ TEST_CASE("a descriptor as ERRAND_PLUGIN emits it is accepted") {
 }
 
 TEST_CASE("the ABI 1.0 descriptor ends after validate_config") {
-  CHECK(errand::plugins::kDescriptorV1_0Size == sizeof(errand_plugin_entry_v1_t));
+  // 1.0's fields keep their places; ABI 3.0 appended validate_policy, which every 3.x has.
+  CHECK(offsetof(errand_plugin_entry_v1_t, validate_config) +
+            sizeof(errand_plugin_entry_v1_t::validate_config) ==
+        offsetof(errand_plugin_entry_v1_t, validate_policy));
+  CHECK(errand::plugins::kDescriptorMajorSize == sizeof(errand_plugin_entry_v1_t));
   CHECK(errand::plugins::kDescriptorHeaderSize == 8);
 }
 

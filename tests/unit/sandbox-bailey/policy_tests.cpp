@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <catch2/catch_test_macros.hpp>
 
+#include "core/sandbox/policy_problems.hpp"
 #include "plugins/sandbox-bailey/common/policy_toml.hpp"
 #include "plugins/sandbox-bailey/impl/bailey_backend.hpp"
 #include "plugins/sandbox-bailey/impl/policy_builder.hpp"
@@ -231,29 +232,47 @@ TEST_CASE("a policy file the launcher could not enforce as written is refused") 
   CHECK(contains(refused.error().message, "[resources]"));
 }
 
-TEST_CASE("validate_config refuses bad grants and environment names under bailey only") {
+TEST_CASE("validate_policy refuses bad grants and environment names under bailey only") {
   namespace json = boost::json;
-  json::object config{
-      {"projectRoot", "/srv/projects"},
-      {"stateDir", "/var/lib/errand"},
-      {"sandbox",
-       json::object{{"backend", "bailey"},
-                    {"policyExtra", json::object{{"read", json::array{"/var/lib/errand/records"}},
-                                                 {"write", json::array{"relative/cache"}}}},
-                    {"pathExtra", json::array{"/opt/ok/bin"}},
-                    {"env", json::object{{"PATH", "/x"}}}}}};
+  errand::sdk::SandboxPolicy policy;
+  policy.project_root = "/srv/projects";
+  policy.state_dir = "/var/lib/errand";
+  policy.extra_read = {"/var/lib/errand/records"};
+  policy.extra_write = {"relative/cache"};
+  policy.path_extra = {"/opt/ok/bin"};
+  policy.env_extra = {{"PATH", "/x"}};
   errand::sdk::ConfigProblems problems;
-  BaileyBackend::validate_config(config, problems);
+  BaileyBackend::validate_policy(policy, problems);
   REQUIRE(problems.all().size() == 3);
   CHECK(problems.all()[0].path == "sandbox.policyExtra.read");
   CHECK(contains(problems.all()[0].message, "overlaps stateDir"));
   CHECK(problems.all()[1].path == "sandbox.policyExtra.write");
   CHECK(contains(problems.all()[1].message, "must be absolute"));
   CHECK(problems.all()[2].path == "sandbox.env");
+
+  // The core hands the policy it built to the chosen backend alone.
+  json::object config{
+      {"projectRoot", "/srv/projects"},
+      {"stateDir", "/var/lib/errand"},
+      {"sandbox",
+       json::object{{"backend", "bailey"},
+                    {"policyExtra", json::object{{"read", json::array{"/var/lib/errand/records"}}}},
+                    {"env", json::object{{"PATH", "/x"}}}}}};
+  errand::config::PluginContribution bailey;
+  bailey.plugin = "sandbox-bailey";
+  bailey.validate_policy = &BaileyBackend::validate_policy;
+  std::vector<errand::config::Problem> chosen;
+  errand::sandbox::check_sandbox_policy(config, true, {bailey}, chosen);
+  const auto from_bailey = [](const std::vector<errand::config::Problem>& found) {
+    return std::count_if(found.begin(), found.end(), [](const auto& p) {
+      return p.path == "sandbox.policyExtra.read" || p.path == "sandbox.env";
+    });
+  };
+  CHECK(from_bailey(chosen) == 2);
   config["sandbox"].as_object()["backend"] = "podman";
-  errand::sdk::ConfigProblems other;
-  BaileyBackend::validate_config(config, other);
-  CHECK(other.empty());
+  std::vector<errand::config::Problem> other;
+  errand::sandbox::check_sandbox_policy(config, true, {bailey}, other);
+  CHECK(from_bailey(other) == 0);
 }
 
 TEST_CASE("of /etc/ssl only the certificate store and openssl.cnf are bound, never the keys") {

@@ -16,10 +16,16 @@
 
 namespace errand::sdk {
 
+// What one session's broker enforces, filled by the core from the session's SandboxPolicy: the
+// broker reads none of sandbox.* itself, and a session keeps what it was opened with.
 struct BrokerSessionSpec {
   std::string session_id;
-  std::filesystem::path socket_path;  // stateDir/brokers/<id>.sock, outside the state dir
-  std::filesystem::path record_dir;   // grants are kept here
+  std::filesystem::path socket_path;        // stateDir/brokers/<id>.sock, outside the state dir
+  std::filesystem::path record_dir;         // grants are kept here
+  std::vector<std::uint16_t> egress_ports;  // sandbox.egressPorts
+  std::vector<std::string> egress_allow;    // sandbox.egress.allow; ["*"] for any host
+  // sandbox.egress.allowInternal, as the core validated it (SandboxPolicy::allow_internal).
+  std::vector<std::string> allow_internal;
 };
 
 struct BrokerSession {

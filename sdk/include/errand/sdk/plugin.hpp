@@ -6,6 +6,8 @@
 // may provide:
 //   static constexpr const char* config_schema = R"({"chat": {"properties": {...}}})";
 //   static void validate_config(const boost::json::object& config, ConfigProblems& problems);
+// and a sandbox backend, to check what the core decided rather than read sandbox.* itself:
+//   static void validate_policy(const SandboxPolicy& policy, ConfigProblems& problems);
 // Nothing thrown inside ever crosses the boundary.
 
 #include <errand/sdk/plugin_abi.h>
@@ -78,12 +80,13 @@ constexpr const char* schema_of() {
   }
 }
 
-template <class T>
-int validate(const char* config_json, errand_problem_fn report, void* ctx) noexcept {
+// Runs a validator's checks and hands each problem across the C boundary; nothing thrown inside
+// crosses it. Returns the number of problems reported.
+template <class Checks>
+int report_problems(Checks checks, errand_problem_fn report, void* ctx) noexcept {
   try {
-    const auto parsed = boost::json::parse(config_json);
     ConfigProblems problems;
-    if (parsed.is_object()) T::validate_config(parsed.as_object(), problems);
+    checks(problems);
     for (const auto& p : problems.all()) report(ctx, p.path.c_str(), p.message.c_str());
     return static_cast<int>(problems.all().size());
   } catch (const std::exception& e) {
@@ -95,11 +98,41 @@ int validate(const char* config_json, errand_problem_fn report, void* ctx) noexc
 }
 
 template <class T>
+int validate(const char* config_json, errand_problem_fn report, void* ctx) noexcept {
+  return report_problems(
+      [config_json](ConfigProblems& problems) {
+        const auto parsed = boost::json::parse(config_json);
+        if (parsed.is_object()) T::validate_config(parsed.as_object(), problems);
+      },
+      report, ctx);
+}
+
+template <class T>
 constexpr auto validator_of() -> int (*)(const char*, errand_problem_fn, void*) {
   if constexpr (requires(const boost::json::object& c, ConfigProblems& p) {
                   T::validate_config(c, p);
                 }) {
     return &validate<T>;
+  } else {
+    return nullptr;
+  }
+}
+
+template <class T>
+int validate_policy(const void* policy, errand_problem_fn report, void* ctx) noexcept {
+  return report_problems(
+      [policy](ConfigProblems& problems) {
+        T::validate_policy(*static_cast<const SandboxPolicy*>(policy), problems);
+      },
+      report, ctx);
+}
+
+template <class T>
+constexpr auto policy_validator_of() -> int (*)(const void*, errand_problem_fn, void*) {
+  if constexpr (requires(const SandboxPolicy& policy, ConfigProblems& p) {
+                  T::validate_policy(policy, p);
+                }) {
+    return &validate_policy<T>;
   } else {
     return nullptr;
   }
@@ -121,6 +154,7 @@ constexpr auto validator_of() -> int (*)(const char*, errand_problem_fn, void*) 
         &::errand::sdk::detail::destroy<Class>,                                             \
         ::errand::sdk::detail::schema_of<Class>(),                                          \
         ::errand::sdk::detail::validator_of<Class>(),                                       \
+        ::errand::sdk::detail::policy_validator_of<Class>(),                                \
     };                                                                                      \
     return &entry;                                                                          \
   }

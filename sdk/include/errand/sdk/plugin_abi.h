@@ -14,14 +14,16 @@
  *   2.0  SandboxPolicy, decided by the core and handed to probe() and launch() in LaunchSpec;
  *        EnforcementReport::capabilities; HostServices holds references to Secrets,
  *        ReceiptSink and Clock; EgressBroker::start(BrokerEvents&) replaces
- *        set_events(BrokerEvents*) */
+ *        set_events(BrokerEvents*)
+ *   3.0  BrokerSessionSpec carries the session's egress ports, allowlist and internal ranges;
+ *        the descriptor's validate_policy hands a sandbox backend the core's SandboxPolicy */
 #ifndef ERRAND_SDK_PLUGIN_ABI_H
 #define ERRAND_SDK_PLUGIN_ABI_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#define ERRAND_ABI_MAJOR 2
+#define ERRAND_ABI_MAJOR 3
 #define ERRAND_ABI_MINOR 0
 #define ERRAND_PLUGIN_ENTRY_SYMBOL "errand_plugin_entry_v1"
 
@@ -56,6 +58,11 @@ typedef struct errand_plugin_entry_v1_t {
   /* Semantic checks the schema cannot express, over the whole effective configuration as JSON.
    * Reports every problem through report; returns the number reported. NULL when none. */
   int (*validate_config)(const char* config_json, errand_problem_fn report, void* ctx);
+  /* ABI 3.0. A sandbox backend's checks of the policy the core built from the configuration:
+   * sandbox_policy points at an errand::sdk::SandboxPolicy, passed only to the backend
+   * sandbox.backend chooses and only when the policy could be built (the core reports why it
+   * could not). Same reporting as validate_config. NULL when none. */
+  int (*validate_policy)(const void* sandbox_policy, errand_problem_fn report, void* ctx);
 } errand_plugin_entry_v1_t;
 
 typedef const errand_plugin_entry_v1_t* (*errand_plugin_entry_fn)(void);

@@ -38,9 +38,12 @@ struct SandboxPolicy {
   // gives every session a network of its own meets this by construction.
   std::vector<std::uint16_t> listen_ports;
   // sandbox.egress.allow as written; only an egress block left out altogether means ["*"].
-  // For the broker, which still reads these from its own configuration (docs/design.md).
+  // The broker gets these through BrokerSessionSpec.
   std::vector<std::string> egress_allow;
-  // sandbox.egress.allowInternal as written (CIDR blocks or addresses), unparsed.
+  // sandbox.egress.allowInternal: CIDR blocks or addresses, each one the core has parsed and
+  // accepted. Kept as text, not parsed ranges, so the SDK's types stay plain values and the
+  // parser (common/address_ranges) stays out of the ABI; the broker parses them again with the
+  // same parser, which a validated policy cannot fail.
   std::vector<std::string> allow_internal;
   // Asked for; kept only by a backend whose probe declares hides_host_address.
   bool hide_host_address = false;

@@ -8,6 +8,9 @@
 #include <boost/asio/use_future.hpp>
 #include <stdexcept>
 
+#include "core/sandbox/broker_spec.hpp"
+#include "core/sandbox/policy_from_config.hpp"
+
 namespace errand::broker::testing {
 namespace asio = boost::asio;
 
@@ -133,7 +136,11 @@ BrokerHarness::~BrokerHarness() {
 
 sdk::Result<sdk::BrokerSession> BrokerHarness::try_open(const std::string& session_id,
                                                         std::filesystem::path socket_path) {
-  sdk::BrokerSessionSpec spec;
+  // The session's egress comes from the test's configuration as a daemon's session gets it:
+  // through the core's policy builder.
+  auto policy = sandbox::policy_from_config(services_->config);
+  if (!policy) return policy.error();
+  auto spec = sandbox::broker_session_spec(*policy);
   spec.session_id = session_id;
   spec.socket_path = socket_path.empty() ? dir_.path() / "brokers" / (session_id + ".sock")
                                          : std::move(socket_path);

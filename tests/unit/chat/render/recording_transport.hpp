@@ -94,9 +94,12 @@ class RecordingTransport final : public sdk::ChatTransport {
                                                         sdk::Visibility) override {
     co_return sdk::Result<void>();
   }
-  boost::asio::awaitable<sdk::Result<void>> answer(sdk::CommandCall, sdk::OutMessage) override {
+  boost::asio::awaitable<sdk::Result<void>> answer(sdk::CommandCall call,
+                                                   sdk::OutMessage message) override {
+    answers.emplace_back(std::move(call), std::move(message));
     co_return sdk::Result<void>();
   }
+  std::vector<std::pair<sdk::CommandCall, sdk::OutMessage>> answers;  // slash commands answered
   boost::asio::awaitable<sdk::Result<std::string>> fetch_attachment(sdk::Attachment,
                                                                     std::size_t) override {
     co_return sdk::make_error("no attachments here", sdk::Error::Kind::not_found);

@@ -2,7 +2,7 @@
 
 #include "core/chat/render/thread_renderer.hpp"
 #include "core/daemon/system_clock.hpp"
-#include "core/secrets/secret_scrubber.hpp"
+#include "tests/support/scrub_witness.hpp"
 #include "tests/unit/chat/render/recording_transport.hpp"
 
 #include <spdlog/logger.h>
@@ -24,7 +24,7 @@ inline const std::string kStandIn =
     "errand-session-" + std::string(64, 'a').replace(10, 6, "0123ff");
 
 // A renderer on a strand of its own io_context, writing to a recording transport, with one
-// configured secret and one minted stand-in to scrub.
+// configured secret and one minted stand-in to scrub by the daemon's scrubber, watched.
 struct RendererHarness {
   explicit RendererHarness(chat::RenderSettings settings = {}, std::size_t max_chars = 2000,
                            std::chrono::milliseconds min_edit = std::chrono::milliseconds(1000))
@@ -62,7 +62,7 @@ struct RendererHarness {
   boost::asio::io_context io;
   boost::asio::strand<boost::asio::io_context::executor_type> strand;
   RecordingTransport transport;
-  secrets::SecretScrubber secrets;
+  ScrubWitness secrets;
   daemon::SystemClock clock;
   std::shared_ptr<chat::ThreadRenderer> renderer;
 };

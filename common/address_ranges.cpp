@@ -1,11 +1,11 @@
-#include "plugins/broker/address_ranges.hpp"
+#include "common/address_ranges.hpp"
 
 #include <fmt/format.h>
 
 #include <array>
 #include <charconv>
 
-namespace errand::broker {
+namespace errand::common {
 namespace asio = boost::asio;
 
 namespace {
@@ -80,4 +80,4 @@ sdk::Result<AddressRange> parse_address_range(std::string_view text) {
   return range;
 }
 
-}  // namespace errand::broker
+}  // namespace errand::common

@@ -1,14 +1,15 @@
 #pragma once
 
 // The address ranges sandbox.egress.allowInternal lists: CIDR blocks such as "10.1.2.0/24" or
-// "fd12:3456::/48", or a single address.
+// "fd12:3456::/48", or a single address. One parser for the core, which refuses a bad range
+// when it validates the configuration, and the broker, which judges addresses with them.
 
 #include <boost/asio/ip/address.hpp>
 #include <errand/sdk/result.hpp>
 #include <string>
 #include <string_view>
 
-namespace errand::broker {
+namespace errand::common {
 
 struct AddressRange {
   boost::asio::ip::address base;
@@ -27,4 +28,4 @@ sdk::Result<AddressRange> parse_address_range(std::string_view text);
 // scope id, so two spellings of one address compare equal.
 boost::asio::ip::address plain_address(const boost::asio::ip::address& address);
 
-}  // namespace errand::broker
+}  // namespace errand::common
