@@ -44,8 +44,8 @@ void KageGlue::check(const json::object& config, sdk::ConfigProblems& problems) 
   for (const auto& entry : providers->as_object()) {
     const std::string name(entry.key());
     const std::string path = "agent.providers." + name;
-    if (auto refusal = kage_reserved_name_refusal(name)) {
-      problems.add(path, *refusal);
+    if (auto named = check_kage_provider_name(name); !named) {
+      problems.add(path, named.error().message);
       continue;
     }
     if (!entry.value().is_object()) continue;
@@ -71,8 +71,8 @@ sdk::Result<std::string> render_kage_config(const std::vector<ProviderRoute>& ro
   std::string out =
       "# Written by errand when the session launched; edits are replaced at the next launch.\n";
   for (const auto& route : routes) {
-    if (auto refusal = kage_reserved_name_refusal(route.name))
-      return sdk::make_error("agent.providers." + route.name + ": " + *refusal);
+    if (auto named = check_kage_provider_name(route.name); !named)
+      return sdk::make_error("agent.providers." + route.name + ": " + named.error().message);
     if (catalog.knows(route.name)) {
       if (route.base_url.empty()) continue;
       out += "\n[providers." + toml_text::key(route.name) + "]\n";

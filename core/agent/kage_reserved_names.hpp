@@ -4,8 +4,7 @@
 // refuse them without linking the rest of the kage glue.
 
 #include <array>
-#include <optional>
-#include <string>
+#include <errand/sdk/result.hpp>
 #include <string_view>
 
 namespace errand::agent {
@@ -14,8 +13,8 @@ namespace errand::agent {
 // fail at launch. "custom" is the table custom providers are declared under.
 inline constexpr std::array<std::string_view, 2> kage_reserved_providers{"acp", "custom"};
 
-// The refusal of a provider name kage keeps for itself, or nullopt. The configuration checks
-// refuse it on every load, at start and on each reload, and a launch checks again.
-std::optional<std::string> kage_reserved_name_refusal(std::string_view name);
+// Refuses (kind refused) a provider name kage keeps for itself. The configuration checks refuse
+// it on every load, at start and on each reload, and a launch checks again.
+sdk::Result<void> check_kage_provider_name(std::string_view name);
 
 }  // namespace errand::agent

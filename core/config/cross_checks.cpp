@@ -111,9 +111,10 @@ void check_kage_provider_names(const json::object& config, std::vector<Problem>&
   const auto* providers = object_at(config, "agent.providers");
   if (providers == nullptr || string_setting(config, "agent.kind") != "kage") return;
   for (const auto& entry : *providers) {
-    if (auto refusal = agent::kage_reserved_name_refusal(entry.key()))
-      problems.push_back({"agent.providers." + std::string(entry.key()),
-                          "`agent.providers." + std::string(entry.key()) + "`: " + *refusal});
+    if (auto named = agent::check_kage_provider_name(entry.key()); !named)
+      problems.push_back(
+          {"agent.providers." + std::string(entry.key()),
+           "`agent.providers." + std::string(entry.key()) + "`: " + named.error().message});
   }
 }
 
