@@ -29,51 +29,16 @@ bool refused_read(const Outcome& r) {
 
 }  // namespace
 
-TEST_CASE("host secrets and the daemon's home and state are not readable", "[live]") {
+// The rest of the host tree is in tests/live/escape/, shared with podman; these directories
+// exist inside a podman container too, as the image's own, so only bailey, which shows the
+// host's tree, has them to refuse.
+TEST_CASE("the host's /home, /var/log and /sys/kernel are not listable", "[live]") {
   require_full_host();
   Harness h;
-  // The other session's project and the daemon's records exist on the host for real.
-  const auto other = h.project_root() / "other-session";
-  fs::create_directories(other);
-  std::ofstream(other / "secret.txt") << "not yours";
-  fs::create_directories(h.state_dir() / "records" / "other-session");
-  std::ofstream(h.state_dir() / "records" / "other-session" / "grants.json") << "{}";
-  const std::string which = GENERATE(as<std::string>{}, "/etc/shadow", "/root", "/root/.bashrc",
-                                     "other-secret", "other-project", "other-records",
-                                     "daemon-state", "/home", "/var/log", "/sys/kernel");
-  std::string path = which;
-  if (which == "other-secret") path = (other / "secret.txt").string();
-  if (which == "other-project") path = other.string();
-  if (which == "other-records")
-    path = (h.state_dir() / "records" / "other-session" / "grants.json").string();
-  if (which == "daemon-state") path = h.state_dir().string();
-  const bool directory = which == "/root" || which == "/home" || which == "/var/log" ||
-                         which == "/sys/kernel" || which == "other-project" ||
-                         which == "daemon-state";
-  const auto r = h.run(h.spec({directory ? "list" : "read", path}));
+  const std::string path = GENERATE(as<std::string>{}, "/home", "/var/log", "/sys/kernel");
+  const auto r = h.run(h.spec({"list", path}));
   INFO(path << ": " << r.out << r.launch_error);
   CHECK(refused_read(r));
-}
-
-TEST_CASE("nothing outside /workspace and /state and /tmp is writable", "[live]") {
-  require_full_host();
-  Harness h;
-  const std::string path =
-      GENERATE(std::string("/usr/errand-escape"), std::string("/etc/errand-escape"),
-               std::string("/errand-escape"), std::string("/bin/errand-escape"),
-               std::string("/proc/sys/kernel/hostname"), std::string("/proc/sysrq-trigger"),
-               std::string("/etc/resolv.conf"), std::string("/state/../escape"));
-  const auto r = h.run(h.spec({"write", path}));
-  INFO(path << ": " << r.out << r.launch_error);
-  REQUIRE(r.launched);
-  CHECK(r.exit.exit_code == 1);
-  if (path == "/proc/sysrq-trigger" && !fs::exists(path)) {
-    // This kernel has no magic SysRq, so there is nothing to write.
-    CHECK(contains(r.out, "errno=ENOENT"));
-  } else {
-    CHECK((contains(r.out, "errno=EACCES") || contains(r.out, "errno=EROFS") ||
-           contains(r.out, "errno=EPERM")));
-  }
 }
 
 TEST_CASE("the daemon's /proc entry and environment are out of reach", "[live]") {
