@@ -246,6 +246,7 @@ static int do_udp(const char* ip, int port) {
   return 0;
 }
 
+#ifndef ESCAPE_PROBE_WITHOUT_NAME_LOOKUP
 static int do_dns(const char* name) {
   struct addrinfo* res = NULL;
   int rc = getaddrinfo(name, "443", NULL, &res);
@@ -257,6 +258,7 @@ static int do_dns(const char* name) {
   printf("ok resolved\n");
   return 0;
 }
+#endif
 
 static int do_abstract(const char* name) {
   struct sockaddr_un a;
@@ -556,7 +558,9 @@ int main(int argc, char** argv) {
   if (!strcmp(check, "tcp-bulk") && argc == 5)
     return do_tcp_bulk(argv[2], atoi(argv[3]), atol(argv[4]));
   if (!strcmp(check, "udp") && argc == 4) return do_udp(argv[2], atoi(argv[3]));
+#ifndef ESCAPE_PROBE_WITHOUT_NAME_LOOKUP
   if (!strcmp(check, "dns") && argc == 3) return do_dns(argv[2]);
+#endif
   if (!strcmp(check, "abstract") && argc == 3) return do_abstract(argv[2]);
   if (!strcmp(check, "syscall") && argc == 3) return do_syscall(argv[2]);
   if (!strcmp(check, "syscall-nr") && argc == 3)
