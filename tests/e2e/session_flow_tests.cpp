@@ -148,6 +148,28 @@ TEST_CASE("!stop ends the session and archives the thread; a new reply resumes i
   stop_and_resume_scenario(Backend::podman);
 }
 
+// Under podman the container's whole filesystem is the image plus the two mounts, so every
+// file the agent can read is searched for each secret. The prompt names each needle in two
+// halves the shell joins, so the needle itself is written nowhere the search would find it. A
+// needle that env.txt holds shows the search reaches the project.
+void no_file_in_container_holds(E2eHarness& h, const std::string& thread,
+                                const std::filesystem::path& project,
+                                const std::vector<std::string>& secrets) {
+  const auto search = [](const std::string& needle, const std::string& into) {
+    const auto half = needle.size() / 2;
+    return "grep -rlsF --exclude-dir=proc --exclude-dir=sys --exclude-dir=dev \"$(printf %s " +
+           needle.substr(0, half) + " " + needle.substr(half) + ")\" / >> " + into;
+  };
+  std::string command = "run : > found.txt; " + search("ANTHROPIC_BASE_URL=", "control.txt");
+  for (const auto& secret : secrets) command += "; " + search(secret, "found.txt");
+  const auto before = h.count_text(thread, "done in");
+  h.post(command + "; true", thread);
+  REQUIRE(h.wait_for_text(thread, "done in", 120s, before + 1));
+  INFO(h.bot_text(thread));
+  CHECK(errand::test::read_file(project / "control.txt").find("/workspace/env.txt") != npos);
+  CHECK(errand::test::read_file(project / "found.txt").empty());
+}
+
 void secrets_absent_scenario(Backend backend) {
   E2eHarness h(backend);
   h.start();
@@ -182,6 +204,7 @@ void secrets_absent_scenario(Backend backend) {
   const auto stand_in = env.substr(begin, env.find('\n', begin) - begin);
   REQUIRE(stand_in.size() == std::string("errand-session-").size() + 64);
   CHECK(h.bot_text(thread).find("[redacted]") != npos);
+  if (backend == Backend::podman) no_file_in_container_holds(h, thread, project, {token, key});
   for (const auto& r : h.discord().requests()) {
     const auto body = boost::json::serialize(r.json);
     CHECK(body.find(token) == npos);
