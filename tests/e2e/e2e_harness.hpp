@@ -1,9 +1,9 @@
 #pragma once
 
-// The real daemon (`errand run`) with the real bailey, broker and chat-discord plugins, talking
-// to the fake Discord server, running the scripted ACP agent inside real sandboxes, whose model
-// provider is the fake provider behind the real broker. Tests play the people in the channel
-// and read what came back.
+// The real daemon (`errand run`) with the real bailey (or podman), broker and chat-discord
+// plugins, talking to the fake Discord server, running the scripted ACP agent inside real
+// sandboxes, whose model provider is the fake provider behind the real broker. Tests play the
+// people in the channel and read what came back.
 
 #include "core/threads/threads_db.hpp"
 #include "fake_discord.hpp"
