@@ -1,6 +1,9 @@
 #include "tests/e2e/e2e_harness.hpp"
 
 #include "core/daemon/system_clock.hpp"
+#include "plugins/sandbox-podman/impl/containers_conf.hpp"
+#include "plugins/sandbox-podman/impl/podman_command.hpp"
+#include "tests/e2e/e2e_image.hpp"
 #include "tests/support/delegated_cgroups.hpp"
 #include "tests/support/poll_until.hpp"
 #include "tests/support/program_copy.hpp"
@@ -42,7 +45,12 @@ std::string E2eHarness::fake_agent() {
   return agent;
 }
 
-E2eHarness::E2eHarness() : provider_(std::make_unique<fakes::FakeProvider>()) {
+std::string backend_name(Backend backend) {
+  return backend == Backend::podman ? "podman" : "bailey";
+}
+
+E2eHarness::E2eHarness(Backend backend)
+    : backend_(backend), provider_(std::make_unique<fakes::FakeProvider>()) {
   // Under /tmp, like an operator's /srv: bailey binds these into the sandbox.
   root_ = errand::test::make_temp_dir("/tmp", "errand-e2e-");
   fs::create_directories(root_ / "projects");
@@ -83,6 +91,16 @@ E2eHarness::E2eHarness() : provider_(std::make_unique<fakes::FakeProvider>()) {
       {"logging", json::object{{"level", "debug"}}},
       {"projectRoot", (root_ / "projects").string()},
       {"stateDir", (root_ / "state").string()}};
+  if (backend_ == Backend::podman) {
+    set("sandbox.backend", "podman");
+    set("sandbox.image", json::string(e2e_image()));
+    set("agent.command", json::array{std::string(kImageAgent)});
+    // Rootless podman on this project's cgroup v1 test hosts applies no memory, cpu or process
+    // limit, and sandbox-podman has no disk budget yet: the probe reports each as a gap and
+    // errand run refuses them unless told otherwise. The scenarios test the session flow, not
+    // those limits (the podman live tests and the probe's own tests cover the gaps).
+    set("sandbox.requireFullEnforcement", false);
+  }
 }
 
 E2eHarness::~E2eHarness() {
@@ -213,6 +231,24 @@ std::optional<sessions::TurnRecord> E2eHarness::turn(const std::string& message_
   auto found = db->find_turn(message_id);
   REQUIRE(found.has_value());
   return *found;
+}
+
+std::vector<std::string> E2eHarness::containers_of(const std::string& session_id) const {
+  auto conf = podman::write_containers_conf(root_ / "podman-client");
+  REQUIRE(conf.has_value());
+  const auto env = podman::environment_for_this_account(*conf);
+  auto listed = podman::run_podman(
+      env,
+      {"ps", "--all", "--filter", "label=errand.session=" + session_id, "--format", "{{.Names}}"},
+      60s);
+  REQUIRE(listed.has_value());
+  INFO(podman::failure_text(*listed));
+  REQUIRE(listed->exit_code == 0);
+  std::vector<std::string> names;
+  std::istringstream lines(listed->out);
+  for (std::string line; std::getline(lines, line);)
+    if (!line.empty()) names.push_back(line);
+  return names;
 }
 
 bool eventually(const std::function<bool()>& pred, std::chrono::milliseconds timeout) {

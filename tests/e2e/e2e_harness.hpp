@@ -1,9 +1,9 @@
 #pragma once
 
-// The real daemon (`errand run`) with the real bailey, broker and chat-discord plugins, talking
-// to the fake Discord server, running the scripted ACP agent inside real sandboxes, whose model
-// provider is the fake provider behind the real broker. Tests play the people in the channel
-// and read what came back.
+// The real daemon (`errand run`) with the real bailey (or podman), broker and chat-discord
+// plugins, talking to the fake Discord server, running the scripted ACP agent inside real
+// sandboxes, whose model provider is the fake provider behind the real broker. Tests play the
+// people in the channel and read what came back.
 
 #include "core/threads/threads_db.hpp"
 #include "fake_discord.hpp"
@@ -25,9 +25,14 @@ namespace errand::e2e {
 inline constexpr std::string_view kOwner = "500000000000000005";
 inline constexpr std::string_view kProviderKey = "provider-key-e2e-0123456789abcdef";
 
+// The sandbox a scenario's sessions run in. Under podman the agent is the same fake, run from
+// the e2e image (e2e_image.hpp).
+enum class Backend { bailey, podman };
+std::string backend_name(Backend backend);
+
 class E2eHarness {
  public:
-  E2eHarness();
+  explicit E2eHarness(Backend backend = Backend::bailey);
   ~E2eHarness();
   E2eHarness(const E2eHarness&) = delete;
   E2eHarness& operator=(const E2eHarness&) = delete;
@@ -69,10 +74,16 @@ class E2eHarness {
   std::vector<sessions::SessionRecord> sessions_of(const std::string& thread_id) const;
   std::optional<sessions::TurnRecord> turn(const std::string& message_id) const;
 
+  Backend backend() const { return backend_; }
+  // The names of the containers, running or not, labelled with the session in this account's
+  // podman store (`podman ps -a --filter label=errand.session=<id>`).
+  std::vector<std::string> containers_of(const std::string& session_id) const;
+
   static std::string build_dir();
   static std::string fake_agent();
 
  private:
+  Backend backend_;
   std::filesystem::path root_;
   fakes::TestCa discord_ca_;  // the fake Discord serves https and wss with a certificate from it
   std::unique_ptr<fake_discord::FakeDiscord> discord_;

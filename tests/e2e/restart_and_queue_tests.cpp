@@ -40,10 +40,8 @@ std::string marker() {
   return "marker-" + std::to_string(value);
 }
 
-TEST_CASE("three sessions with maxConcurrentTurns 1 never have two turns in flight",
-          "[e2e]"
-          "[key:limits.maxConcurrentTurns]") {
-  E2eHarness h;
+void turn_queue_scenario(Backend backend) {
+  E2eHarness h(backend);
   h.set("limits.maxConcurrentTurns", 1);
   h.start();
   std::vector<std::string> threads;
@@ -74,20 +72,34 @@ TEST_CASE("three sessions with maxConcurrentTurns 1 never have two turns in flig
   }
 }
 
-TEST_CASE("kill -9 mid-turn, restart: no orphan sandbox, the turn interrupted, the thread resumes",
-          "[e2e]") {
-  E2eHarness h;
+TEST_CASE("three sessions with maxConcurrentTurns 1 never have two turns in flight",
+          "[e2e]"
+          "[key:limits.maxConcurrentTurns]") {
+  turn_queue_scenario(Backend::bailey);
+}
+
+TEST_CASE("three sessions with maxConcurrentTurns 1 never have two turns in flight (podman)",
+          "[e2e][podman]") {
+  turn_queue_scenario(Backend::podman);
+}
+
+void kill_and_restart_scenario(Backend backend) {
+  E2eHarness h(backend);
   h.start();
   const auto running = marker();
   const auto thread = h.post("crash: say before the crash\nrun sleep 120; echo " + running);
   REQUIRE(h.wait_for_text(thread, "before the crash"));
   REQUIRE(eventually([&] { return !processes_with(running).empty(); }));
   const auto session_id = h.sessions_of(thread).at(0).session_id;
+  const bool podman = backend == Backend::podman;
+  if (podman) REQUIRE(h.containers_of(session_id).size() == 1);
 
   h.kill_daemon();
   h.start();
   // The sweep at start-up removed what the dead daemon left running.
   CHECK(eventually([&] { return processes_with(running).empty(); }, 20s));
+  // Under podman that is the container itself, running or stopped: none is left.
+  if (podman) CHECK(eventually([&] { return h.containers_of(session_id).empty(); }, 20s));
 
   auto turn = h.turn(thread);
   REQUIRE(turn);
@@ -110,13 +122,22 @@ TEST_CASE("kill -9 mid-turn, restart: no orphan sandbox, the turn interrupted, t
   CHECK(h.sessions_of(thread).size() == 2);
 }
 
-TEST_CASE("a host outside the allowlist is suggested for !grant, and !grant lets it through",
-          "[e2e]"
-          "[key:sandbox.egress.allow]"
-          "[key:sandbox.egressPorts]") {
+TEST_CASE("kill -9 mid-turn, restart: no orphan sandbox, the turn interrupted, the thread resumes",
+          "[e2e]") {
+  kill_and_restart_scenario(Backend::bailey);
+}
+
+TEST_CASE(
+    "kill -9 mid-turn, restart: no orphan sandbox, the turn interrupted, the thread resumes "
+    "(podman)",
+    "[e2e][podman]") {
+  kill_and_restart_scenario(Backend::podman);
+}
+
+void grant_scenario(Backend backend) {
   LoopbackHostServer server;
   if (!server.problem().empty()) FAIL(server.problem());
-  E2eHarness h;
+  E2eHarness h(backend);
   h.set("sandbox.egressPorts", boost::json::array{443, server.port()});
   h.start();
   const auto thread = h.post("granting: fetch " + server.url());
@@ -133,6 +154,19 @@ TEST_CASE("a host outside the allowlist is suggested for !grant, and !grant lets
   INFO(lines_with(h.daemon_log(), server.host()));
   CHECK(h.bot_text(thread).find("200 OK") != npos);
   CHECK(server.requests() == 1);
+}
+
+TEST_CASE("a host outside the allowlist is suggested for !grant, and !grant lets it through",
+          "[e2e]"
+          "[key:sandbox.egress.allow]"
+          "[key:sandbox.egressPorts]") {
+  grant_scenario(Backend::bailey);
+}
+
+TEST_CASE(
+    "a host outside the allowlist is suggested for !grant, and !grant lets it through (podman)",
+    "[e2e][podman]") {
+  grant_scenario(Backend::podman);
 }
 
 }  // namespace

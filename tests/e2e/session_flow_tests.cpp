@@ -22,14 +22,8 @@ std::string mention(std::string_view user) {
   return "<@" + std::string(user) + ">";
 }
 
-TEST_CASE("a channel message opens a thread; the agent's reply and the command it ran come back",
-          "[e2e]"
-          "[key:chat.channelId]"
-          "[key:chat.apiBase]"
-          "[key:chat.gatewayUrl]"
-          "[key:agent.command]"
-          "[key:projectRoot]") {
-  E2eHarness h;
+void opening_message_scenario(Backend backend) {
+  E2eHarness h(backend);
   h.start();
   const auto opening = h.post(
       "demo: say hello from inside the sandbox\nrun echo computed-$((40+2)) in $(pwd)\n"
@@ -69,7 +63,7 @@ TEST_CASE("a channel message opens a thread; the agent's reply and the command i
   CHECK(turn->started_at.has_value());
   const auto sessions = h.sessions_of(thread);
   REQUIRE(sessions.size() == 1);
-  CHECK(sessions[0].backend == "bailey");
+  CHECK(sessions[0].backend == backend_name(backend));
 
   // A reply in the thread is the next prompt of the same session.
   const auto second = h.post("say the second turn", thread);
@@ -96,8 +90,24 @@ TEST_CASE("a channel message opens a thread; the agent's reply and the command i
   CHECK(h.threads_db()->find_thread(thread).value()->state == ThreadState::resumable);
 }
 
-TEST_CASE("!stop ends the session and archives the thread; a new reply resumes it", "[e2e]") {
-  E2eHarness h;
+TEST_CASE("a channel message opens a thread; the agent's reply and the command it ran come back",
+          "[e2e]"
+          "[key:chat.channelId]"
+          "[key:chat.apiBase]"
+          "[key:chat.gatewayUrl]"
+          "[key:agent.command]"
+          "[key:projectRoot]") {
+  opening_message_scenario(Backend::bailey);
+}
+
+TEST_CASE(
+    "a channel message opens a thread; the agent's reply and the command it ran come back (podman)",
+    "[e2e][podman]") {
+  opening_message_scenario(Backend::podman);
+}
+
+void stop_and_resume_scenario(Backend backend) {
+  E2eHarness h(backend);
   h.start();
   const auto thread = h.post("resumable: say the first session");
   REQUIRE(h.wait_for_text(thread, "done in"));
@@ -129,11 +139,39 @@ TEST_CASE("!stop ends the session and archives the thread; a new reply resumes i
   CHECK(!h.threads_db()->find_thread(thread).value()->archived_at);
 }
 
-TEST_CASE("neither the chat token nor the provider key reaches the sandbox or outbound text",
-          "[e2e]"
-          "[key:chat.token]"
-          "[key:agent.providers.<name>.credential]") {
-  E2eHarness h;
+TEST_CASE("!stop ends the session and archives the thread; a new reply resumes it", "[e2e]") {
+  stop_and_resume_scenario(Backend::bailey);
+}
+
+TEST_CASE("!stop ends the session and archives the thread; a new reply resumes it (podman)",
+          "[e2e][podman]") {
+  stop_and_resume_scenario(Backend::podman);
+}
+
+// Under podman the container's whole filesystem is the image plus the two mounts, so every
+// file the agent can read is searched for each secret. The prompt names each needle in two
+// halves the shell joins, so the needle itself is written nowhere the search would find it. A
+// needle that env.txt holds shows the search reaches the project.
+void no_file_in_container_holds(E2eHarness& h, const std::string& thread,
+                                const std::filesystem::path& project,
+                                const std::vector<std::string>& secrets) {
+  const auto search = [](const std::string& needle, const std::string& into) {
+    const auto half = needle.size() / 2;
+    return "grep -rlsF --exclude-dir=proc --exclude-dir=sys --exclude-dir=dev \"$(printf %s " +
+           needle.substr(0, half) + " " + needle.substr(half) + ")\" / >> " + into;
+  };
+  std::string command = "run : > found.txt; " + search("ANTHROPIC_BASE_URL=", "control.txt");
+  for (const auto& secret : secrets) command += "; " + search(secret, "found.txt");
+  const auto before = h.count_text(thread, "done in");
+  h.post(command + "; true", thread);
+  REQUIRE(h.wait_for_text(thread, "done in", 120s, before + 1));
+  INFO(h.bot_text(thread));
+  CHECK(errand::test::read_file(project / "control.txt").find("/workspace/env.txt") != npos);
+  CHECK(errand::test::read_file(project / "found.txt").empty());
+}
+
+void secrets_absent_scenario(Backend backend) {
+  E2eHarness h(backend);
   h.start();
   const auto config_path = (h.root() / "config.json").string();
   const auto thread = h.post("secrets: run env > env.txt; cat " + config_path +
@@ -166,6 +204,7 @@ TEST_CASE("neither the chat token nor the provider key reaches the sandbox or ou
   const auto stand_in = env.substr(begin, env.find('\n', begin) - begin);
   REQUIRE(stand_in.size() == std::string("errand-session-").size() + 64);
   CHECK(h.bot_text(thread).find("[redacted]") != npos);
+  if (backend == Backend::podman) no_file_in_container_holds(h, thread, project, {token, key});
   for (const auto& r : h.discord().requests()) {
     const auto body = boost::json::serialize(r.json);
     CHECK(body.find(token) == npos);
@@ -176,6 +215,19 @@ TEST_CASE("neither the chat token nor the provider key reaches the sandbox or ou
   const auto log = h.daemon_log();
   CHECK(log.find(key) == npos);
   CHECK(log.find(stand_in) == npos);
+}
+
+TEST_CASE("neither the chat token nor the provider key reaches the sandbox or outbound text",
+          "[e2e]"
+          "[key:chat.token]"
+          "[key:agent.providers.<name>.credential]") {
+  secrets_absent_scenario(Backend::bailey);
+}
+
+TEST_CASE(
+    "neither the chat token nor the provider key reaches the sandbox or outbound text (podman)",
+    "[e2e][podman]") {
+  secrets_absent_scenario(Backend::podman);
 }
 
 TEST_CASE("a message replayed after a gateway resume starts nothing twice", "[e2e]") {

@@ -1,0 +1,91 @@
+#include "tests/e2e/e2e_image.hpp"
+
+#include "plugins/sandbox-podman/impl/containers_conf.hpp"
+#include "plugins/sandbox-podman/impl/podman_command.hpp"
+#include "tests/e2e/e2e_harness.hpp"
+#include "tests/support/temp_dir.hpp"
+
+#include <openssl/evp.h>
+
+#include <catch2/catch_test_macros.hpp>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+
+namespace errand::e2e {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+
+constexpr std::string_view kBaseImage = "localhost/errand-test:latest";
+constexpr std::string_view kAgentLabel = "errand.agent-sha256";
+
+std::string sha256_of_file(const fs::path& file) {
+  const auto data = errand::test::read_file(file);
+  REQUIRE(!data.empty());
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int length = 0;
+  REQUIRE(EVP_Digest(data.data(), data.size(), digest, &length, EVP_sha256(), nullptr) == 1);
+  std::string hex;
+  char pair[3];
+  for (unsigned int i = 0; i < length; ++i) {
+    std::snprintf(pair, sizeof pair, "%02x", digest[i]);
+    hex += pair;
+  }
+  return hex;
+}
+
+podman::CommandOutput podman_as_this_account(const podman::PodmanEnvironment& env,
+                                             const std::vector<std::string>& args) {
+  auto ran = podman::run_podman(env, args, 300s);
+  REQUIRE(ran.has_value());
+  return *ran;
+}
+
+}  // namespace
+
+std::string e2e_image() {
+  static const std::string built = [] {
+    const errand::test::TempDir dir;
+    auto conf = podman::write_containers_conf(dir.path() / "podman");
+    REQUIRE(conf.has_value());
+    const auto env = podman::environment_for_this_account(*conf);
+    REQUIRE_FALSE(env.program.empty());
+    const std::string image(kE2eImage);
+    const fs::path agent = E2eHarness::build_dir() + "/tests/fakes/bin/fake-acp-agent-static";
+    const auto hash = sha256_of_file(agent);
+
+    const auto present = podman_as_this_account(
+        env, {"image", "inspect", "--format",
+              "{{.Id}} {{index .Labels \"" + std::string(kAgentLabel) + "\"}}", image});
+    if (present.exit_code == 0 && present.out.find(hash) != std::string::npos) return image;
+    const auto previous_id =
+        present.exit_code == 0 ? present.out.substr(0, present.out.find(' ')) : std::string();
+
+    // The base is never pulled: it comes from image/build --test (scripts/setup runs it).
+    const auto base = podman_as_this_account(env, {"image", "exists", std::string(kBaseImage)});
+    if (base.exit_code != 0)
+      FAIL(kBaseImage << " is not in this account's podman store; build it as root with "
+                         "image/build --test --account <this account>");
+    const auto context = dir.path() / "context";
+    fs::create_directories(context);
+    fs::copy_file(agent, context / "fake-acp-agent");
+    errand::test::write_file(context / "Containerfile",
+                             "FROM " + std::string(kBaseImage) + "\nCOPY fake-acp-agent " +
+                                 std::string(kImageAgent) + "\nLABEL " + std::string(kAgentLabel) +
+                                 "=" + hash + "\n");
+    const auto build = podman_as_this_account(
+        env, {"build", "--pull=never", "--network=none", "--quiet", "--tag", image, "--file",
+              (context / "Containerfile").string(), context.string()});
+    if (build.exit_code != 0)
+      FAIL("podman build of " << image << " failed: " << podman::failure_text(build));
+    // The image built from an older agent would stay in the store untagged; one a container
+    // still uses is kept by podman, which is fine here.
+    if (!previous_id.empty()) podman_as_this_account(env, {"rmi", previous_id});
+    return image;
+  }();
+  return built;
+}
+
+}  // namespace errand::e2e
