@@ -22,6 +22,8 @@ namespace errand::broker_relay {
 inline constexpr const char* kRelayAddress = "127.0.0.1";
 inline constexpr std::uint16_t kRelayPort = 3128;
 inline constexpr const char* kBrokerSocketInside = "/run/errand/broker.sock";
+// errand-relay's first argument in place of the broker's socket when a session has no broker.
+inline constexpr const char* kNoBrokerArgument = "--no-broker";
 
 class Relay {
  public:

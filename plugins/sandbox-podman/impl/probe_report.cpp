@@ -155,16 +155,13 @@ sdk::EnforcementReport build_probe_report(const HostFacts& f, const sdk::Sandbox
   judge_network(f, policy, r);
   // What this build cannot give, each a gap so the daemon refuses rather than run a session
   // with less than the configuration asks.
-  if (policy.uses_broker() && !f.relay_problem.empty())
-    r.gaps.push_back({"the egress broker for sessions (egress proxy)", f.relay_problem});
-  // libseccomp lets an unconditional allow in podman's profile override a refusal that looks
-  // at an argument, so the profile can refuse these only by refusing the whole call.
-  r.gaps.push_back({"the syscall refusals that depend on an argument",
-                    "podman's seccomp profile cannot refuse socket families other than unix, "
-                    "inet, inet6 and netlink (vsock among them), the TIOCSTI, TIOCLINUX and "
-                    "TIOCSETD ioctls, clone with namespace flags or clone3 while allowing the "
-                    "rest of each call; errand's own filter stacked under the agent is not "
-                    "built yet"});
+  // errand-relay loads errand's own filter in every session (podman's profile refuses calls by
+  // name only), so without it no session runs, whatever the network.
+  if (!f.relay_problem.empty()) {
+    r.gaps.push_back({"errand's syscall filter under the agent", f.relay_problem});
+    if (policy.uses_broker())
+      r.gaps.push_back({"the egress broker for sessions (egress proxy)", f.relay_problem});
+  }
   if (policy.limits.disk_bytes > 0 || policy.limits.disk_inodes > 0)
     r.gaps.push_back({"per-session disk budget",
                       "sandbox-podman does not measure the project and state directories yet"});

@@ -67,8 +67,8 @@ sdk::Result<RunPlan> podman_run_plan(const sdk::LaunchSpec& spec, const RunHost&
   if (spec.argv.empty()) return make_error("the launch names no agent command");
   if (brokered && !spec.broker_socket)
     return make_error("the launch uses the broker but names no broker socket");
-  if (brokered && host.relay_program.empty())
-    return make_error("the launch uses the broker but errand-relay was not found");
+  if (host.relay_program.empty())
+    return make_error("errand-relay, which loads errand's syscall filter, was not found");
   const auto& limits = policy.limits;
   RunPlan plan;
   auto& a = plan.args;
@@ -112,12 +112,13 @@ sdk::Result<RunPlan> podman_run_plan(const sdk::LaunchSpec& spec, const RunHost&
       plan.variables.emplace_back(name, std::move(value));
     }
   }
-  if (brokered) {
-    add(a, {"-v", spec.broker_socket->string() + ":" + broker_relay::kBrokerSocketInside + ":ro",
-            "-v", host.relay_program.string() + ":" + kRelayInside + ":ro"});
-  }
+  if (brokered)
+    add(a, {"-v", spec.broker_socket->string() + ":" + broker_relay::kBrokerSocketInside + ":ro"});
+  // errand-relay comes first in every session: it loads errand's own filter before the agent.
+  add(a, {"-v", host.relay_program.string() + ":" + kRelayInside + ":ro"});
   a.push_back(host.image);
-  if (brokered) add(a, {kRelayInside, broker_relay::kBrokerSocketInside});
+  add(a, {kRelayInside,
+          brokered ? broker_relay::kBrokerSocketInside : broker_relay::kNoBrokerArgument});
   a.insert(a.end(), spec.argv.begin(), spec.argv.end());
   return plan;
 }

@@ -27,7 +27,8 @@ struct RunHost {
   // errand.daemon=<...>: which daemon's container this is, so one daemon's orphan sweep never
   // removes another's (two daemons, or a test beside a daemon, on one account).
   std::string daemon_label;
-  // errand-relay (static, beside the plugin): under the broker, the container's first process.
+  // errand-relay (static, beside the plugin): every session's first process, which loads
+  // errand's own syscall filter before the agent and, under the broker, relays to it.
   std::filesystem::path relay_program;
 };
 
@@ -44,9 +45,10 @@ std::string container_name(const std::string& session_id);
 // The errand.daemon label for the daemon whose state directory is state_dir.
 std::string daemon_label(const std::filesystem::path& state_dir);
 
-// Under the broker (network restricted, egress proxy) the container still has no network:
-// --network=none, the session's broker socket and errand-relay mounted read-only, and the relay
-// started first, listening on 127.0.0.1:3128, with the agent as its child. An error for egress
+// errand-relay is mounted read-only and started first in every session, so errand's filter is on
+// before the agent runs. Under the broker (network restricted, egress proxy) the container still
+// has no network: --network=none, the session's broker socket mounted read-only too, and the
+// relay listening on 127.0.0.1:3128 with the agent as its child. An error for egress
 // open, which this build cannot give (podman 4.3 has no pasta network).
 sdk::Result<RunPlan> podman_run_plan(const sdk::LaunchSpec& spec, const RunHost& host);
 

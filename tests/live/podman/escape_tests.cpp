@@ -31,6 +31,35 @@ TEST_CASE("a session's container runs true, exits 0 and is removed") {
   CHECK(exists->exit_code == 1);
 }
 
+TEST_CASE("without the broker errand-relay becomes the agent, with errand's filter stacked on") {
+  ProbeContainer c;
+  const std::string count = "grep Seccomp_filters /proc/self/status";
+  // The same image under podman's profile alone, without errand-relay: how many filters the
+  // container starts with here (the test's own process may already run under some).
+  auto bare =
+      run_podman(c.env,
+                 {"--log-level=error", "run", "--rm", "--pull=never", "--network=none",
+                  "--userns=keep-id", "--security-opt", "no-new-privileges", "--security-opt",
+                  "seccomp=" + c.host.seccomp_profile.string(), kTestImage, "sh", "-c", count},
+                 kRunTimeout);
+  REQUIRE(bare.has_value());
+  INFO(bare->out << bare->err);
+  REQUIRE(bare->exit_code == 0);
+  const auto filters_of = [](const std::string& out) {
+    const auto at = out.find("Seccomp_filters:");
+    return at == std::string::npos ? -1 : std::stoi(out.substr(at + 16));
+  };
+  REQUIRE(filters_of(bare->out) >= 1);
+  // The agent is --init's child, so errand-relay exec'd it rather than forking: the agent keeps
+  // the pid podman signals. On top of podman's profile it runs under errand's two programs:
+  // the guard for syscall numbers newer than the build, and the refusals.
+  const auto out = c.run({"sh", "-c", "echo ppid=$PPID; " + count});
+  INFO(out.out << out.err);
+  CHECK(out.exit_code == 0);
+  CHECK(out.out.find("ppid=1\n") != std::string::npos);
+  CHECK(filters_of(out.out) == filters_of(bare->out) + 2);
+}
+
 TEST_CASE("inside the container the agent is the daemon's account, and writes land as its own") {
   ProbeContainer c;
   const auto who = c.probe({"whoami"});
@@ -97,7 +126,6 @@ class EchoBroker {
 TEST_CASE("under the broker only 127.0.0.1:3128 leads out, to the session's broker socket",
           "[key:sandbox.egress.mode]") {
   ProbeContainer c;
-  c.host.relay_program = ERRAND_RELAY_PROGRAM;
   c.spec.policy.network = sdk::NetworkMode::restricted;
   c.spec.policy.egress = sdk::EgressMode::proxy;
   c.spec.broker_socket = c.dir.path() / "broker.sock";

@@ -37,7 +37,7 @@ struct Daemon {
         std::make_shared<spdlog::logger>("podman", std::make_shared<spdlog::sinks::null_sink_mt>());
     fs::create_directories(dir.path() / "state");
     backend = std::make_unique<PodmanBackend>(
-        parts.services(io.get_executor(), log, config, {}, dir.path() / "state"));
+        parts.services(io.get_executor(), log, config, ERRAND_PODMAN_PLUGIN, dir.path() / "state"));
   }
 
   sdk::LaunchSpec spec(std::vector<std::string> argv) {
@@ -181,7 +181,7 @@ TEST_CASE("the orphan sweep removes this daemon's containers no session owns, an
   PodmanBackend restarted(
       d.parts.services(d.io.get_executor(), log,
                        boost::json::object{{"sandbox", boost::json::object{{"image", kTestImage}}}},
-                       {}, d.dir.path() / "state"));
+                       ERRAND_PODMAN_PLUGIN, d.dir.path() / "state"));
   const auto report = restarted.sweep_orphans();
   std::string details;
   for (const auto& line : report.details) details += line + "\n";

@@ -1,8 +1,9 @@
 #pragma once
 
-// A session's container as podman_run_plan builds it (errand's seccomp profile, no caps,
-// read-only root, keep-id, no network), running a command of the test image or the escape
-// probe, which sits in the session's project as an agent's files would.
+// A session's container as podman_run_plan builds it (errand's seccomp profile with errand's own
+// filter stacked on it by errand-relay, no caps, read-only root, keep-id, no network), running a
+// command of the test image or the escape probe, which sits in the session's project as an
+// agent's files would.
 
 #include <unistd.h>
 
@@ -27,6 +28,7 @@ struct ProbeContainer : LivePodman {
     INFO((learned ? std::string() : learned.error().message));
     REQUIRE(learned.has_value());
     host = *learned;
+    host.relay_program = ERRAND_RELAY_PROGRAM;  // every session starts with it
     auto policy = errand::sandbox::policy_from_config(boost::json::object{});
     REQUIRE(policy.has_value());
     spec.policy = *policy;

@@ -109,6 +109,7 @@ TEST_CASE("the broker without its relay, and the disk budget, are gaps when conf
   auto r = build_probe_report(without_relay, policy);
   INFO(gaps_of(r));
   CHECK(has_gap(r, "the egress broker for sessions (egress proxy)", "errand-relay is missing"));
+  CHECK(has_gap(r, "errand's syscall filter under the agent", "errand-relay is missing"));
   r = build_probe_report(host_with(recorded::kRootlessCgroupV2), policy);
   INFO(gaps_of(r));
   CHECK_FALSE(has_gap(r, "the egress broker for sessions (egress proxy)", ""));
@@ -121,10 +122,19 @@ TEST_CASE("the broker without its relay, and the disk budget, are gaps when conf
   policy.limits.disk_inodes = 0;
   r = build_probe_report(host_with(recorded::kRootlessCgroupV2), policy);
   INFO(gaps_of(r));
-  // What podman's profile cannot refuse is a gap on every host, until errand's own filter runs
-  // under the agent.
-  REQUIRE(r.gaps.size() == 1);
-  CHECK(has_gap(r, "the syscall refusals that depend on an argument", "vsock"));
+  CHECK(r.gaps.empty());
+}
+
+TEST_CASE("without errand-relay no session has errand's filter, with or without the broker") {
+  auto policy = defaults();
+  policy.network = sdk::NetworkMode::none;
+  REQUIRE_FALSE(policy.uses_broker());
+  auto without_relay = host_with(recorded::kRootlessCgroupV2);
+  without_relay.relay_problem = "/usr/lib/errand/errand-relay is missing or not executable";
+  const auto r = build_probe_report(without_relay, policy);
+  INFO(gaps_of(r));
+  CHECK(has_gap(r, "errand's syscall filter under the agent", "errand-relay is missing"));
+  CHECK_FALSE(has_gap(r, "the egress broker for sessions (egress proxy)", ""));
 }
 
 TEST_CASE("rootful podman is refused: sessions run only rootless") {

@@ -29,7 +29,7 @@ sdk::LaunchSpec spec_with(sdk::NetworkMode network) {
 RunHost host(bool limits_apply) {
   return RunHost{"localhost/errand-agent:latest",       limits_apply,
                  "/var/lib/errand/podman/seccomp.json", 1048576,
-                 daemon_label("/var/lib/errand"),       {}};
+                 daemon_label("/var/lib/errand"),       "/usr/lib/errand/errand-relay"};
 }
 
 bool has(const std::vector<std::string>& args, const std::string& item) {
@@ -66,16 +66,27 @@ TEST_CASE("a session's podman run holds it to the policy and inherits nothing") 
       values_of(a, "--security-opt") ==
       std::vector<std::string>{"no-new-privileges", "seccomp=/var/lib/errand/podman/seccomp.json"});
   CHECK(values_of(a, "-v") ==
-        std::vector<std::string>{"/srv/projects/p:/workspace", "/srv/state/s1:/state"});
+        std::vector<std::string>{"/srv/projects/p:/workspace", "/srv/state/s1:/state",
+                                 "/usr/lib/errand/errand-relay:/run/errand/errand-relay:ro"});
   CHECK(values_of(a, "--tmpfs") ==
         std::vector<std::string>{"/tmp:rw,exec,nosuid,nodev,mode=1777,size=" +
                                  std::to_string(spec.policy.limits.tmp_bytes)});
   CHECK(values_of(a, "--shm-size") ==
         std::vector<std::string>{std::to_string(spec.policy.limits.shm_bytes)});
-  // The image, then the agent's command, last.
-  REQUIRE(a.size() >= 3);
-  CHECK(std::vector<std::string>(a.end() - 3, a.end()) ==
-        std::vector<std::string>{"localhost/errand-agent:latest", "kage", "acp"});
+  // The image, then errand-relay (which loads errand's filter and execs the agent, having no
+  // broker to relay to), then the agent's command, last.
+  REQUIRE(a.size() >= 5);
+  CHECK(std::vector<std::string>(a.end() - 5, a.end()) ==
+        std::vector<std::string>{"localhost/errand-agent:latest", "/run/errand/errand-relay",
+                                 "--no-broker", "kage", "acp"});
+}
+
+TEST_CASE("no session runs without errand-relay, which loads errand's syscall filter") {
+  auto h = host(true);
+  h.relay_program.clear();
+  const auto refused = podman_run_plan(spec_with(sdk::NetworkMode::none), h);
+  REQUIRE_FALSE(refused.has_value());
+  CHECK(refused.error().message.find("errand-relay") != std::string::npos);
 }
 
 TEST_CASE("secrets are named on the command line, their values only in podman's environment") {
@@ -143,8 +154,7 @@ TEST_CASE("under the broker: no network, the socket and errand-relay read-only, 
   auto spec = spec_with(sdk::NetworkMode::restricted);
   spec.policy.egress = sdk::EgressMode::proxy;
   spec.broker_socket = "/srv/state/broker/s1.sock";
-  auto h = host(false);
-  h.relay_program = "/usr/lib/errand/errand-relay";
+  const auto h = host(false);
   auto plan = podman_run_plan(spec, h);
   REQUIRE(plan.has_value());
   const auto& a = plan->args;
@@ -162,5 +172,7 @@ TEST_CASE("under the broker: no network, the socket and errand-relay read-only, 
   spec.broker_socket.reset();
   CHECK_FALSE(podman_run_plan(spec, h).has_value());
   spec.broker_socket = "/srv/state/broker/s1.sock";
-  CHECK_FALSE(podman_run_plan(spec, host(false)).has_value());  // no relay found
+  auto without_relay = h;
+  without_relay.relay_program.clear();
+  CHECK_FALSE(podman_run_plan(spec, without_relay).has_value());
 }
