@@ -117,7 +117,14 @@ boost::asio::awaitable<sdk::Result<std::unique_ptr<sdk::SandboxProcess>>> Podman
     if (!host) return host.error();
     auto plan = podman_run_plan(spec, *host);
     if (!plan) return plan.error();
-    return start_podman(env_, plan->args, plan->variables);
+    auto created = run_podman(env_, podman_create_args(*plan), kPodmanTimeout, plan->variables);
+    if (!created) return created.error();
+    if (created->exit_code != 0)
+      return make_error("podman could not create the session's container: " +
+                        failure_text(*created));
+    auto started = start_podman(env_, podman_start_args(spec.session_id), {});
+    if (!started) remove_container(env_, container_name(spec.session_id));
+    return started;
   };
   sdk::Result<RunningPodman> running = co_await common::run_on_pool(*pool_, std::move(prepare));
   if (!running) co_return running.error();
