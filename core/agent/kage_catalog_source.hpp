@@ -10,20 +10,32 @@
 #include <errand/sdk/result.hpp>
 #include <errand/sdk/sandbox_backend.hpp>
 #include <memory>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include "core/agent/kage_catalog.hpp"
 
 namespace errand::agent {
 
-// The catalog the backend declares for the kage in its image: the providers only, since the
-// declaration lists no models. An error when the backend runs the agent from its image but
-// declared none: nothing then says what that kage knows.
-sdk::Result<KageCatalog> kage_catalog_from_image(const sdk::BackendCapabilities& backend);
+// What the backend says of the kage in its image (SandboxBackend::image_kage_providers).
+struct ImageKage {
+  bool agent_in_image = false;  // capabilities.agent_in_image
+  std::optional<std::vector<std::string>> providers;
+};
 
-// The image's declaration when backend.agent_in_image, else the answer of the host's kage,
+ImageKage image_kage_of(const sdk::SandboxBackend& backend,
+                        const sdk::BackendCapabilities& capabilities);
+
+// The catalog the backend declares for the kage in its image: the providers only, since the
+// declaration lists no models. An error when it declared none: nothing then says what that
+// kage knows.
+sdk::Result<KageCatalog> kage_catalog_from_image(const ImageKage& image);
+
+// The image's declaration when the agent is in the image, else the answer of the host's kage,
 // asked with options.
 boost::asio::awaitable<sdk::Result<KageCatalog>> kage_catalog_for(
-    boost::asio::any_io_executor strand, KageDiscoveryOptions options,
-    const sdk::BackendCapabilities& backend, std::shared_ptr<spdlog::logger> log);
+    boost::asio::any_io_executor strand, KageDiscoveryOptions options, ImageKage image,
+    std::shared_ptr<spdlog::logger> log);
 
 }  // namespace errand::agent

@@ -6,13 +6,13 @@
 #include <spdlog/logger.h>
 #include <boost/json/object.hpp>
 #include <errand/sdk/result.hpp>
-#include <errand/sdk/sandbox_backend.hpp>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "core/agent/kage_catalog.hpp"
+#include "core/agent/kage_catalog_source.hpp"
 
 namespace errand::daemon {
 
@@ -31,7 +31,7 @@ std::vector<std::string> unresolved_provider_warnings(const boost::json::object&
 // start rather than the first session. nullopt for any other agent. The error is the sentence
 // the daemon refuses with.
 sdk::Result<std::optional<agent::KageCatalog>> kage_catalog_at_start(
-    const boost::json::object& effective, const sdk::BackendCapabilities& backend,
+    const boost::json::object& effective, agent::ImageKage image,
     std::shared_ptr<spdlog::logger> log);
 
 }  // namespace errand::daemon

@@ -132,7 +132,8 @@ asio::awaitable<sdk::Result<std::shared_ptr<const agent::AgentGlue>>> SessionMan
     // The daemon hands over the catalog it learnt at start-up; this asks only when a reload
     // switched agent.kind to kage afterwards.
     auto discovered = co_await agent::kage_catalog_for(
-        strand_, agent::kage_discovery_options(config), services_->capabilities, log_);
+        strand_, agent::kage_discovery_options(config),
+        agent::image_kage_of(services_->backend, services_->capabilities), log_);
     if (!discovered) co_return discovered.error();
     kage_catalog_ = std::move(*discovered);
   }

@@ -11,6 +11,7 @@
 #include "common/pool_work.hpp"
 #include "plugins/sandbox-podman/impl/containers_conf.hpp"
 #include "plugins/sandbox-podman/impl/host_probe.hpp"
+#include "plugins/sandbox-podman/impl/image_contract.hpp"
 #include "plugins/sandbox-podman/impl/seccomp_profile.hpp"
 
 namespace errand::podman {
@@ -71,6 +72,15 @@ sdk::EnforcementReport PodmanBackend::probe(const sdk::SandboxPolicy& policy) no
       facts.relay_problem = relay_.string() +
                             " is missing or not executable; reinstall errand so "
                             "errand-relay sits beside sandbox-podman.so";
+    {
+      // The agent runs from the image, so kage's providers are the image's, not the host's.
+      std::optional<std::vector<std::string>> providers;
+      if (facts.image.contract_label)
+        if (auto contract = parse_image_contract(*facts.image.contract_label))
+          providers = std::move(contract->providers);
+      std::lock_guard lock(contract_mutex_);
+      image_providers_ = std::move(providers);
+    }
     return build_probe_report(facts, policy);
   } catch (const std::exception& e) {
     sdk::EnforcementReport r;
@@ -78,6 +88,11 @@ sdk::EnforcementReport PodmanBackend::probe(const sdk::SandboxPolicy& policy) no
     r.gaps.push_back({"every podman guarantee", std::string("the probe failed: ") + e.what()});
     return r;
   }
+}
+
+std::optional<std::vector<std::string>> PodmanBackend::image_kage_providers() const {
+  std::lock_guard lock(contract_mutex_);
+  return image_providers_;
 }
 
 sdk::Result<RunHost> learn_run_host(const PodmanEnvironment& env, const std::string& image,

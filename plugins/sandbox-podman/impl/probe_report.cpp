@@ -89,8 +89,6 @@ void judge_image(const HostFacts& f, sdk::EnforcementReport& r) {
                                                contract.error().message + "; " + build_fix});
     return;
   }
-  // The agent runs from the image, so kage's providers are the image's, not the host kage's.
-  r.capabilities.image_kage_providers = contract->providers;
   std::string providers;
   for (const auto& p : contract->providers) providers += (providers.empty() ? "" : ", ") + p;
   r.notes.push_back("image " + image.name + ": contract version " +

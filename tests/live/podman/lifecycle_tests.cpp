@@ -122,9 +122,15 @@ TEST_CASE("the backend probes and runs the image sandbox.image names", "[key:san
     named = named ||
             (g.guarantee == "the session image" && g.reason.find(missing) != std::string::npos);
   CHECK(named);
+  CHECK_FALSE(absent.backend->image_kage_providers().has_value());
 
   Daemon present;
+  CHECK_FALSE(present.backend->image_kage_providers().has_value());  // not probed yet
   const auto accepted = present.backend->probe(*policy);
+  // The test image's contract lists no providers (it holds no kage), so an empty list is read.
+  const auto providers = present.backend->image_kage_providers();
+  REQUIRE(providers.has_value());
+  CHECK(providers->empty());
   INFO(gaps_of(accepted));
   for (const auto& g : accepted.gaps) CHECK(g.guarantee != "the session image");
   bool noted = false;

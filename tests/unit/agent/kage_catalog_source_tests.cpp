@@ -22,10 +22,32 @@ KageDiscoveryOptions host_kage(const errand::test::TempDir& dir) {
   return options;
 }
 
+// A backend of the real SDK interface whose image declares the given providers.
+class ImageBackend final : public sdk::SandboxBackend {
+ public:
+  explicit ImageBackend(std::optional<std::vector<std::string>> providers)
+      : providers_(std::move(providers)) {}
+  sdk::EnforcementReport probe(const sdk::SandboxPolicy&) noexcept override { return {}; }
+  boost::asio::awaitable<sdk::Result<std::unique_ptr<sdk::SandboxProcess>>> launch(
+      sdk::LaunchSpec) override {
+    co_return sdk::make_error("not launched in this test");
+  }
+  sdk::SweepReport sweep_orphans() noexcept override { return {}; }
+  std::optional<std::vector<std::string>> image_kage_providers() const override {
+    return providers_;
+  }
+
+ private:
+  std::optional<std::vector<std::string>> providers_;
+};
+
 sdk::Result<KageCatalog> catalog_for(KageDiscoveryOptions options,
-                                     const sdk::BackendCapabilities& backend, CapturedLog& log) {
+                                     const sdk::SandboxBackend& backend,
+                                     const sdk::BackendCapabilities& capabilities,
+                                     CapturedLog& log) {
   Loop loop;
-  return loop.run(kage_catalog_for(loop.strand(), std::move(options), backend, log.logger()));
+  return loop.run(kage_catalog_for(loop.strand(), std::move(options),
+                                   image_kage_of(backend, capabilities), log.logger()));
 }
 
 }  // namespace
@@ -34,9 +56,9 @@ TEST_CASE("with the agent in the image, kage's providers are the image's, not th
   errand::test::TempDir dir;
   sdk::BackendCapabilities image;
   image.agent_in_image = true;
-  image.image_kage_providers = std::vector<std::string>{"openrouter"};
+  const ImageBackend backend(std::vector<std::string>{"openrouter"});
   CapturedLog log;
-  const auto catalog = catalog_for(host_kage(dir), image, log);
+  const auto catalog = catalog_for(host_kage(dir), backend, image, log);
   REQUIRE(catalog);
   REQUIRE(catalog->providers.size() == 1);
   CHECK(catalog->knows("openrouter"));
@@ -47,7 +69,7 @@ TEST_CASE("with the agent in the image, kage's providers are the image's, not th
   auto absent = host_kage(dir);
   absent.argv = {(dir.path() / "no-kage-here").string()};
   CapturedLog quiet;
-  const auto without_host_kage = catalog_for(absent, image, quiet);
+  const auto without_host_kage = catalog_for(absent, backend, image, quiet);
   REQUIRE(without_host_kage);
   CHECK(without_host_kage->knows("openrouter"));
 }
@@ -56,9 +78,9 @@ TEST_CASE("with the agent from the host's install, the host's kage is asked") {
   errand::test::TempDir dir;
   sdk::BackendCapabilities host;
   host.agent_from_host_install = true;
-  host.image_kage_providers = std::vector<std::string>{"openrouter"};  // not this backend's
+  const ImageBackend backend(std::vector<std::string>{"openrouter"});  // not asked: no image
   CapturedLog log;
-  const auto catalog = catalog_for(host_kage(dir), host, log);
+  const auto catalog = catalog_for(host_kage(dir), backend, host, log);
   REQUIRE(catalog);
   CHECK(catalog->knows("anthropic"));
   CHECK(catalog->knows("zai"));
@@ -69,8 +91,9 @@ TEST_CASE("an image whose providers the backend could not read stops the start, 
   errand::test::TempDir dir;
   sdk::BackendCapabilities image;
   image.agent_in_image = true;
+  const ImageBackend backend(std::nullopt);
   CapturedLog log;
-  const auto refused = catalog_for(host_kage(dir), image, log);
+  const auto refused = catalog_for(host_kage(dir), backend, image, log);
   REQUIRE_FALSE(refused);
   CHECK(refused.error().message.find("errand.contract label") != std::string::npos);
   CHECK(refused.error().message.find("image/build") != std::string::npos);

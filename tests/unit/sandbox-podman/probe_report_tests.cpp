@@ -197,7 +197,6 @@ TEST_CASE("an image built to another contract version is refused saying which") 
   const auto r = build_probe_report(f, defaults());
   INFO(gaps_of(r));
   CHECK(has_gap(r, "the session image", "contract version 7"));
-  CHECK_FALSE(r.capabilities.image_kage_providers.has_value());
 }
 
 TEST_CASE("a good image is described with the providers its kage knows") {
@@ -207,18 +206,6 @@ TEST_CASE("a good image is described with the providers its kage knows") {
   CHECK(notes.find("contract version 1, its kage knows anthropic") != std::string::npos);
   CHECK(notes.find("runtime runc (runc version 1.1.5+ds1") != std::string::npos);
   CHECK(notes.find("cgroup v1 through cgroupfs") != std::string::npos);
-}
-
-TEST_CASE("the report carries the image's providers for kage, and none without a contract") {
-  auto f = host_with(recorded::kRootlessCgroupV1);
-  f.image.contract_label = R"({"version":1,"providers":["anthropic","openrouter"]})";
-  const auto r = build_probe_report(f, defaults());
-  CHECK(r.capabilities.agent_in_image);
-  REQUIRE(r.capabilities.image_kage_providers.has_value());
-  CHECK(*r.capabilities.image_kage_providers ==
-        std::vector<std::string>{"anthropic", "openrouter"});
-  f.image.contract_label.reset();
-  CHECK_FALSE(build_probe_report(f, defaults()).capabilities.image_kage_providers.has_value());
 }
 
 TEST_CASE("egress open goes through slirp4netns and the report says it reaches any host") {

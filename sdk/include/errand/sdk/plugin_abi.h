@@ -17,7 +17,7 @@
  *        set_events(BrokerEvents*)
  *   3.0  BrokerSessionSpec carries the session's egress ports, allowlist and internal ranges;
  *        the descriptor's validate_policy hands a sandbox backend the core's SandboxPolicy
- *   3.1  BackendCapabilities::image_kage_providers */
+ *   3.1  SandboxBackend::image_kage_providers */
 #ifndef ERRAND_SDK_PLUGIN_ABI_H
 #define ERRAND_SDK_PLUGIN_ABI_H
 
