@@ -202,7 +202,9 @@ int run_daemon(const RunEnvironment& env, std::ostream& out) {
       return kExitRefused;
     }
   }
-  auto kage_catalog = kage_catalog_at_start(rt.config.effective, rt.logging.logger("agent"));
+  auto kage_catalog = kage_catalog_at_start(
+      rt.config.effective, agent::image_kage_of(*host.backend(), report.capabilities),
+      rt.logging.logger("agent"));
   if (!kage_catalog) {
     rt.log->error("{}", kage_catalog.error().message);
     return kExitRefused;

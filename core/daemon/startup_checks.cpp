@@ -88,14 +88,14 @@ std::vector<std::string> unresolved_provider_warnings(const json::object& effect
 }
 
 sdk::Result<std::optional<agent::KageCatalog>> kage_catalog_at_start(
-    const json::object& effective, std::shared_ptr<spdlog::logger> log) {
+    const json::object& effective, agent::ImageKage image, std::shared_ptr<spdlog::logger> log) {
   if (!agent::glue_needs_kage_catalog(effective)) return std::optional<agent::KageCatalog>{};
   // Its own io_context: nothing the plugins posted to the daemon's may run before it serves.
   boost::asio::io_context io;
   auto asked = boost::asio::co_spawn(
       io,
-      agent::discover_kage_providers(io.get_executor(), agent::kage_discovery_options(effective),
-                                     std::move(log)),
+      agent::kage_catalog_for(io.get_executor(), agent::kage_discovery_options(effective),
+                              std::move(image), std::move(log)),
       boost::asio::use_future);
   io.run();
   auto catalog = asked.get();

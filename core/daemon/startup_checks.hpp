@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/agent/kage_catalog.hpp"
+#include "core/agent/kage_catalog_source.hpp"
 
 namespace errand::daemon {
 
@@ -24,11 +25,13 @@ sdk::Result<void> refuse_empty_egress(const boost::json::object& effective);
 // resolve: the broker resolves provider hosts here, so every call would fail with 502.
 std::vector<std::string> unresolved_provider_warnings(const boost::json::object& effective);
 
-// With agent.kind "kage": asks the host's kage which providers it knows and checks the
-// configuration against that answer, so a kage that is missing or too old, or a provider it
-// cannot be told about, stops the start rather than the first session. nullopt for any other
-// agent. The error is the sentence the daemon refuses with.
+// With agent.kind "kage": learns which providers kage knows (from the backend's image when the
+// agent lives there, else by asking the host's kage) and checks the configuration against that
+// answer, so a kage that is missing or too old, or a provider it cannot be told about, stops the
+// start rather than the first session. nullopt for any other agent. The error is the sentence
+// the daemon refuses with.
 sdk::Result<std::optional<agent::KageCatalog>> kage_catalog_at_start(
-    const boost::json::object& effective, std::shared_ptr<spdlog::logger> log);
+    const boost::json::object& effective, agent::ImageKage image,
+    std::shared_ptr<spdlog::logger> log);
 
 }  // namespace errand::daemon

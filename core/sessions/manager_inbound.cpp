@@ -1,6 +1,7 @@
 // Inbound messages: where they were written (the served channel, a thread the daemon knows, or
 // neither), who wrote them, and what they are (an aside, a command, a prompt).
 
+#include "core/agent/kage_catalog_source.hpp"
 #include "core/sessions/session_manager.hpp"
 #include "core/sessions/session_naming.hpp"
 
@@ -128,10 +129,11 @@ asio::awaitable<sdk::Result<std::shared_ptr<const agent::AgentGlue>>> SessionMan
   const std::string kind = agent::agent_kind(config);
   if (glue_ && glue_kind_ == kind) co_return glue_;
   if (agent::glue_needs_kage_catalog(config) && !kage_catalog_) {
-    // The daemon hands over the catalog it asked for at start-up; this asks only when a reload
+    // The daemon hands over the catalog it learnt at start-up; this asks only when a reload
     // switched agent.kind to kage afterwards.
-    auto discovered = co_await agent::discover_kage_providers(
-        strand_, agent::kage_discovery_options(config), log_);
+    auto discovered = co_await agent::kage_catalog_for(
+        strand_, agent::kage_discovery_options(config),
+        agent::image_kage_of(services_->backend, services_->capabilities), log_);
     if (!discovered) co_return discovered.error();
     kage_catalog_ = std::move(*discovered);
   }

@@ -74,11 +74,8 @@ HostFacts gather_host_facts(const PodmanEnvironment& env, const std::string& ima
   HostFacts facts;
   facts.account = account_name();
   facts.runtime_dir_problem = runtime_dir_problem(env.runtime_dir);
-  for (const char* dir : {"/usr/bin", "/usr/local/bin", "/bin"})
-    if (const auto pasta = fs::path(dir) / "pasta"; ::access(pasta.c_str(), X_OK) == 0) {
-      facts.pasta_path = pasta.string();
-      break;
-    }
+  facts.pasta_path = installed_program("pasta");
+  facts.slirp4netns_path = installed_program("slirp4netns");
   facts.image.name = image;
   if (env.program.empty()) {
     facts.info_error = "podman is not installed";

@@ -31,6 +31,8 @@ struct HostFacts {
   std::string info_error;  // why info is missing: podman absent, or podman's own words
   ImageFacts image;
   std::string pasta_path;  // empty when pasta is not installed
+  // Empty when slirp4netns is not installed; egress open needs it (podman 4.3 has no pasta).
+  std::string slirp4netns_path;
   // Why errand-relay cannot be used; empty when it can. Every session needs it (it loads
   // errand's syscall filter), and the broker's sessions relay through it.
   std::string relay_problem;

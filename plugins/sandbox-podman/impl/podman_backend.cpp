@@ -11,6 +11,7 @@
 #include "common/pool_work.hpp"
 #include "plugins/sandbox-podman/impl/containers_conf.hpp"
 #include "plugins/sandbox-podman/impl/host_probe.hpp"
+#include "plugins/sandbox-podman/impl/image_contract.hpp"
 #include "plugins/sandbox-podman/impl/seccomp_profile.hpp"
 
 namespace errand::podman {
@@ -71,6 +72,15 @@ sdk::EnforcementReport PodmanBackend::probe(const sdk::SandboxPolicy& policy) no
       facts.relay_problem = relay_.string() +
                             " is missing or not executable; reinstall errand so "
                             "errand-relay sits beside sandbox-podman.so";
+    {
+      // The agent runs from the image, so kage's providers are the image's, not the host's.
+      std::optional<std::vector<std::string>> providers;
+      if (facts.image.contract_label)
+        if (auto contract = parse_image_contract(*facts.image.contract_label))
+          providers = std::move(contract->providers);
+      std::lock_guard lock(contract_mutex_);
+      image_providers_ = std::move(providers);
+    }
     return build_probe_report(facts, policy);
   } catch (const std::exception& e) {
     sdk::EnforcementReport r;
@@ -78,6 +88,11 @@ sdk::EnforcementReport PodmanBackend::probe(const sdk::SandboxPolicy& policy) no
     r.gaps.push_back({"every podman guarantee", std::string("the probe failed: ") + e.what()});
     return r;
   }
+}
+
+std::optional<std::vector<std::string>> PodmanBackend::image_kage_providers() const {
+  std::lock_guard lock(contract_mutex_);
+  return image_providers_;
 }
 
 sdk::Result<RunHost> learn_run_host(const PodmanEnvironment& env, const std::string& image,
@@ -117,7 +132,14 @@ boost::asio::awaitable<sdk::Result<std::unique_ptr<sdk::SandboxProcess>>> Podman
     if (!host) return host.error();
     auto plan = podman_run_plan(spec, *host);
     if (!plan) return plan.error();
-    return start_podman(env_, plan->args, plan->variables);
+    auto created = run_podman(env_, podman_create_args(*plan), kPodmanTimeout, plan->variables);
+    if (!created) return created.error();
+    if (created->exit_code != 0)
+      return make_error("podman could not create the session's container: " +
+                        failure_text(*created));
+    auto started = start_podman(env_, podman_start_args(spec.session_id), {});
+    if (!started) remove_container(env_, container_name(spec.session_id));
+    return started;
   };
   sdk::Result<RunningPodman> running = co_await common::run_on_pool(*pool_, std::move(prepare));
   if (!running) co_return running.error();

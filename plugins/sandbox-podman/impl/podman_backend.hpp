@@ -42,6 +42,8 @@ class PodmanBackend final : public sdk::SandboxBackend {
   boost::asio::awaitable<sdk::Result<std::unique_ptr<sdk::SandboxProcess>>> launch(
       sdk::LaunchSpec spec) override;
   sdk::SweepReport sweep_orphans() noexcept override;
+  // The providers the image's errand.contract label lists, as the last probe read them.
+  std::optional<std::vector<std::string>> image_kage_providers() const override;
 
  private:
   // What launches need from the host, learned by podman info; asked once.
@@ -58,6 +60,8 @@ class PodmanBackend final : public sdk::SandboxBackend {
   std::mutex mutex_;
   std::optional<RunHost> run_host_;
   std::map<std::string, std::weak_ptr<ContainerState>> active_;
+  mutable std::mutex contract_mutex_;
+  std::optional<std::vector<std::string>> image_providers_;
 };
 
 }  // namespace errand::podman

@@ -72,15 +72,16 @@ PodmanEnvironment environment_for_this_account(const fs::path& containers_conf) 
   env.runtime_dir = runtime != nullptr && *runtime != '\0'
                         ? fs::path(runtime)
                         : fs::path("/run/user") / std::to_string(uid);
-  env.program.clear();
-  for (const char* dir : {"/usr/bin", "/usr/local/bin", "/bin"}) {
-    const fs::path candidate = fs::path(dir) / "podman";
-    if (::access(candidate.c_str(), X_OK) == 0) {
-      env.program = candidate;
-      break;
-    }
-  }
+  env.program = installed_program("podman");
   return env;
+}
+
+std::string installed_program(const std::string& name) {
+  for (const char* dir : {"/usr/bin", "/usr/local/bin", "/bin"}) {
+    const fs::path candidate = fs::path(dir) / name;
+    if (::access(candidate.c_str(), X_OK) == 0) return candidate.string();
+  }
+  return {};
 }
 
 namespace {
@@ -183,10 +184,16 @@ sdk::Result<RunningPodman> start_podman(
   return r;
 }
 
+namespace {
+constexpr std::size_t kFailureTextMax = 1000;
+}  // namespace
+
 std::string failure_text(const CommandOutput& output) {
   auto text = output.err;
   while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
   while (!text.empty() && (text.front() == '\n' || text.front() == ' ')) text.erase(0, 1);
+  // podman ends with the sentence that says what went wrong, so a long text keeps its end.
+  if (text.size() > kFailureTextMax) text = "..." + text.substr(text.size() - kFailureTextMax);
   if (!text.empty()) return text;
   return output.exit_code < 0 ? "podman was killed"
                               : "podman exited " + std::to_string(output.exit_code);

@@ -30,6 +30,10 @@ struct PodmanEnvironment {
 // mounts it. Finds podman on the standard PATH; program stays empty when there is none.
 PodmanEnvironment environment_for_this_account(const std::filesystem::path& containers_conf);
 
+// Where name is installed on the standard PATH (the daemon's own PATH is not trusted); empty
+// when it is not.
+std::string installed_program(const std::string& name);
+
 struct CommandOutput {
   int exit_code = -1;  // -1 when ended by a signal (the timeout included)
   std::string out;
@@ -44,8 +48,8 @@ sdk::Result<CommandOutput> run_podman(
     std::chrono::milliseconds timeout,
     const std::vector<std::pair<std::string, std::string>>& extra = {});
 
-// A `podman run` left running: its stdio is the container's (passthrough logs), its pidfd says
-// when it ends. The fds belong to whoever holds this.
+// A `podman run` or `podman start --attach` left running: its stdio is the container's (passthrough
+// logs), its pidfd says when it ends. The fds belong to whoever holds this.
 struct RunningPodman {
   pid_t pid = -1;
   int pidfd = -1;
@@ -59,7 +63,8 @@ sdk::Result<RunningPodman> start_podman(
     const PodmanEnvironment& env, const std::vector<std::string>& args,
     const std::vector<std::pair<std::string, std::string>>& extra);
 
-// podman's own words for a failed command: its stderr, trimmed, or the exit code.
+// podman's own words for a failed command: its stderr, trimmed (the last 1000 bytes of a long
+// one), or the exit code.
 std::string failure_text(const CommandOutput& output);
 
 }  // namespace errand::podman

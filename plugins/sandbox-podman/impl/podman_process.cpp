@@ -20,13 +20,14 @@ namespace {
 
 constexpr std::chrono::milliseconds kRemoveTimeout{60000};
 
-// podman run exits with the container's status: 125 to 127 are podman's own failures, and
-// 128+N means the agent was ended by signal N.
+// podman start --attach exits with the container's status: 125 is podman's own failure (an
+// agent command the image lacks among them), 126 and 127 a shell's, and 128+N means the agent
+// was ended by signal N.
 sdk::ExitInfo exit_from(int status) {
   sdk::ExitInfo info;
   if (WIFSIGNALED(status)) {
     info.signal = WTERMSIG(status);
-    info.detail = "podman run itself was killed by signal " + std::to_string(WTERMSIG(status));
+    info.detail = "podman start itself was killed by signal " + std::to_string(WTERMSIG(status));
     return info;
   }
   const int code = WEXITSTATUS(status);
@@ -42,8 +43,8 @@ sdk::ExitInfo exit_from(int status) {
   return info;
 }
 
-// Makes sure the container is gone: --rm removes it when podman run ends normally, and this
-// catches what a kill or a daemon crash left behind.
+}  // namespace
+
 std::pair<bool, std::string> remove_container(const PodmanEnvironment& env,
                                               const std::string& name) {
   auto rm =
@@ -53,8 +54,6 @@ std::pair<bool, std::string> remove_container(const PodmanEnvironment& env,
     return {false, "podman rm of the container " + name + " failed: " + failure_text(*rm)};
   return {true, {}};
 }
-
-}  // namespace
 
 ContainerState::ContainerState(asio::any_io_executor executor,
                                std::shared_ptr<asio::thread_pool> pool,
@@ -118,7 +117,7 @@ asio::awaitable<sdk::ExitInfo> ContainerState::stop(std::chrono::milliseconds gr
   if (!result_ && !stop_requested_) {
     stop_requested_ = true;
     // podman stop sends the stop signal, waits grace (whole seconds, at least one), then
-    // SIGKILL; podman run then ends and watch() removes what is left.
+    // SIGKILL; podman start then ends and watch() removes what is left.
     const auto seconds = std::to_string(std::max<long long>(
         1, std::chrono::duration_cast<std::chrono::seconds>(grace + std::chrono::milliseconds(999))
                .count()));

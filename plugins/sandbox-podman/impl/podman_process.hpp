@@ -1,10 +1,10 @@
 #pragma once
 
-// One session's container as the daemon sees it: the `podman run` process, whose stdio is the
-// agent's and whose pidfd is watched on a strand of the host's executor. Killing `podman run`
-// would leave conmon holding the container, so stopping goes through `podman stop --time`, and
-// every end (its own or a stop) is followed by `podman rm --force --ignore`, so the container
-// is gone before anyone is told the session ended.
+// One session's container as the daemon sees it: the `podman start --attach` process, whose stdio
+// is the agent's and whose pidfd is watched on a strand of the host's executor. Killing it would
+// leave conmon holding the container, so stopping goes through `podman stop --time`, and every end
+// (its own or a stop) is followed by `podman rm --force --ignore`, so the container is gone before
+// anyone is told the session ended.
 
 #include <spdlog/logger.h>
 #include <atomic>
@@ -23,6 +23,12 @@
 namespace errand::podman {
 
 namespace asio = boost::asio;
+
+// Makes sure the container is gone: --rm removes it when the container ends normally, and this
+// catches what a kill, a failed start or a daemon crash left behind. Blocking; false with what
+// was left when it could not.
+std::pair<bool, std::string> remove_container(const PodmanEnvironment& env,
+                                              const std::string& name);
 
 class ContainerState : public std::enable_shared_from_this<ContainerState> {
  public:

@@ -96,8 +96,8 @@ void judge_image(const HostFacts& f, sdk::EnforcementReport& r) {
                     (providers.empty() ? std::string("no providers") : providers));
 }
 
-// podman 4.3 (Debian 12's) has no --network=pasta (it came in 4.4), and errand does not use
-// slirp4netns, so a session cannot have a network of its own yet.
+// podman 4.3 (Debian 12's) has no --network=pasta (it came in 4.4), so egress open gives the
+// container podman's slirp4netns namespace, with the host's loopback cut off.
 void judge_network(const HostFacts& f, const sdk::SandboxPolicy& policy,
                    sdk::EnforcementReport& r) {
   r.notes.push_back(f.pasta_path.empty() ? "pasta is not installed (the passt package)"
@@ -106,10 +106,21 @@ void judge_network(const HostFacts& f, const sdk::SandboxPolicy& policy,
     r.notes.push_back(
         "network: none of the container's own; its one way out is errand-relay on "
         "127.0.0.1:3128 to the session's broker socket, mounted read-only");
-  if (policy.network == sdk::NetworkMode::restricted && policy.egress == sdk::EgressMode::open)
+  if (policy.network != sdk::NetworkMode::restricted || policy.egress != sdk::EgressMode::open)
+    return;
+  if (f.slirp4netns_path.empty()) {
     r.gaps.push_back({"a network of its own for each session (egress open)",
-                      "sandbox-podman does not give a container a network yet (podman 4.3 has "
-                      "no --network=pasta); set sandbox.network \"none\""});
+                      "slirp4netns is not installed, and podman 4.3 has no --network=pasta; as "
+                      "root: apt-get install slirp4netns, or set sandbox.network \"none\""});
+    return;
+  }
+  r.enforced.push_back(
+      "network: egress open, through slirp4netns (" + f.slirp4netns_path +
+      ") with allow_host_loopback=false, so the host's 127.0.0.1 is not reachable from a session");
+  r.notes.push_back(
+      "egress open: a session reaches any host on any port, TCP and UDP, with no allow-list "
+      "(the host's own addresses on its other interfaces included); names resolve through "
+      "slirp4netns's resolver");
 }
 
 void describe_host(const PodmanInfo& info, sdk::EnforcementReport& r) {

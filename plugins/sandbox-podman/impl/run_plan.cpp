@@ -12,6 +12,10 @@ using sdk::make_error;
 namespace {
 
 constexpr const char* kSessionPath = "/usr/local/bin:/usr/bin:/bin";
+constexpr const char* kRunVerb = "run";
+// Where kRunVerb stands in a plan's args, after the log level.
+constexpr std::size_t kVerbIndex = 1;
+constexpr const char* kOpenNetwork = "--network=slirp4netns:allow_host_loopback=false";
 constexpr const char* kRelayInside = "/run/errand/errand-relay";
 // Enough for language servers and build tools, where podman's own hard limit allows it.
 constexpr rlim_t kSessionNofile = 65536;
@@ -44,6 +48,16 @@ std::string container_name(const std::string& session_id) {
   return "errand-" + session_id;
 }
 
+std::vector<std::string> podman_create_args(const RunPlan& plan) {
+  auto args = plan.args;
+  args.at(kVerbIndex) = "create";
+  return args;
+}
+
+std::vector<std::string> podman_start_args(const std::string& session_id) {
+  return {"--log-level=error", "start", "--attach", "--interactive", container_name(session_id)};
+}
+
 std::string daemon_label(const std::filesystem::path& state_dir) {
   // FNV-1a of the state directory's path: short, stable across restarts, no path in a label.
   std::uint64_t hash = 14695981039346656037ull;
@@ -59,11 +73,7 @@ std::string daemon_label(const std::filesystem::path& state_dir) {
 sdk::Result<RunPlan> podman_run_plan(const sdk::LaunchSpec& spec, const RunHost& host) {
   const auto& policy = spec.policy;
   const bool brokered = policy.uses_broker();
-  if (policy.network == sdk::NetworkMode::restricted && !brokered)
-    return make_error(
-        "sandbox-podman cannot give sessions egress open: podman 4.3 has no --network=pasta; "
-        "use sandbox.egress.mode \"proxy\" or sandbox.network \"none\"",
-        sdk::Error::Kind::refused);
+  const bool open_egress = policy.network == sdk::NetworkMode::restricted && !brokered;
   if (spec.argv.empty()) return make_error("the launch names no agent command");
   if (brokered && !spec.broker_socket)
     return make_error("the launch uses the broker but names no broker socket");
@@ -72,7 +82,7 @@ sdk::Result<RunPlan> podman_run_plan(const sdk::LaunchSpec& spec, const RunHost&
   const auto& limits = policy.limits;
   RunPlan plan;
   auto& a = plan.args;
-  add(a, {"--log-level=error", "run", "--rm", "-i", "--log-driver=passthrough", "--pull=never"});
+  add(a, {"--log-level=error", kRunVerb, "--rm", "-i", "--log-driver=passthrough", "--pull=never"});
   add(a, {"--name", container_name(spec.session_id), "--label", "errand.session=" + spec.session_id,
           "--label", kSystemLabel, "--label", host.daemon_label});
   add(a, {"--init", "--userns=keep-id", "--read-only", "--read-only-tmpfs=false"});
@@ -96,7 +106,9 @@ sdk::Result<RunPlan> podman_run_plan(const sdk::LaunchSpec& spec, const RunHost&
     const auto n = std::to_string(limits.file_max_bytes);
     add(a, {"--ulimit", "fsize=" + n + ":" + n});
   }
-  add(a, {"--network=none"});
+  // Egress open: podman 4.3 has no pasta network, so slirp4netns, whose 10.0.2.2 would
+  // otherwise be the host's loopback.
+  add(a, {open_egress ? kOpenNetwork : "--network=none"});
   add(a, {"--no-hosts", "--hostname", "errand"});
   add(a, {"-v", spec.project_dir.string() + ":/workspace", "-v",
           spec.state_dir.string() + ":/state", "--workdir", "/workspace"});

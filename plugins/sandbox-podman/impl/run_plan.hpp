@@ -40,6 +40,14 @@ struct RunPlan {
 
 inline constexpr const char* kSystemLabel = "errand.system=errand";
 
+// The daemon starts a session in two steps, so that podman's own refusals (an image not in the
+// store, a mount source that is not there) come back as the launch's error in podman's words
+// rather than as the agent's dying words: `podman create` with the plan's options, which ends
+// once the container exists, then `podman start --attach --interactive`, whose stdio is the
+// container's. The plan's args stay one `podman run`, for callers that run a container through.
+std::vector<std::string> podman_create_args(const RunPlan& plan);
+std::vector<std::string> podman_start_args(const std::string& session_id);
+
 std::string container_name(const std::string& session_id);
 
 // The errand.daemon label for the daemon whose state directory is state_dir.
@@ -48,8 +56,8 @@ std::string daemon_label(const std::filesystem::path& state_dir);
 // errand-relay is mounted read-only and started first in every session, so errand's filter is on
 // before the agent runs. Under the broker (network restricted, egress proxy) the container still
 // has no network: --network=none, the session's broker socket mounted read-only too, and the
-// relay listening on 127.0.0.1:3128 with the agent as its child. An error for egress
-// open, which this build cannot give (podman 4.3 has no pasta network).
+// relay listening on 127.0.0.1:3128 with the agent as its child. Egress open gives it a
+// slirp4netns network of its own with the host's loopback out of reach.
 sdk::Result<RunPlan> podman_run_plan(const sdk::LaunchSpec& spec, const RunHost& host);
 
 }  // namespace errand::podman

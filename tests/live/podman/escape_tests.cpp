@@ -1,14 +1,23 @@
+#include <arpa/inet.h>
+#include <ifaddrs.h>
+#include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <catch2/catch_test_macros.hpp>
 #include <cstring>
 #include <mutex>
 #include <string>
 #include <thread>
 
+#include "core/sandbox/policy_from_config.hpp"
+#include "plugins/sandbox-podman/impl/host_probe.hpp"
+#include "plugins/sandbox-podman/impl/podman_backend.hpp"
+#include "plugins/sandbox-podman/impl/run_plan.hpp"
+#include "tests/live/podman/live_podman.hpp"
 #include "tests/live/podman/probe_container.hpp"
 
 // A session's container from the inside: who the agent is, and the one way out under the broker.
@@ -146,4 +155,100 @@ TEST_CASE("under the broker only 127.0.0.1:3128 leads out, to the session's brok
     CHECK(direct.exit_code == 1);
     CHECK(direct.out.rfind("errno=ENETUNREACH", 0) == 0);
   }
+}
+
+namespace {
+
+// A listener of the test's own on every host address, which greets whoever reaches it, so a
+// probe's "ok banner=" says the host answered.
+class HostListener {
+ public:
+  HostListener() {
+    fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    REQUIRE(fd_ >= 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_ANY);
+    REQUIRE(::bind(fd_, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0);
+    REQUIRE(::listen(fd_, 8) == 0);
+    socklen_t len = sizeof a;
+    REQUIRE(::getsockname(fd_, reinterpret_cast<sockaddr*>(&a), &len) == 0);
+    port_ = ntohs(a.sin_port);
+    thread_ = std::thread([this] { serve(); });
+  }
+  ~HostListener() {
+    stopping_ = true;
+    thread_.join();
+    ::close(fd_);
+  }
+  std::string port() const { return std::to_string(port_); }
+
+ private:
+  void serve() {
+    while (!stopping_) {
+      pollfd p{fd_, POLLIN, 0};
+      if (::poll(&p, 1, 100) <= 0) continue;
+      const int client = ::accept4(fd_, nullptr, nullptr, SOCK_CLOEXEC);
+      if (client < 0) continue;
+      [[maybe_unused]] const auto n = ::write(client, "host", 4);
+      ::close(client);
+    }
+  }
+
+  int fd_ = -1;
+  int port_ = 0;
+  std::atomic<bool> stopping_{false};
+  std::thread thread_;
+};
+
+// An IPv4 address of this host other than loopback, which a session under egress open reaches.
+std::string host_address() {
+  ifaddrs* all = nullptr;
+  REQUIRE(::getifaddrs(&all) == 0);
+  std::string found;
+  for (auto* i = all; i != nullptr && found.empty(); i = i->ifa_next) {
+    if (i->ifa_addr == nullptr || i->ifa_addr->sa_family != AF_INET) continue;
+    const auto* in = reinterpret_cast<const sockaddr_in*>(i->ifa_addr);
+    if ((ntohl(in->sin_addr.s_addr) >> 24) == 127) continue;
+    char text[INET_ADDRSTRLEN] = {0};
+    ::inet_ntop(AF_INET, &in->sin_addr, text, sizeof text);
+    found = text;
+  }
+  ::freeifaddrs(all);
+  return found;
+}
+
+}  // namespace
+
+TEST_CASE("egress open: the host's loopback is out of reach, the rest of the network is not",
+          "[key:sandbox.egress.mode]") {
+  Container c;
+  c.spec.policy.network = sdk::NetworkMode::restricted;
+  c.spec.policy.egress = sdk::EgressMode::open;
+  HostListener listener;
+
+  // slirp4netns's 10.0.2.2 is the host's loopback unless allow_host_loopback=false cuts it off.
+  const auto host_loopback = c.probe({"tcp", "10.0.2.2", listener.port()});
+  INFO("10.0.2.2: " << host_loopback.out << host_loopback.err);
+  CHECK(host_loopback.exit_code == 1);
+  CHECK(host_loopback.out.rfind("errno=ENETUNREACH", 0) == 0);
+  // 127.0.0.1 inside is the container's own loopback, where nothing listens.
+  const auto own_loopback = c.probe({"tcp", "127.0.0.1", listener.port()});
+  INFO("127.0.0.1: " << own_loopback.out << own_loopback.err);
+  CHECK(own_loopback.out.rfind("errno=ECONNREFUSED", 0) == 0);
+
+  // The same listener on another address of the host answers: the network is open.
+  const auto address = host_address();
+  REQUIRE_FALSE(address.empty());
+  const auto reached = c.probe({"tcp", address, listener.port()});
+  INFO(address << ": " << reached.out << reached.err);
+  CHECK(reached.exit_code == 0);
+  CHECK(reached.out == "ok banner=host\n");
+
+  const auto report = build_probe_report(gather_host_facts(c.env, kTestImage), c.spec.policy);
+  std::string notes;
+  for (const auto& n : report.notes) notes += n + "\n";
+  INFO(notes);
+  for (const auto& gap : report.gaps) CHECK(gap.guarantee.find("egress open") == std::string::npos);
+  CHECK(notes.find("reaches any host on any port") != std::string::npos);
 }

@@ -122,9 +122,15 @@ TEST_CASE("the backend probes and runs the image sandbox.image names", "[key:san
     named = named ||
             (g.guarantee == "the session image" && g.reason.find(missing) != std::string::npos);
   CHECK(named);
+  CHECK_FALSE(absent.backend->image_kage_providers().has_value());
 
   Daemon present;
+  CHECK_FALSE(present.backend->image_kage_providers().has_value());  // not probed yet
   const auto accepted = present.backend->probe(*policy);
+  // The test image's contract lists no providers (it holds no kage), so an empty list is read.
+  const auto providers = present.backend->image_kage_providers();
+  REQUIRE(providers.has_value());
+  CHECK(providers->empty());
   INFO(gaps_of(accepted));
   for (const auto& g : accepted.gaps) CHECK(g.guarantee != "the session image");
   bool noted = false;
@@ -194,4 +200,25 @@ TEST_CASE("the orphan sweep removes this daemon's containers no session owns, an
   CHECK(other.container_exists(their_name));
   other.run(theirs->stop(std::chrono::seconds(1)));
   d.run(orphan->wait());
+}
+
+TEST_CASE("a container podman refuses to make fails the launch with podman's own words") {
+  const std::string missing = "localhost/errand-no-such-image:latest";
+  Daemon absent(missing);
+  const auto no_image = absent.run(absent.backend->launch(absent.spec({"true"})));
+  REQUIRE_FALSE(no_image.has_value());
+  INFO(no_image.error().message);
+  CHECK(no_image.error().message.rfind("podman could not create the session's container: ", 0) ==
+        0);
+  CHECK(no_image.error().message.find(missing + ": image not known") != std::string::npos);
+
+  Daemon d;
+  auto spec = d.spec({"true"});
+  fs::remove_all(spec.project_dir);
+  const auto bad_mount = d.run(d.backend->launch(spec));
+  REQUIRE_FALSE(bad_mount.has_value());
+  INFO(bad_mount.error().message);
+  CHECK(bad_mount.error().message.find("statfs " + spec.project_dir.string() +
+                                       ": no such file or directory") != std::string::npos);
+  CHECK_FALSE(d.container_exists(container_name(spec.session_id)));
 }

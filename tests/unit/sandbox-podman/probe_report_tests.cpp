@@ -221,16 +221,31 @@ TEST_CASE("a good image is described with the providers its kage knows") {
   CHECK(notes.find("cgroup v1 through cgroupfs") != std::string::npos);
 }
 
-TEST_CASE("egress open is a gap: this build gives a container no network of its own") {
+TEST_CASE("egress open goes through slirp4netns and the report says it reaches any host") {
   auto policy = defaults();
   policy.network = sdk::NetworkMode::restricted;
   policy.egress = sdk::EgressMode::open;
-  const auto r = build_probe_report(host_with(recorded::kRootlessCgroupV1), policy);
-  CHECK(has_gap(r, "a network of its own for each session (egress open)", "--network=pasta"));
-  policy.network = sdk::NetworkMode::none;
   auto f = host_with(recorded::kRootlessCgroupV1);
+  f.slirp4netns_path = "/usr/bin/slirp4netns";
+  const auto open = build_probe_report(f, policy);
+  CHECK_FALSE(has_gap(open, "a network of its own for each session (egress open)", ""));
+  CHECK(notes_of(open).find("reaches any host on any port") != std::string::npos);
+  bool loopback_stated = false;
+  for (const auto& line : open.enforced)
+    loopback_stated =
+        loopback_stated || (line.find("allow_host_loopback=false") != std::string::npos &&
+                            line.find("/usr/bin/slirp4netns") != std::string::npos);
+  CHECK(loopback_stated);
+
+  f.slirp4netns_path.clear();
+  const auto without = build_probe_report(f, policy);
+  CHECK(has_gap(without, "a network of its own for each session (egress open)",
+                "apt-get install slirp4netns"));
+
+  policy.network = sdk::NetworkMode::none;
   const auto with_pasta = build_probe_report(f, policy);
   CHECK_FALSE(has_gap(with_pasta, "a network of its own for each session (egress open)", ""));
+  CHECK(notes_of(with_pasta).find("reaches any host") == std::string::npos);
   CHECK(notes_of(with_pasta).find("pasta at /usr/bin/pasta") != std::string::npos);
   f.pasta_path.clear();
   CHECK(notes_of(build_probe_report(f, policy)).find("pasta is not installed") !=

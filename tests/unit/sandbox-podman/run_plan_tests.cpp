@@ -141,13 +141,15 @@ TEST_CASE("nofile is held to podman's own hard limit, which rootless podman cann
   CHECK(has(values_of(plan->args, "--ulimit"), "nofile=4096:4096"));
 }
 
-TEST_CASE("egress open is refused until this build can give it") {
+TEST_CASE("egress open: slirp4netns with the host's loopback cut off, and no broker mounts") {
   auto spec = spec_with(sdk::NetworkMode::restricted);
   spec.policy.egress = sdk::EgressMode::open;
-  auto refused = podman_run_plan(spec, host(false));
-  REQUIRE_FALSE(refused.has_value());
-  CHECK(refused.error().kind == sdk::Error::Kind::refused);
-  CHECK(refused.error().message.find("sandbox.network \"none\"") != std::string::npos);
+  auto plan = podman_run_plan(spec, host(false));
+  REQUIRE(plan.has_value());
+  const auto& a = plan->args;
+  CHECK(has(a, "--network=slirp4netns:allow_host_loopback=false"));
+  CHECK_FALSE(has(a, "--network=none"));
+  for (const auto& arg : a) CHECK(arg.find("/run/errand/") == std::string::npos);
 }
 
 TEST_CASE("under the broker: no network, the socket and errand-relay read-only, the relay first") {
@@ -175,4 +177,18 @@ TEST_CASE("under the broker: no network, the socket and errand-relay read-only, 
   auto without_relay = h;
   without_relay.relay_program.clear();
   CHECK_FALSE(podman_run_plan(spec, without_relay).has_value());
+}
+
+TEST_CASE("a session is started as podman create with the plan's options, then podman start") {
+  auto plan = podman_run_plan(spec_with(sdk::NetworkMode::none), host(false));
+  REQUIRE(plan.has_value());
+  auto created = podman_create_args(*plan);
+  REQUIRE(created.size() == plan->args.size());
+  CHECK(created[1] == "create");
+  CHECK(plan->args[1] == "run");
+  created[1] = "run";
+  CHECK(created == plan->args);
+  CHECK(podman_start_args("s1") == std::vector<std::string>{"--log-level=error", "start",
+                                                            "--attach", "--interactive",
+                                                            "errand-s1"});
 }
