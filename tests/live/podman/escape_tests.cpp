@@ -222,7 +222,7 @@ std::string host_address() {
 
 TEST_CASE("egress open: the host's loopback is out of reach, the rest of the network is not",
           "[key:sandbox.egress.mode]") {
-  Container c;
+  ProbeContainer c;
   c.spec.policy.network = sdk::NetworkMode::restricted;
   c.spec.policy.egress = sdk::EgressMode::open;
   HostListener listener;

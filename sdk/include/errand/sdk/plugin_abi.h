@@ -16,8 +16,8 @@
  *        ReceiptSink and Clock; EgressBroker::start(BrokerEvents&) replaces
  *        set_events(BrokerEvents*)
  *   3.0  BrokerSessionSpec carries the session's egress ports, allowlist and internal ranges;
- *        the descriptor's validate_policy hands a sandbox backend the core's SandboxPolicy
- *   3.1  SandboxBackend::image_kage_providers */
+ *        the descriptor's validate_policy hands a sandbox backend the core's SandboxPolicy;
+ *        SandboxBackend::image_kage_providers */
 #ifndef ERRAND_SDK_PLUGIN_ABI_H
 #define ERRAND_SDK_PLUGIN_ABI_H
 
@@ -25,7 +25,7 @@
 #include <stdint.h>
 
 #define ERRAND_ABI_MAJOR 3
-#define ERRAND_ABI_MINOR 1
+#define ERRAND_ABI_MINOR 0
 #define ERRAND_PLUGIN_ENTRY_SYMBOL "errand_plugin_entry_v1"
 
 #ifdef __cplusplus
