@@ -8,6 +8,11 @@ function(errand_linkable_into_static_launcher target)
     return()
   endif()
   target_compile_options(${target} PRIVATE -fno-sanitize=address)
+  # UBSan's vptr check calls the C++ runtime's dynamic_cast, which a static link may order after
+  # the sanitizer's library and so leave unresolved; the other UBSan checks need no runtime.
+  if(CMAKE_CXX_FLAGS MATCHES "-fsanitize=[^ ]*undefined")
+    target_compile_options(${target} PRIVATE -fno-sanitize=vptr)
+  endif()
   get_target_property(type ${target} TYPE)
   if(type STREQUAL "EXECUTABLE")
     target_link_options(${target} PRIVATE -fno-sanitize=address)
