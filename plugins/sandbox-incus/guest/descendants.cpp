@@ -1,13 +1,13 @@
 #include "plugins/sandbox-incus/guest/descendants.hpp"
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <charconv>
-#include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -17,10 +17,16 @@ namespace errand::incus::guest {
 namespace {
 
 // The parent pid in /proc/PID/stat comes after the command name, which may itself hold spaces
-// and parentheses, so it is read from after the last ')'.
+// and parentheses, so it is read from after the last ')'. Read with read(2): a process that ends
+// meanwhile makes the read fail (ESRCH), which a C++ stream would throw.
 pid_t parent_of(const std::string& pid) {
-  std::ifstream stat("/proc/" + pid + "/stat");
-  std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+  const int fd = ::open(("/proc/" + pid + "/stat").c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return -1;
+  char buffer[1024];
+  const ssize_t n = ::read(fd, buffer, sizeof buffer - 1);
+  ::close(fd);
+  if (n <= 0) return -1;
+  const std::string text(buffer, static_cast<std::size_t>(n));
   const auto close = text.rfind(')');
   if (close == std::string::npos) return -1;
   std::istringstream rest(text.substr(close + 1));
