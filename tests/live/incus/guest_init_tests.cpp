@@ -250,7 +250,7 @@ TEST_CASE("guest init: the agent dies with the init when the init is SIGKILLed")
   ::prctl(PR_SET_CHILD_SUBREAPER, 0);
 }
 
-TEST_CASE("guest init: SIGTERM goes to the agent and the init exits as the agent did") {
+TEST_CASE("guest init: SIGTERM and SIGINT go to the agent and the init exits as the agent did") {
   Session session;
   SECTION("an agent that handles it and exits with its own code") {
     auto request = session.request(0, false, {"wait-term", "42"});
@@ -261,13 +261,16 @@ TEST_CASE("guest init: SIGTERM goes to the agent and the init exits as the agent
     CHECK(run.wait_for_exit(10s) == 42);
     CHECK(run.out().find("got SIGTERM\n") != std::string::npos);
   }
-  SECTION("an agent the signal kills: 128 + N") {
-    auto request = session.request(0, false, {"sleep"});
-    request.stdin_bytes = preamble({});
-    GuestInitRun run(request, session.dir.path());
-    REQUIRE(run.wait_for_out("ready: ", 30s));
-    ::kill(run.pid(), SIGTERM);
-    CHECK(run.wait_for_exit(10s) == 128 + SIGTERM);
+  SECTION("an agent the signal kills: 128 + N, for SIGTERM and SIGINT alike") {
+    for (const int sig : {SIGTERM, SIGINT}) {
+      INFO("signal " << sig);
+      auto request = session.request(0, false, {"sleep"});
+      request.stdin_bytes = preamble({});
+      GuestInitRun run(request, session.dir.path());
+      REQUIRE(run.wait_for_out("ready: ", 30s));
+      ::kill(run.pid(), sig);
+      CHECK(run.wait_for_exit(10s) == 128 + sig);
+    }
   }
 }
 
