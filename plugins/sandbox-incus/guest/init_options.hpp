@@ -1,0 +1,34 @@
+#pragma once
+
+// errand-guest-init's command line, which the plugin writes (never the agent or the operator):
+//
+//   errand-guest-init --uid UID --home DIR --cwd DIR --tmp-size BYTES --shm-size BYTES
+//                     [--broker SOCKET] -- PROGRAM [ARGS...]
+//
+// Every value is given: the plugin owns the guest's layout (it mounts the workspace and state
+// directory), so the init repeats none of it. Nothing secret is here: Incus puts an exec's argv
+// in a host process's world-readable command line.
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <errand/sdk/result.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace errand::incus::guest {
+
+struct InitOptions {
+  uid_t uid = 0;                             // the agent's account in the guest
+  std::string home;                          // the agent's HOME
+  std::string cwd;                           // where the agent starts
+  std::uint64_t tmp_bytes = 0;               // the size of the fresh tmpfs on /tmp
+  std::uint64_t shm_bytes = 0;               // and on /dev/shm
+  std::optional<std::string> broker_socket;  // the broker's socket inside; none: no relay
+  std::vector<std::string> program;          // the agent and its arguments
+};
+
+sdk::Result<InitOptions> parse_options(int argc, char** argv);
+
+}  // namespace errand::incus::guest

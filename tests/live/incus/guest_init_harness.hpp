@@ -1,0 +1,82 @@
+#pragma once
+
+// errand-guest-init run the way incusd runs it, as root of a user namespace, but by the ordinary
+// test account: `unshare` maps the account to root and the account's subordinate ids to 1 and up
+// (newuidmap), so the init may mount tmpfs and drop to another uid, in mount and network
+// namespaces of its own (loopback up, as in an Incus guest without a NIC). stdin is a pipe the
+// test writes, stdout and stderr files it reads.
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace errand::test {
+
+struct GuestInitRequest {
+  std::vector<std::string> init_options;  // before `--`
+  std::vector<std::string> agent;         // after `--`
+  std::string stdin_bytes;                // written at once; stdin stays open
+  std::vector<std::string> environment;   // the exec's (non-secret) environment
+  // Bound over /etc/passwd and /etc/group inside, so the account the init looks up is the test's.
+  std::optional<std::filesystem::path> passwd, group;
+  // false: the init runs as the test account itself, with no namespace (and so no right to mount).
+  bool in_namespace = true;
+};
+
+class GuestInitRun {
+ public:
+  GuestInitRun(const GuestInitRequest& request, const std::filesystem::path& output_dir);
+  GuestInitRun(const GuestInitRun&) = delete;
+  GuestInitRun& operator=(const GuestInitRun&) = delete;
+  ~GuestInitRun();  // kills the init if it still runs and reaps it
+
+  pid_t pid() const noexcept { return pid_; }
+  void write_stdin(const std::string& bytes) const;
+  void close_stdin();
+  // The exit code (128 + signal when killed), or nothing when still running after timeout.
+  std::optional<int> wait_for_exit(std::chrono::milliseconds timeout);
+  bool wait_for_out(const std::string& needle, std::chrono::milliseconds timeout) const;
+  std::string out() const;
+  std::string err() const;
+
+ private:
+  pid_t pid_ = -1;
+  int stdin_fd_ = -1;
+  std::optional<int> exit_code_;
+  std::filesystem::path out_path_, err_path_;
+};
+
+// A stand-in for the broker's unix socket: answers one connection with "broker heard: LINE" and
+// records the connecting process's uid (SO_PEERCRED, as the host sees it).
+class BrokerStandIn {
+ public:
+  explicit BrokerStandIn(const std::filesystem::path& socket);
+  BrokerStandIn(const BrokerStandIn&) = delete;
+  BrokerStandIn& operator=(const BrokerStandIn&) = delete;
+  ~BrokerStandIn();
+
+  // Waits for the one exchange (at most 30 s); the peer's uid, or nothing when none came.
+  std::optional<uid_t> peer_uid();
+
+ private:
+  int listen_fd_ = -1;
+  int stop_[2] = {-1, -1};  // closing the write end ends the wait of a test that never connects
+  std::optional<uid_t> peer_uid_;
+  std::thread thread_;
+};
+
+// The host uid a uid inside pid's user namespace maps to, read from /proc/pid/uid_map.
+std::optional<uid_t> host_uid_of(pid_t pid, uid_t inside);
+
+// pid's living children (zombies left out), from every /proc/N/stat.
+std::vector<pid_t> children_of(pid_t pid);
+
+// The value of a "key: value" line of the probe agent's report, or nothing.
+std::optional<std::string> reported(const std::string& out, const std::string& key);
+
+}  // namespace errand::test
