@@ -87,7 +87,7 @@ HostDocuments gather_host_documents(const IncusSettings& settings, const IncusRe
   if (d.socket.error != 0) return d;
   d.server = get(request, "/1.0");
   if (!answered(d.server)) return d;
-  d.warnings = get(request, "/1.0/warnings?recursion=1");
+  d.warnings = get(request, kHostWarningsPath);
   d.project = get(request, "/1.0/projects/" + settings.project);
   if (!answered(d.project)) return d;
   d.profile = get(request, "/1.0/profiles/default");

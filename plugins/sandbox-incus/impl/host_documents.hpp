@@ -21,6 +21,12 @@ namespace errand::incus {
 // otherwise incusd's answer or the error the request met.
 using Answer = std::optional<sdk::Result<boost::json::value>>;
 
+// The warnings about the host itself (a missing cgroup controller, AppArmor disabled) belong to
+// no project, and incusd lists only the named project's when a request names one, as the client
+// does with every request. incusd reads the first project= of a query, so an empty one ahead of
+// the client's asks for the host's own.
+inline constexpr const char* kHostWarningsPath = "/1.0/warnings?recursion=1&project=";
+
 struct SocketFacts {
   std::filesystem::path path;
   int error = 0;  // errno of access(R_OK | W_OK); 0 when this account may use it

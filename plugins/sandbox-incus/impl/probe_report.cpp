@@ -78,12 +78,16 @@ bool has_warning(const HostDocuments& d, std::string_view type) {
 
 void describe_confinement(const HostDocuments& d, const IncusSettings& s,
                           sdk::EnforcementReport& r) {
-  const bool apparmor_off = has_warning(d, "AppArmor support has been disabled");
+  const bool read = d.warnings && d.warnings->has_value();
+  const std::string apparmor =
+      !read ? "; incusd's warnings could not be read, so whether AppArmor adds to that is not known"
+      : has_warning(d, "AppArmor support has been disabled")
+          ? "; this host has no AppArmor, so no AppArmor profile adds to that"
+          : " and Incus's AppArmor profile";
   r.enforced.push_back(
       std::string("each session is an unprivileged system container in project ") + s.project +
       ": its root is an unprivileged host id, confined by its user namespace, seccomp and cgroups" +
-      (apparmor_off ? "; this host has no AppArmor, so no AppArmor profile adds to that"
-                    : " and Incus's AppArmor profile"));
+      apparmor);
   r.notes.push_back(
       "the guest shares the host's kernel, as every container does: a kernel bug reachable from "
       "inside is a way out, which a virtual machine would not give");

@@ -146,7 +146,7 @@ TEST_CASE("the backend probes and sweeps through its requester, and says launch 
     asked.emplace_back(std::string(verb) + " " + std::string(path));
     const auto host = incus::test::seed_host();
     if (path == "/1.0") return **host.server;
-    if (path == "/1.0/warnings?recursion=1") return **host.warnings;
+    if (path == incus::kHostWarningsPath) return **host.warnings;
     if (path == "/1.0/projects/errand") return **host.project;
     if (path == "/1.0/profiles/default") return **host.profile;
     if (path == "/1.0/storage-pools/default") return **host.pool;

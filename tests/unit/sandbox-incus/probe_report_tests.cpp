@@ -150,6 +150,8 @@ TEST_CASE("unreadable warnings leave every configured limit a gap") {
   const auto r = judged(d);
   CHECK(has_gap(r, "per-session memory limit", "incusd answered 500"));
   CHECK(has_gap(r, "per-session process limit", "incusd answered 500"));
+  CHECK_THAT(all_of(r.enforced), ContainsSubstring("whether AppArmor adds to that is not known"));
+  CHECK_THAT(all_of(r.enforced), !ContainsSubstring("Incus's AppArmor profile"));
 }
 
 TEST_CASE("the root size is a gap on a dir pool and a noted budget on btrfs",
