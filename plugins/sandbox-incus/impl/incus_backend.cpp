@@ -58,6 +58,13 @@ void IncusBackend::validate_policy(const sdk::SandboxPolicy& policy,
     problems.add("sandbox.cpus",
                  "incus gives a session at least 1 ms of CPU time in every 100 ms, so sandbox.cpus "
                  "must be 0.01 or more");
+  // errand-guest-init mounts each at exactly its size; 0 would be the kernel's own default.
+  for (const auto& [bytes, key] : {std::pair{policy.limits.tmp_bytes, "sandbox.tmpSize"},
+                                   std::pair{policy.limits.shm_bytes, "sandbox.shmSize"}})
+    if (bytes == 0)
+      problems.add(key,
+                   "incus sessions get a fresh tmpfs of exactly this size, so it must be more "
+                   "than 0 bytes");
   // Variables reach the guest as NAME=value entries ended by a NUL, in errand-guest-init's
   // preamble; a value holding one would be cut there.
   for (const auto& [name, value] : policy.env_extra)

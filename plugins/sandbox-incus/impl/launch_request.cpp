@@ -120,6 +120,10 @@ sdk::Result<GuestExec> guest_exec(const sdk::LaunchSpec& spec, const IncusSettin
   const auto& limits = spec.policy.limits;
   GuestExec exec;
   exec.command = {kGuestInitInside,
+                  "--home",
+                  common::kImageSessionHome,
+                  "--cwd",
+                  "/workspace",
                   "--tmp-size",
                   std::to_string(limits.tmp_bytes),
                   "--shm-size",

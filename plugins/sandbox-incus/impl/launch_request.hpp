@@ -46,7 +46,8 @@ struct GuestExec {
   std::vector<std::pair<std::string, std::string>> preamble;
 };
 
-// Run as uid 0 (the wrapper mounts the tmpfs and drops to guestUid itself), from /.
+// Run as uid 0 (the wrapper mounts the tmpfs and drops to guestUid itself), from /; its command
+// line is errand-guest-init's (docs/sandbox-incus-guest-init.md).
 sdk::Result<GuestExec> guest_exec(const sdk::LaunchSpec& spec, const IncusSettings& settings);
 
 }  // namespace errand::incus

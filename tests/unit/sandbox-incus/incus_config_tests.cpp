@@ -115,6 +115,8 @@ TEST_CASE("what the policy asks that incus cannot give is refused at load") {
              ContainsSubstring("sandbox.cpus must be 0.01 or more"));
   CHECK_THAT(problems_of(R"({"backend": "incus", "env": {"TOKEN": "a\u0000b"}})"),
              ContainsSubstring("holds a NUL byte"));
+  CHECK_THAT(problems_of(R"({"backend": "incus", "tmpSize": 0})"),
+             ContainsSubstring("sandbox.tmpSize"));
   CHECK(load(R"({"backend": "incus", "cpus": 0.5})").has_value());
 }
 

@@ -120,7 +120,9 @@ TEST_CASE("the daemon's ids map to guestUid inside", "[key:sandbox.incus.guestUi
   CHECK(body->at("config").as_object().at("raw.idmap") == "uid 993 1500\ngid 990 1500");
   auto exec = guest_exec(proxy_spec(), s);
   REQUIRE(exec.has_value());
-  CHECK_THAT(exec->command.at(5) + " " + exec->command.at(6), ContainsSubstring("--uid 1500"));
+  const auto uid = std::find(exec->command.begin(), exec->command.end(), "--uid");
+  REQUIRE(uid + 1 < exec->command.end());
+  CHECK(*(uid + 1) == "1500");
 }
 
 TEST_CASE("rootSize sizes the root disk on the profile's pool", "[key:sandbox.incus.rootSize]") {
@@ -179,10 +181,11 @@ TEST_CASE("errand-guest-init is told the tmpfs sizes, the uid and, under the bro
   spec.policy.limits.shm_bytes = 256ull << 20;
   auto exec = guest_exec(spec, seed_settings());
   REQUIRE(exec.has_value());
-  CHECK(exec->command == std::vector<std::string>{"/errand/errand-guest-init", "--tmp-size",
-                                                  "536870912", "--shm-size", "268435456", "--uid",
-                                                  "1000", "--broker", "/errand/broker.sock", "--",
-                                                  "kage", "rpc"});
+  CHECK(exec->command == std::vector<std::string>{"/errand/errand-guest-init", "--home",
+                                                  "/state/home", "--cwd", "/workspace",
+                                                  "--tmp-size", "536870912", "--shm-size",
+                                                  "268435456", "--uid", "1000", "--broker",
+                                                  "/errand/broker.sock", "--", "kage", "rpc"});
   auto none = guest_exec(spec_for(sdk::NetworkMode::none, sdk::EgressMode::proxy), seed_settings());
   REQUIRE(none.has_value());
   CHECK(std::find(none->command.begin(), none->command.end(), "--broker") == none->command.end());
