@@ -58,14 +58,19 @@ std::string root_pool(const json::value& profile) {
   return {};
 }
 
-std::vector<std::string> profile_nics(const json::value& profile) {
+std::vector<std::string> nic_devices(const json::value& devices) {
   std::vector<std::string> out;
-  if (!profile.is_object()) return out;
-  const auto* devices = profile.as_object().if_contains("devices");
-  if (devices == nullptr || !devices->is_object()) return out;
-  for (const auto& [name, device] : devices->as_object())
+  if (!devices.is_object()) return out;
+  for (const auto& [name, device] : devices.as_object())
     if (text_at(device, "type") == "nic") out.emplace_back(name);
   return out;
+}
+
+const json::value& member(const json::value& doc, std::string_view key) {
+  static const json::value none;
+  if (!doc.is_object()) return none;
+  const auto* v = doc.as_object().if_contains(key);
+  return v != nullptr ? *v : none;
 }
 
 bool passes_kvm(const json::value& devices) {

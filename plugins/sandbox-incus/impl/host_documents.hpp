@@ -52,8 +52,12 @@ HostDocuments gather_host_documents(const IncusSettings& settings, const IncusRe
 // The pool the project's default profile puts the root disk on; empty when it names none.
 std::string root_pool(const boost::json::value& profile);
 
-// The names of the profile's nic devices, which a session without a network overrides.
-std::vector<std::string> profile_nics(const boost::json::value& profile);
+// The names of the nic devices in a devices object (a profile's "devices", an instance's
+// "expanded_devices"), which a session without a network overrides.
+std::vector<std::string> nic_devices(const boost::json::value& devices);
+
+// A member of an object, or null.
+const boost::json::value& member(const boost::json::value& doc, std::string_view key);
 
 // Whether any device of a devices object passes the host's /dev/kvm.
 bool passes_kvm(const boost::json::value& devices);

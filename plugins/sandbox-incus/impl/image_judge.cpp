@@ -125,9 +125,7 @@ std::optional<common::ImageContract> judge_golden(const HostDocuments& d, const 
   r.notes.push_back("sessions are copies of the stopped instance " + name + ": contract version " +
                     std::to_string(contract->version) + ", its kage knows " +
                     providers_text(*contract));
-  if (passes_kvm(golden.as_object().contains("expanded_devices")
-                     ? golden.as_object().at("expanded_devices")
-                     : json::value()))
+  if (passes_kvm(member(golden, "expanded_devices")))
     r.notes.push_back("the golden instance " + name +
                       " passes /dev/kvm: a KVM bug is a way out of the container");
   return *contract;

@@ -78,6 +78,7 @@ sdk::EnforcementReport IncusBackend::probe(const sdk::SandboxPolicy& policy) noe
     const auto docs = gather_host_documents(settings_, requester_);
     auto outcome = build_probe_report(docs, settings_, policy);
     report_unbuilt(policy, outcome.report);
+    if (outcome.host) outcome.host->daemon_mark = daemon_mark_;
     std::lock_guard lock(mutex_);
     contract_ = std::move(outcome.contract);
     launch_host_ = std::move(outcome.host);

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cstring>
 
-#include "common/daemon_mark.hpp"
 #include "common/human_size.hpp"
 #include "plugins/sandbox-incus/impl/project_restrictions.hpp"
 
@@ -198,7 +197,7 @@ ProbeOutcome build_probe_report(const HostDocuments& d, const IncusSettings& s,
   }
   judge_project(**d.project, needs, r);
 
-  LaunchHost host{{}, {}, d.uid, d.gid, common::daemon_mark(policy.state_dir)};
+  LaunchHost host{{}, {}, d.uid, d.gid, {}};
   bool launchable = true;
   if (!d.profile || !d.profile->has_value()) {
     launchable = false;
@@ -206,7 +205,7 @@ ProbeOutcome build_probe_report(const HostDocuments& d, const IncusSettings& s,
                                   (d.profile ? d.profile->error().message : std::string())});
   } else {
     host.pool = root_pool(**d.profile);
-    host.nics = profile_nics(**d.profile);
+    host.nics = nic_devices(member(**d.profile, "devices"));
     if (host.pool.empty()) {
       launchable = false;
       r.gaps.push_back({kEvery,
@@ -218,13 +217,17 @@ ProbeOutcome build_probe_report(const HostDocuments& d, const IncusSettings& s,
       judge_root_disk(d, s, host.pool, r);
     }
     judge_network(s, host.nics, policy, r);
-    const auto& profile = (**d.profile).as_object();
-    if (const auto* devices = profile.if_contains("devices"); devices && passes_kvm(*devices))
+    if (passes_kvm(member(**d.profile, "devices")))
       r.notes.push_back(
           "the project's default profile passes /dev/kvm: sessions get hardware "
           "virtualisation, and a KVM bug is a way out of the container");
   }
   out.contract = judge_image_and_golden(d, s, r);
+  // A copy keeps the golden's own devices, so a nic of its own must be overridden too.
+  if (s.golden && d.golden && d.golden->has_value())
+    for (auto& nic : nic_devices(member(**d.golden, "expanded_devices")))
+      if (std::find(host.nics.begin(), host.nics.end(), nic) == host.nics.end())
+        host.nics.push_back(std::move(nic));
   if (launchable) out.host = std::move(host);
   return out;
 }

@@ -19,10 +19,10 @@ namespace errand::incus {
 // What a launch needs of the host, learned by the probe.
 struct LaunchHost {
   std::string pool;               // the profile's root disk pool
-  std::vector<std::string> nics;  // the profile's nic devices, overridden without a network
+  std::vector<std::string> nics;  // the profile's and golden's nics, overridden without a network
   uid_t uid = 0;                  // the daemon's ids, mapped to guestUid
   gid_t gid = 0;
-  std::string daemon_mark;  // user.errand.daemon on every instance this daemon makes
+  std::string daemon_mark;  // user.errand.daemon on every instance; the backend fills it in
 };
 
 struct ProbeOutcome {

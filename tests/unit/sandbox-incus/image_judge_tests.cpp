@@ -158,3 +158,12 @@ TEST_CASE("/dev/kvm passed to the golden is reported as a wider surface") {
   const auto r = build_probe_report(d, with_golden(), seed_policy()).report;
   CHECK_THAT(all_of(r.notes), ContainsSubstring("the golden instance golden passes /dev/kvm"));
 }
+
+TEST_CASE("a nic the golden has of its own is overridden too, or copies would keep it") {
+  auto d = host_with_golden();
+  (**d.golden).as_object()["expanded_devices"].as_object()["net1"] =
+      json::object{{"network", "incusbr0"}, {"type", "nic"}};
+  const auto outcome = build_probe_report(d, with_golden(), seed_policy());
+  REQUIRE(outcome.host.has_value());
+  CHECK(outcome.host->nics == std::vector<std::string>{"net1"});
+}
