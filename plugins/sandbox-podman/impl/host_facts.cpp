@@ -1,10 +1,10 @@
-#include <pwd.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <boost/json/parse.hpp>
 #include <boost/json/value.hpp>
 
+#include "common/account_name.hpp"
 #include "plugins/sandbox-podman/impl/host_probe.hpp"
 #include "plugins/sandbox-podman/impl/image_contract.hpp"
 
@@ -18,15 +18,6 @@ namespace {
 // podman info may start the account's pause process and make its store on a first run.
 constexpr std::chrono::milliseconds kInfoTimeout{60000};
 constexpr std::chrono::milliseconds kImageTimeout{30000};
-
-std::string account_name() {
-  std::vector<char> buf(16384);
-  passwd entry{};
-  passwd* found = nullptr;
-  if (::getpwuid_r(::getuid(), &entry, buf.data(), buf.size(), &found) == 0 && found != nullptr)
-    return found->pw_name;
-  return "uid " + std::to_string(::getuid());
-}
 
 std::string runtime_dir_problem(const fs::path& dir) {
   struct stat st {};
@@ -72,7 +63,7 @@ ImageFacts inspect_image(const PodmanEnvironment& env, const std::string& image)
 
 HostFacts gather_host_facts(const PodmanEnvironment& env, const std::string& image) {
   HostFacts facts;
-  facts.account = account_name();
+  facts.account = common::this_account_name();
   facts.runtime_dir_problem = runtime_dir_problem(env.runtime_dir);
   facts.pasta_path = installed_program("pasta");
   facts.slirp4netns_path = installed_program("slirp4netns");

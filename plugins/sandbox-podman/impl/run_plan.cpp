@@ -1,9 +1,8 @@
 #include "plugins/sandbox-podman/impl/run_plan.hpp"
 
-#include <cstdint>
-#include <cstdio>
-
 #include "common/broker_relay/broker_relay.hpp"
+#include "common/daemon_mark.hpp"
+#include "common/session_environment.hpp"
 
 namespace errand::podman {
 
@@ -11,7 +10,6 @@ using sdk::make_error;
 
 namespace {
 
-constexpr const char* kSessionPath = "/usr/local/bin:/usr/bin:/bin";
 constexpr const char* kRunVerb = "run";
 // Where kRunVerb stands in a plan's args, after the log level.
 constexpr std::size_t kVerbIndex = 1;
@@ -22,24 +20,6 @@ constexpr rlim_t kSessionNofile = 65536;
 
 void add(std::vector<std::string>& args, std::initializer_list<std::string> items) {
   args.insert(args.end(), items.begin(), items.end());
-}
-
-// The variables a session gets: errand's floor, what the core set, then sandbox.env; a later
-// value for the same name replaces an earlier one.
-std::vector<std::pair<std::string, std::string>> session_variables(const sdk::LaunchSpec& spec) {
-  std::vector<std::pair<std::string, std::string>> vars{
-      {"HOME", "/state/home"}, {"PATH", kSessionPath}, {"LANG", "C.UTF-8"}};
-  const auto set = [&](const std::string& name, const std::string& value) {
-    for (auto& [k, v] : vars)
-      if (k == name) {
-        v = value;
-        return;
-      }
-    vars.emplace_back(name, value);
-  };
-  for (const auto& [k, v] : spec.env) set(k, v);
-  for (const auto& [k, v] : spec.policy.env_extra) set(k, v);
-  return vars;
 }
 
 }  // namespace
@@ -59,15 +39,7 @@ std::vector<std::string> podman_start_args(const std::string& session_id) {
 }
 
 std::string daemon_label(const std::filesystem::path& state_dir) {
-  // FNV-1a of the state directory's path: short, stable across restarts, no path in a label.
-  std::uint64_t hash = 14695981039346656037ull;
-  for (const unsigned char c : state_dir.lexically_normal().string()) {
-    hash ^= c;
-    hash *= 1099511628211ull;
-  }
-  char hex[17];
-  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(hash));
-  return std::string("errand.daemon=") + hex;
+  return std::string("errand.daemon=") + common::daemon_mark(state_dir);
 }
 
 sdk::Result<RunPlan> podman_run_plan(const sdk::LaunchSpec& spec, const RunHost& host) {
@@ -115,9 +87,8 @@ sdk::Result<RunPlan> podman_run_plan(const sdk::LaunchSpec& spec, const RunHost&
   add(a, {"--unsetenv-all"});
   // podman needs HOME, PATH and LANG of its own, so those (never secrets) are written out;
   // every other variable is named only, and its value put in podman's environment.
-  for (auto& [name, value] : session_variables(spec)) {
-    if (name == "HOME" || name == "PATH" || name == "LANG" || name == "XDG_RUNTIME_DIR" ||
-        name == "CONTAINERS_CONF") {
+  for (auto& [name, value] : common::image_session_variables(spec)) {
+    if (common::is_floor_variable(name) || name == "XDG_RUNTIME_DIR" || name == "CONTAINERS_CONF") {
       add(a, {"--env", name + "=" + value});
     } else {
       add(a, {"--env", name});

@@ -102,6 +102,7 @@ TEST_CASE(
   };
   CHECK(status_of("name", "chat-discord").rfind("loaded", 0) == 0);
   CHECK(status_of("name", "sandbox-bailey").rfind("loaded", 0) == 0);
+  CHECK(status_of("name", "sandbox-incus").rfind("loaded", 0) == 0);
   CHECK(status_of("name", "broker").rfind("loaded", 0) == 0);
   CHECK(path_status("fixture-wrong-major.so").find("abi_major") != std::string::npos);
   CHECK(path_status("fixture-bogus-toolchain.so").find("toolchain") != std::string::npos);

@@ -1,0 +1,26 @@
+#include "common/session_environment.hpp"
+
+namespace errand::common {
+
+std::vector<std::pair<std::string, std::string>> image_session_variables(
+    const sdk::LaunchSpec& spec) {
+  std::vector<std::pair<std::string, std::string>> vars{
+      {"HOME", kImageSessionHome}, {"PATH", kImageSessionPath}, {"LANG", "C.UTF-8"}};
+  const auto set = [&](const std::string& name, const std::string& value) {
+    for (auto& [k, v] : vars)
+      if (k == name) {
+        v = value;
+        return;
+      }
+    vars.emplace_back(name, value);
+  };
+  for (const auto& [k, v] : spec.env) set(k, v);
+  for (const auto& [k, v] : spec.policy.env_extra) set(k, v);
+  return vars;
+}
+
+bool is_floor_variable(std::string_view name) {
+  return name == "HOME" || name == "PATH" || name == "LANG";
+}
+
+}  // namespace errand::common

@@ -1,0 +1,60 @@
+#pragma once
+
+// The keys only the incus backend reads, the sandbox.incus block, merged into the core's sandbox
+// section when the plugin is loaded. Their defaults are written here and nowhere else: the core
+// fills them in, and the backend reads the effective values.
+
+namespace errand::incus {
+
+inline constexpr const char* kConfigSchema = R"({
+  "sandbox": {
+    "properties": {
+      "incus": {
+        "type": "object",
+        "description": "How incus sessions are made: each session is an unprivileged Incus system container in a project errand never creates or changes (docs/sandbox-incus.md). Read by the incus backend only.",
+        "additionalProperties": false,
+        "default": {},
+        "properties": {
+          "project": {
+            "type": "string",
+            "pattern": "^[A-Za-z0-9][A-Za-z0-9_-]{0,62}$",
+            "default": "errand",
+            "description": "The Incus project sessions live in. It must exist, restricted as docs/sandbox-incus.md lists; the probe names each difference with the command that fixes it."
+          },
+          "image": {
+            "type": "string",
+            "pattern": "^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$",
+            "default": "errand-agent",
+            "description": "The alias, in the project, of the image sessions start from when no golden instance is set. It must carry a user.errand.contract property (image/README.md). Not sandbox.image, which is podman's."
+          },
+          "golden": {
+            "type": "string",
+            "pattern": "^[A-Za-z]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?$",
+            "description": "A stopped instance in the project that each session is a copy of, instead of a fresh instance from the image. It must not carry user.errand.system, and its config must hold the image's user.errand.contract."
+          },
+          "rootSize": {
+            "type": ["string", "integer"],
+            "format": "size",
+            "x-errand-hint": "Write a size such as \"20g\" (k, m, g, t are powers of 1024), or a whole number of bytes.",
+            "description": "The size of each session's root disk. A btrfs pool applies it as a quota a guest with sudo can step around; a dir pool does not apply it at all, which the probe reports as a gap."
+          },
+          "guestUid": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 65535,
+            "default": 1000,
+            "description": "The uid (and gid) the agent runs as inside the guest. The daemon's own uid and gid are mapped to it, so the project and state directories stay the daemon account's."
+          },
+          "socket": {
+            "type": "string",
+            "format": "absolute-path",
+            "default": "/var/lib/incus/unix.socket",
+            "description": "incusd's unix socket. The daemon's account must be in the incus-admin group to use it."
+          }
+        }
+      }
+    }
+  }
+})";
+
+}  // namespace errand::incus

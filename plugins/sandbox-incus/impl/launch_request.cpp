@@ -1,0 +1,149 @@
+#include "plugins/sandbox-incus/impl/launch_request.hpp"
+
+#include <fmt/format.h>
+
+#include <cctype>
+#include <cmath>
+
+#include "common/session_environment.hpp"
+
+namespace errand::incus {
+
+namespace json = boost::json;
+namespace fs = std::filesystem;
+using sdk::make_error;
+
+namespace {
+
+constexpr std::size_t kInstanceNameMax = 63;
+constexpr const char* kInstancePrefix = "errand-";
+// limits.cpu.allowance is a time slice per period; 100 ms is the kernel's default CFS period.
+constexpr int kCpuPeriodMs = 100;
+
+bool inside(const fs::path& path, const fs::path& dir) {
+  const auto p = path.lexically_normal().string();
+  auto d = dir.lexically_normal().string();
+  if (!d.empty() && d.back() != '/') d += '/';
+  return p.compare(0, d.size(), d) == 0;
+}
+
+json::object disk(const fs::path& source, const char* path, bool readonly) {
+  json::object device{{"type", "disk"}, {"source", source.string()}, {"path", path}};
+  if (readonly) device["readonly"] = "true";
+  return device;
+}
+
+}  // namespace
+
+std::string instance_name(const std::string& session_id) {
+  std::string id;
+  for (const char c : session_id)
+    id += std::isalnum(static_cast<unsigned char>(c)) ? static_cast<char>(std::tolower(c)) : '-';
+  const std::size_t room = kInstanceNameMax - std::string_view(kInstancePrefix).size();
+  if (id.size() > room) id = id.substr(id.size() - room);
+  while (!id.empty() && id.back() == '-') id.pop_back();
+  return kInstancePrefix + id;
+}
+
+sdk::Result<json::object> instance_request(const sdk::LaunchSpec& spec, const IncusSettings& s,
+                                           const LaunchHost& host) {
+  const auto& policy = spec.policy;
+  const auto& limits = policy.limits;
+  const auto name = instance_name(spec.session_id);
+  if (name.back() == '-')
+    return make_error("the session id \"" + spec.session_id +
+                      "\" has no letter or digit to name an instance with");
+  if (policy.uses_broker()) {
+    if (!spec.broker_socket)
+      return make_error("the launch uses the broker but names no broker socket");
+    // The agent may write its state directory, so a socket inside it could be replaced by one
+    // of the agent's own making.
+    if (inside(*spec.broker_socket, spec.state_dir))
+      return make_error("the broker socket " + spec.broker_socket->string() +
+                        " is inside the session's state directory, which the agent can write");
+  }
+  if (host.pool.empty()) return make_error("the project's default profile names no root pool");
+
+  json::object config{
+      {kSystemKey, "true"},
+      {kSessionKey, spec.session_id},
+      {kDaemonKey, host.daemon_mark},
+      // Maps the daemon's ids to guestUid, so what the agent writes in /workspace and /state
+      // stays the daemon account's on the host; shift=true is refused under restricted paths.
+      {"raw.idmap",
+       fmt::format("uid {} {}\ngid {} {}", host.uid, s.guest_uid, host.gid, s.guest_uid)},
+      {"security.nesting", "true"},
+  };
+  if (limits.memory_bytes > 0) config["limits.memory"] = std::to_string(limits.memory_bytes);
+  if (limits.cpus > 0) {
+    // The allowance is the quota (fractional CPUs, like podman's --cpus); limits.cpu gives the
+    // guest as many CPUs to see and spread over.
+    const auto slice = static_cast<long>(std::lround(limits.cpus * kCpuPeriodMs));
+    if (slice < 1)
+      return make_error(
+          fmt::format("sandbox.cpus {:g} is less than Incus's 1 ms of "
+                      "every {} ms",
+                      limits.cpus, kCpuPeriodMs));
+    config["limits.cpu.allowance"] = fmt::format("{}ms/{}ms", slice, kCpuPeriodMs);
+    config["limits.cpu"] = std::to_string(static_cast<long>(std::ceil(limits.cpus)));
+  }
+  if (limits.pids > 0) config["limits.processes"] = std::to_string(limits.pids);
+
+  json::object root{{"type", "disk"}, {"path", "/"}, {"pool", host.pool}};
+  if (s.root_size_bytes) root["size"] = std::to_string(*s.root_size_bytes);
+  json::object devices{{"root", std::move(root)},
+                       {"workspace", disk(spec.project_dir, "/workspace", false)},
+                       {"state", disk(spec.state_dir, "/state", false)}};
+  if (policy.uses_broker())
+    devices["broker"] = disk(*spec.broker_socket, kBrokerSocketInside, true);
+  const bool open_network =
+      policy.network == sdk::NetworkMode::open ||
+      (policy.network == sdk::NetworkMode::restricted && policy.egress == sdk::EgressMode::open);
+  if (!open_network)
+    for (const auto& nic : host.nics) devices[nic] = json::object{{"type", "none"}};
+
+  json::object source =
+      s.golden ? json::object{{"type", "copy"}, {"source", *s.golden}, {"instance_only", true}}
+               : json::object{{"type", "image"}, {"alias", s.image}};
+  return json::object{{"name", name},
+                      {"type", "container"},
+                      {"profiles", json::array{"default"}},
+                      {"ephemeral", true},
+                      {"start", true},
+                      {"source", std::move(source)},
+                      {"config", std::move(config)},
+                      {"devices", std::move(devices)}};
+}
+
+sdk::Result<GuestExec> guest_exec(const sdk::LaunchSpec& spec, const IncusSettings& s) {
+  if (spec.argv.empty()) return make_error("the launch names no agent command");
+  const auto& limits = spec.policy.limits;
+  GuestExec exec;
+  exec.command = {kGuestInitInside,
+                  "--home",
+                  common::kImageSessionHome,
+                  "--cwd",
+                  "/workspace",
+                  "--tmp-size",
+                  std::to_string(limits.tmp_bytes),
+                  "--shm-size",
+                  std::to_string(limits.shm_bytes),
+                  "--uid",
+                  std::to_string(s.guest_uid)};
+  if (spec.policy.uses_broker()) {
+    exec.command.emplace_back("--broker");
+    exec.command.emplace_back(kBrokerSocketInside);
+  }
+  exec.command.emplace_back("--");
+  exec.command.insert(exec.command.end(), spec.argv.begin(), spec.argv.end());
+  for (auto& [name, value] : common::image_session_variables(spec)) {
+    if (value.find('\0') != std::string::npos)
+      return make_error("the variable " + name +
+                        " holds a NUL byte, which no environment can carry");
+    (common::is_floor_variable(name) ? exec.environment : exec.preamble)
+        .emplace_back(std::move(name), std::move(value));
+  }
+  return exec;
+}
+
+}  // namespace errand::incus

@@ -1,0 +1,235 @@
+#include "plugins/sandbox-incus/impl/probe_report.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+#include "common/human_size.hpp"
+#include "plugins/sandbox-incus/impl/project_restrictions.hpp"
+
+namespace errand::incus {
+
+namespace json = boost::json;
+
+namespace {
+
+constexpr const char* kEvery = "every incus guarantee";
+
+// The API extensions errand's requests rely on: start on create, exec's user/group/cwd, and
+// project restrictions.
+constexpr const char* kNeededExtensions[] = {
+    "instance_create_start", "container_exec_user_group_cwd", "projects_restrictions"};
+
+bool judge_socket(const HostDocuments& d, sdk::EnforcementReport& r) {
+  const auto& s = d.socket;
+  if (s.error == 0) return true;
+  std::string reason;
+  if (s.error == ENOENT)
+    reason = "no incusd socket at " + s.path.string() +
+             " (sandbox.incus.socket); start incusd (without systemd: "
+             "/usr/libexec/incus/incusd --group incus-admin), or point sandbox.incus.socket at "
+             "its socket";
+  else if (s.error == EACCES || s.error == EPERM)
+    reason = "the account " + d.account + " may not use " + s.path.string() +
+             ", which only the incus-admin group may; as root: adduser " + d.account +
+             " incus-admin, then start errand again from a new login so the group applies";
+  else
+    reason = "errand cannot use " + s.path.string() + ": " + std::strerror(s.error);
+  r.gaps.push_back({kEvery, reason});
+  return false;
+}
+
+bool judge_server(const HostDocuments& d, sdk::EnforcementReport& r) {
+  if (!d.server->has_value()) {
+    r.gaps.push_back({kEvery, "incusd at " + d.socket.path.string() +
+                                  " did not answer GET /1.0: " + d.server->error().message});
+    return false;
+  }
+  const auto& server = **d.server;
+  std::vector<std::string> missing;
+  const auto* extensions =
+      server.is_object() ? server.as_object().if_contains("api_extensions") : nullptr;
+  for (const char* needed : kNeededExtensions)
+    if (extensions == nullptr || !extensions->is_array() ||
+        std::find(extensions->as_array().begin(), extensions->as_array().end(),
+                  json::value(needed)) == extensions->as_array().end())
+      missing.emplace_back(needed);
+  const auto* env = server.is_object() ? server.as_object().if_contains("environment") : nullptr;
+  const json::value none;
+  const auto& environment = env != nullptr ? *env : none;
+  const auto version = text_at(environment, "server_version");
+  r.notes.push_back("Incus " + version + ", driver " + text_at(environment, "driver") + " " +
+                    text_at(environment, "driver_version") + ", kernel " +
+                    text_at(environment, "kernel_version"));
+  if (missing.empty()) return true;
+  std::string names;
+  for (const auto& m : missing) names += (names.empty() ? "" : ", ") + m;
+  r.gaps.push_back({kEvery, "incusd " + version + " lacks the API extensions " + names +
+                                ", which errand's requests use; install Incus 6.0 or later"});
+  return false;
+}
+
+bool has_warning(const HostDocuments& d, std::string_view type) {
+  if (!d.warnings || !d.warnings->has_value() || !(**d.warnings).is_array()) return false;
+  for (const auto& w : (**d.warnings).as_array())
+    if (text_at(w, "type") == type && text_at(w, "status") != "resolved") return true;
+  return false;
+}
+
+void describe_confinement(const HostDocuments& d, const IncusSettings& s,
+                          sdk::EnforcementReport& r) {
+  const bool read = d.warnings && d.warnings->has_value();
+  const std::string apparmor =
+      !read ? "; incusd's warnings could not be read, so whether AppArmor adds to that is not known"
+      : has_warning(d, "AppArmor support has been disabled")
+          ? "; this host has no AppArmor, so no AppArmor profile adds to that"
+          : " and Incus's AppArmor profile";
+  r.enforced.push_back(
+      std::string("each session is an unprivileged system container in project ") + s.project +
+      ": its root is an unprivileged host id, confined by its user namespace, seccomp and cgroups" +
+      apparmor);
+  r.notes.push_back(
+      "the guest shares the host's kernel, as every container does: a kernel bug reachable from "
+      "inside is a way out, which a virtual machine would not give");
+}
+
+void judge_root_disk(const HostDocuments& d, const IncusSettings& s, const std::string& pool,
+                     sdk::EnforcementReport& r) {
+  const std::string guarantee = "the root disk size (sandbox.incus.rootSize)";
+  if (!s.root_size_bytes) {
+    r.notes.push_back("root disk on pool " + pool +
+                      ": no size set (sandbox.incus.rootSize), so only the pool bounds it");
+    return;
+  }
+  const auto size = common::config_size(*s.root_size_bytes);
+  if (!d.pool || !d.pool->has_value()) {
+    r.gaps.push_back(
+        {guarantee, "the pool " + pool +
+                        " could not be read, so nothing says it "
+                        "applies a size: " +
+                        (d.pool ? d.pool->error().message : std::string("not asked"))});
+    return;
+  }
+  const auto driver = text_at(**d.pool, "driver");
+  if (driver == "dir")
+    r.gaps.push_back({guarantee, "pool " + pool +
+                                     " uses the dir driver, which applies no root size on this "
+                                     "filesystem (incusd only logs that it skipped the quota); "
+                                     "put the project's root disk on a btrfs pool, or leave "
+                                     "sandbox.incus.rootSize out"});
+  else if (driver == "btrfs")
+    r.notes.push_back("root disk of " + size + " on btrfs pool " + pool +
+                      ": a qgroup, which a guest with sudo steps around by making subvolumes, so "
+                      "it is a budget, not a bound");
+  else
+    r.enforced.push_back("root disk: " + size + " per session, a " + driver + " quota on pool " +
+                         pool);
+}
+
+void judge_network(const IncusSettings& s, const std::vector<std::string>& nics,
+                   const sdk::SandboxPolicy& policy, sdk::EnforcementReport& r) {
+  if (policy.network == sdk::NetworkMode::none) {
+    r.enforced.push_back(
+        "network: none; every nic of the profile is replaced by a none device, so a session has "
+        "only its own loopback");
+    return;
+  }
+  if (policy.uses_broker()) {
+    r.enforced.push_back(
+        "network: no nic; the session's broker socket is mounted read-only at "
+        "/errand/broker.sock and errand-guest-init relays 127.0.0.1:3128 inside to it, so every "
+        "connection goes through the broker");
+    return;
+  }
+  if (nics.empty()) {
+    r.gaps.push_back({"a network for each session (egress open)",
+                      "the project's default profile has no nic; fix: incus profile device add "
+                      "default eth0 nic network=incusbr0 --project " +
+                          s.project});
+    return;
+  }
+  r.notes.push_back("egress open: sessions keep the profile's nic (" + nics.front() +
+                    ") and reach the network directly; sandbox.egress.allow and "
+                    "sandbox.egressPorts are not enforced");
+}
+
+void note_inert_keys(const sdk::SandboxPolicy& policy, sdk::EnforcementReport& r) {
+  if (!policy.extra_read.empty() || !policy.extra_write.empty() || !policy.extra_execute.empty())
+    r.notes.push_back(
+        "sandbox.policyExtra does nothing under incus: a session sees the guest's own "
+        "filesystem, and no host path but the project and state directories");
+  if (!policy.path_extra.empty())
+    r.notes.push_back(
+        "sandbox.pathExtra does nothing under incus: host directories are not in the guest");
+  if (!policy.listen_ports.empty())
+    r.notes.push_back(
+        "sandbox.listenPorts does nothing under incus: every session has a network namespace "
+        "of its own, so no session can reach another's ports anyway");
+}
+
+}  // namespace
+
+ProbeOutcome build_probe_report(const HostDocuments& d, const IncusSettings& s,
+                                const sdk::SandboxPolicy& policy) {
+  ProbeOutcome out;
+  auto& r = out.report;
+  r.backend = "incus";
+  r.summary = "sessions run in unprivileged Incus system containers (systemd inside) in project " +
+              s.project + ", " +
+              (s.golden ? "each a copy of the instance " + *s.golden : "from the image " + s.image);
+  r.capabilities.agent_in_image = true;
+  for (const auto& [name, value] : policy.env_extra) r.env_names.push_back(name);
+  note_inert_keys(policy, r);
+  if (!judge_socket(d, r) || !d.server || !judge_server(d, r)) return out;
+  describe_confinement(d, s, r);
+  judge_limits(d, policy, r);
+
+  const ProjectNeeds needs{s.project, policy.project_root, policy.state_dir, d.uid, d.gid};
+  if (!d.project->has_value()) {
+    r.gaps.push_back({"the session project",
+                      d.project->error().kind == sdk::Error::Kind::not_found
+                          ? "there is no project " + s.project +
+                                " (sandbox.incus.project), and errand never creates one; as a "
+                                "member of incus-admin: " +
+                                project_setup_commands(needs)
+                          : "incusd could not look up the project " + s.project + ": " +
+                                d.project->error().message});
+    return out;
+  }
+  judge_project(**d.project, needs, r);
+
+  LaunchHost host{{}, {}, d.uid, d.gid, {}};
+  bool launchable = true;
+  if (!d.profile || !d.profile->has_value()) {
+    launchable = false;
+    r.gaps.push_back({kEvery, "the project's default profile could not be read: " +
+                                  (d.profile ? d.profile->error().message : std::string())});
+  } else {
+    host.pool = root_pool(**d.profile);
+    host.nics = nic_devices(member(**d.profile, "devices"));
+    if (host.pool.empty()) {
+      launchable = false;
+      r.gaps.push_back({kEvery,
+                        "the project's default profile has no root disk; fix: incus "
+                        "profile device add default root disk path=/ pool=default "
+                        "--project " +
+                            s.project});
+    } else {
+      judge_root_disk(d, s, host.pool, r);
+    }
+    judge_network(s, host.nics, policy, r);
+    if (passes_kvm(member(**d.profile, "devices")))
+      r.notes.push_back(
+          "the project's default profile passes /dev/kvm: sessions get hardware "
+          "virtualisation, and a KVM bug is a way out of the container");
+  }
+  out.contract = judge_image_and_golden(d, s, r);
+  // A copy keeps the golden's own devices, so a nic of its own must be overridden too.
+  if (s.golden && d.golden && d.golden->has_value())
+    for (auto& nic : nic_devices(member(**d.golden, "expanded_devices")))
+      if (std::find(host.nics.begin(), host.nics.end(), nic) == host.nics.end())
+        host.nics.push_back(std::move(nic));
+  if (launchable) out.host = std::move(host);
+  return out;
+}
+
+}  // namespace errand::incus

@@ -1,0 +1,46 @@
+#pragma once
+
+// The incus probe's judging half: what incusd answered (host_documents.hpp) against the policy
+// and sandbox.incus, as a report whose every gap names the command that closes it. Pure, so
+// incusd's recorded answers test it.
+
+#include <errand/sdk/sandbox_backend.hpp>
+#include <errand/sdk/sandbox_policy.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/image_contract.hpp"
+#include "plugins/sandbox-incus/impl/host_documents.hpp"
+#include "plugins/sandbox-incus/impl/incus_settings.hpp"
+
+namespace errand::incus {
+
+// What a launch needs of the host, learned by the probe.
+struct LaunchHost {
+  std::string pool;               // the profile's root disk pool
+  std::vector<std::string> nics;  // the profile's and golden's nics, overridden without a network
+  uid_t uid = 0;                  // the daemon's ids, mapped to guestUid
+  gid_t gid = 0;
+  std::string daemon_mark;  // user.errand.daemon on every instance; the backend fills it in
+};
+
+struct ProbeOutcome {
+  sdk::EnforcementReport report;
+  // The contract of what sessions start from: the golden's when one is set, else the image's.
+  std::optional<common::ImageContract> contract;
+  // Set when the report holds no gap that stops every launch.
+  std::optional<LaunchHost> host;
+};
+
+ProbeOutcome build_probe_report(const HostDocuments& docs, const IncusSettings& settings,
+                                const sdk::SandboxPolicy& policy);
+
+// The parts, for the tests to reach one at a time.
+void judge_limits(const HostDocuments& docs, const sdk::SandboxPolicy& policy,
+                  sdk::EnforcementReport& report);
+std::optional<common::ImageContract> judge_image_and_golden(const HostDocuments& docs,
+                                                            const IncusSettings& settings,
+                                                            sdk::EnforcementReport& report);
+
+}  // namespace errand::incus

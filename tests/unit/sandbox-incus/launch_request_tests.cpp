@@ -1,0 +1,215 @@
+#include <catch2/catch_test_macros.hpp>
+#include <catch2/matchers/catch_matchers_string.hpp>
+
+#include "plugins/sandbox-incus/impl/launch_request.hpp"
+#include "tests/unit/sandbox-incus/incus_test_host.hpp"
+
+using namespace errand::incus;
+using namespace errand::incus::test;
+using Catch::Matchers::ContainsSubstring;
+namespace json = boost::json;
+namespace sdk = errand::sdk;
+
+namespace {
+
+LaunchHost seed_launch_host() {
+  return {"default", {"eth0"}, 1000, 1000, "0123456789abcdef"};
+}
+
+sdk::LaunchSpec spec_for(sdk::NetworkMode network, sdk::EgressMode egress) {
+  sdk::LaunchSpec spec;
+  spec.session_id = "web-k3j9x0a1b2c3";
+  spec.project_dir = "/srv/errand/projects/web";
+  spec.state_dir = "/var/lib/errand/state/sessions/web-k3j9x0a1b2c3/state";
+  spec.record_dir = "/var/lib/errand/state/sessions/web-k3j9x0a1b2c3/record";
+  spec.argv = {"kage", "rpc"};
+  spec.policy = seed_policy();
+  spec.policy.network = network;
+  spec.policy.egress = egress;
+  if (spec.policy.uses_broker())
+    spec.broker_socket = "/var/lib/errand/state/sessions/web-k3j9x0a1b2c3/broker.sock";
+  return spec;
+}
+
+sdk::LaunchSpec proxy_spec() {
+  return spec_for(sdk::NetworkMode::restricted, sdk::EgressMode::proxy);
+}
+
+json::object request_for(const sdk::LaunchSpec& spec, const IncusSettings& s = seed_settings()) {
+  auto body = instance_request(spec, s, seed_launch_host());
+  if (!body) FAIL(body.error().message);
+  return *body;
+}
+
+const json::object& devices_of(const json::object& body) {
+  return body.at("devices").as_object();
+}
+
+std::string config_at(const json::object& body, const char* key) {
+  return std::string(body.at("config").as_object().at(key).as_string());
+}
+
+}  // namespace
+
+TEST_CASE("an instance name is errand-<session>, held to what Incus takes") {
+  CHECK(instance_name("web-k3j9x0a1b2c3") == "errand-web-k3j9x0a1b2c3");
+  CHECK(instance_name("my_proj.v2-abc") == "errand-my-proj-v2-abc");
+  const std::string long_id = std::string(64, 'p') + "-k3j9x0a1b2c3";
+  const auto name = instance_name(long_id);
+  CHECK(name.size() == 63);
+  CHECK(name.ends_with("-k3j9x0a1b2c3"));
+  CHECK(name.starts_with("errand-p"));
+}
+
+TEST_CASE("a session starts ephemeral from the image alias, marked as errand's",
+          "[key:sandbox.incus.image]") {
+  const auto body = request_for(proxy_spec());
+  CHECK(body.at("name") == "errand-web-k3j9x0a1b2c3");
+  CHECK(body.at("ephemeral") == true);
+  CHECK(body.at("start") == true);
+  CHECK(body.at("type") == "container");
+  CHECK(body.at("source") == json::object{{"type", "image"}, {"alias", "errand-agent"}});
+  CHECK(config_at(body, "user.errand.system") == "true");
+  CHECK(config_at(body, "user.errand.session") == "web-k3j9x0a1b2c3");
+  CHECK(config_at(body, "user.errand.daemon") == "0123456789abcdef");
+  CHECK(config_at(body, "security.nesting") == "true");
+}
+
+TEST_CASE("with a golden, a session is a copy of it, without its snapshots",
+          "[key:sandbox.incus.golden]") {
+  auto s = seed_settings();
+  s.golden = "golden";
+  const auto body = request_for(proxy_spec(), s);
+  CHECK(body.at("source") ==
+        json::object{{"type", "copy"}, {"source", "golden"}, {"instance_only", true}});
+  CHECK(config_at(body, "user.errand.system") == "true");
+}
+
+TEST_CASE("the policy's limits become Incus's limits") {
+  auto spec = proxy_spec();
+  spec.policy.limits.memory_bytes = 4ull << 30;
+  spec.policy.limits.cpus = 1.5;
+  spec.policy.limits.pids = 512;
+  const auto body = request_for(spec);
+  CHECK(config_at(body, "limits.memory") == "4294967296");
+  CHECK(config_at(body, "limits.cpu.allowance") == "150ms/100ms");
+  CHECK(config_at(body, "limits.cpu") == "2");
+  CHECK(config_at(body, "limits.processes") == "512");
+  spec.policy.limits.memory_bytes = 0;
+  spec.policy.limits.cpus = 0;
+  spec.policy.limits.pids = 0;
+  const auto unlimited = request_for(spec);
+  const auto& config = unlimited.at("config").as_object();
+  for (const char* key :
+       {"limits.memory", "limits.cpu", "limits.cpu.allowance", "limits.processes"})
+    CHECK_FALSE(config.contains(key));
+  spec.policy.limits.cpus = 0.001;
+  auto tiny = instance_request(spec, seed_settings(), seed_launch_host());
+  REQUIRE_FALSE(tiny.has_value());
+  CHECK_THAT(tiny.error().message, ContainsSubstring("less than Incus's 1 ms of every 100 ms"));
+}
+
+TEST_CASE("the daemon's ids map to guestUid inside", "[key:sandbox.incus.guestUid]") {
+  auto s = seed_settings();
+  s.guest_uid = 1500;
+  auto host = seed_launch_host();
+  host.uid = 993;
+  host.gid = 990;
+  auto body = instance_request(proxy_spec(), s, host);
+  REQUIRE(body.has_value());
+  CHECK(body->at("config").as_object().at("raw.idmap") == "uid 993 1500\ngid 990 1500");
+  auto exec = guest_exec(proxy_spec(), s);
+  REQUIRE(exec.has_value());
+  const auto uid = std::find(exec->command.begin(), exec->command.end(), "--uid");
+  REQUIRE(uid + 1 < exec->command.end());
+  CHECK(*(uid + 1) == "1500");
+}
+
+TEST_CASE("rootSize sizes the root disk on the profile's pool", "[key:sandbox.incus.rootSize]") {
+  auto s = seed_settings();
+  s.root_size_bytes = 20ull << 30;
+  CHECK(
+      devices_of(request_for(proxy_spec(), s)).at("root") ==
+      json::object{{"type", "disk"}, {"path", "/"}, {"pool", "default"}, {"size", "21474836480"}});
+  CHECK(devices_of(request_for(proxy_spec())).at("root") ==
+        json::object{{"type", "disk"}, {"path", "/"}, {"pool", "default"}});
+}
+
+TEST_CASE("every network mode gets its devices") {
+  const json::object workspace{
+      {"type", "disk"}, {"source", "/srv/errand/projects/web"}, {"path", "/workspace"}};
+  SECTION("the broker: no nic, the socket read-only out of /run and /tmp") {
+    const auto devices = devices_of(request_for(proxy_spec()));
+    CHECK(devices.at("eth0") == json::object{{"type", "none"}});
+    CHECK(devices.at("workspace") == workspace);
+    CHECK(devices.at("state").at("path") == "/state");
+    CHECK(devices.at("broker") ==
+          json::object{{"type", "disk"},
+                       {"source", "/var/lib/errand/state/sessions/web-k3j9x0a1b2c3/broker.sock"},
+                       {"path", "/errand/broker.sock"},
+                       {"readonly", "true"}});
+  }
+  SECTION("none: no nic and no broker") {
+    const auto devices =
+        devices_of(request_for(spec_for(sdk::NetworkMode::none, sdk::EgressMode::proxy)));
+    CHECK(devices.at("eth0") == json::object{{"type", "none"}});
+    CHECK_FALSE(devices.contains("broker"));
+  }
+  SECTION("egress open: the profile's nic stays") {
+    const auto devices =
+        devices_of(request_for(spec_for(sdk::NetworkMode::restricted, sdk::EgressMode::open)));
+    CHECK_FALSE(devices.contains("eth0"));
+    CHECK_FALSE(devices.contains("broker"));
+    CHECK(devices.at("workspace") == workspace);
+  }
+}
+
+TEST_CASE("a broker socket the agent could replace, or none at all, is refused") {
+  auto inside = proxy_spec();
+  inside.broker_socket = inside.state_dir / "broker.sock";
+  auto refused = instance_request(inside, seed_settings(), seed_launch_host());
+  REQUIRE_FALSE(refused.has_value());
+  CHECK_THAT(refused.error().message, ContainsSubstring("inside the session's state directory"));
+  auto missing = proxy_spec();
+  missing.broker_socket.reset();
+  REQUIRE_FALSE(instance_request(missing, seed_settings(), seed_launch_host()).has_value());
+}
+
+TEST_CASE("errand-guest-init is told the tmpfs sizes, the uid and, under the broker, its socket") {
+  auto spec = proxy_spec();
+  spec.policy.limits.tmp_bytes = 512ull << 20;
+  spec.policy.limits.shm_bytes = 256ull << 20;
+  auto exec = guest_exec(spec, seed_settings());
+  REQUIRE(exec.has_value());
+  CHECK(exec->command == std::vector<std::string>{"/errand/errand-guest-init", "--home",
+                                                  "/state/home", "--cwd", "/workspace",
+                                                  "--tmp-size", "536870912", "--shm-size",
+                                                  "268435456", "--uid", "1000", "--broker",
+                                                  "/errand/broker.sock", "--", "kage", "rpc"});
+  auto none = guest_exec(spec_for(sdk::NetworkMode::none, sdk::EgressMode::proxy), seed_settings());
+  REQUIRE(none.has_value());
+  CHECK(std::find(none->command.begin(), none->command.end(), "--broker") == none->command.end());
+}
+
+TEST_CASE("only errand's floor goes in exec's environment; every other variable in the preamble") {
+  auto spec = proxy_spec();
+  spec.env = {{"ANTHROPIC_API_KEY", "errand-standin-0123456789"},
+              {"HTTPS_PROXY", "http://errand:proxy-secret@127.0.0.1:3128"},
+              {"KAGE_HOME", "/state/kage"}};
+  spec.policy.env_extra = {{"GH_TOKEN", "ghp_0123456789"}, {"LANG", "de_DE.UTF-8"}};
+  auto exec = guest_exec(spec, seed_settings());
+  REQUIRE(exec.has_value());
+  using Vars = std::vector<std::pair<std::string, std::string>>;
+  CHECK(exec->environment == Vars{{"HOME", "/state/home"},
+                                  {"PATH", "/usr/local/bin:/usr/bin:/bin"},
+                                  {"LANG", "de_DE.UTF-8"}});
+  CHECK(exec->preamble == Vars{{"ANTHROPIC_API_KEY", "errand-standin-0123456789"},
+                               {"HTTPS_PROXY", "http://errand:proxy-secret@127.0.0.1:3128"},
+                               {"KAGE_HOME", "/state/kage"},
+                               {"GH_TOKEN", "ghp_0123456789"}});
+  for (const auto& arg : exec->command) CHECK_THAT(arg, !ContainsSubstring("secret"));
+  spec.env.emplace_back("BROKEN", std::string("a\0b", 3));
+  auto refused = guest_exec(spec, seed_settings());
+  REQUIRE_FALSE(refused.has_value());
+  CHECK_THAT(refused.error().message, ContainsSubstring("BROKEN holds a NUL byte"));
+}

@@ -1,0 +1,219 @@
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <boost/json/serialize.hpp>
+#include <catch2/catch_test_macros.hpp>
+#include <catch2/matchers/catch_matchers_string.hpp>
+#include <filesystem>
+
+#include "tests/support/temp_dir.hpp"
+#include "tests/unit/sandbox-incus/incus_test_host.hpp"
+
+using namespace errand::incus;
+using namespace errand::incus::test;
+using Catch::Matchers::ContainsSubstring;
+namespace json = boost::json;
+namespace sdk = errand::sdk;
+
+namespace {
+
+sdk::EnforcementReport judged(const HostDocuments& d, const IncusSettings& s = seed_settings(),
+                              const sdk::SandboxPolicy& p = seed_policy()) {
+  return build_probe_report(d, s, p).report;
+}
+
+// A requester that must not be reached: the socket check comes first.
+IncusRequester unreachable(int& calls) {
+  return [&calls](std::string_view, std::string_view, std::optional<json::value>) {
+    ++calls;
+    return sdk::Result<json::value>(sdk::make_error("asked"));
+  };
+}
+
+json::object warning_of_type(const char* type, const char* message) {
+  auto w = json::parse(recorded::kWarnings).as_array().at(1).as_object();
+  w["type"] = type;
+  w["last_message"] = message;
+  return w;
+}
+
+}  // namespace
+
+TEST_CASE("no socket where sandbox.incus.socket points is refused naming the path",
+          "[key:sandbox.incus.socket]") {
+  errand::test::TempDir dir;
+  auto s = seed_settings();
+  s.socket = dir.path() / "incus.socket";
+  int calls = 0;
+  const auto d = gather_host_documents(s, unreachable(calls));
+  CHECK(calls == 0);
+  const auto r = judged(d, s);
+  INFO(gaps_of(r));
+  CHECK(has_gap(r, "every incus guarantee", "no incusd socket at " + s.socket.string()));
+}
+
+TEST_CASE("a socket the account may not use is refused with the incus-admin command",
+          "[key:sandbox.incus.socket]") {
+  REQUIRE(::geteuid() != 0);
+  errand::test::TempDir dir;
+  auto s = seed_settings();
+  s.socket = dir.path() / "incus.socket";
+  const int fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
+  REQUIRE(fd >= 0);
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  std::snprintf(addr.sun_path, sizeof addr.sun_path, "%s", s.socket.c_str());
+  REQUIRE(::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
+  REQUIRE(::chmod(s.socket.c_str(), 0) == 0);
+  int calls = 0;
+  const auto d = gather_host_documents(s, unreachable(calls));
+  ::close(fd);
+  CHECK(d.socket.error == EACCES);
+  CHECK(calls == 0);
+  const auto r = judged(d, s);
+  INFO(gaps_of(r));
+  CHECK(has_gap(r, "every incus guarantee", "adduser " + d.account + " incus-admin"));
+}
+
+TEST_CASE("an incusd without an API extension errand uses is refused naming it") {
+  auto d = seed_host();
+  auto& extensions = (**d.server).as_object()["api_extensions"].as_array();
+  extensions.erase(extensions.end() - 1);  // instance_create_start
+  const auto r = judged(d);
+  INFO(gaps_of(r));
+  CHECK(has_gap(r, "every incus guarantee", "lacks the API extensions instance_create_start"));
+}
+
+TEST_CASE("the report names Incus, the kernel, the missing AppArmor and the shared kernel") {
+  const auto r = judged(seed_host());
+  const auto notes = all_of(r.notes);
+  CHECK_THAT(notes, ContainsSubstring("Incus 6.0.4, driver lxc 5.0.2, kernel 6.18.44-fc-v669"));
+  CHECK_THAT(notes, ContainsSubstring("the guest shares the host's kernel"));
+  CHECK_THAT(all_of(r.enforced),
+             ContainsSubstring("user namespace, seccomp and cgroups; this host has no AppArmor"));
+  auto with_apparmor = seed_host();
+  (**with_apparmor.warnings).as_array().erase((**with_apparmor.warnings).as_array().end() - 1);
+  CHECK_THAT(all_of(judged(with_apparmor).enforced),
+             ContainsSubstring("and Incus's AppArmor profile"));
+}
+
+TEST_CASE("a limit incusd warns it cannot apply is a gap; the others are enforced") {
+  const auto policy = seed_policy();
+  REQUIRE(policy.limits.memory_bytes > 0);
+  REQUIRE(policy.limits.pids > 0);
+  REQUIRE(policy.limits.cpus > 0);
+  const auto clean = judged(seed_host());
+  CHECK(clean.gaps.empty());
+  CHECK_THAT(all_of(clean.enforced), ContainsSubstring("memory: 4g per session (limits.memory)"));
+  CHECK_THAT(all_of(clean.enforced), ContainsSubstring("processes: 512 per session"));
+  CHECK_THAT(all_of(clean.enforced), ContainsSubstring("cpu: 2 CPUs per session"));
+
+  const struct {
+    const char* type;
+    const char* message;
+    const char* guarantee;
+  } cases[] = {
+      {"Couldn't find the CGroup memory controller", "memory limits will be ignored",
+       "per-session memory limit"},
+      {"Couldn't find the CGroup pids controller", "process limits will be ignored",
+       "per-session process limit"},
+      {"Couldn't find the CGroup CPU controller", "CPU time limits will be ignored",
+       "per-session cpu limit"},
+      {"Couldn't find the CGroup CPUset controller", "CPU pinning will be ignored",
+       "per-session cpu limit"},
+  };
+  for (const auto& c : cases) {
+    INFO(c.type);
+    auto d = seed_host();
+    (**d.warnings).as_array().push_back(warning_of_type(c.type, c.message));
+    const auto r = judged(d);
+    CHECK(has_gap(r, c.guarantee, c.type));
+    CHECK(r.gaps.size() == 1);
+    auto resolved = seed_host();
+    auto w = warning_of_type(c.type, c.message);
+    w["status"] = "resolved";
+    (**resolved.warnings).as_array().push_back(w);
+    CHECK(judged(resolved).gaps.empty());
+  }
+  auto unlimited = seed_policy();
+  unlimited.limits.memory_bytes = 0;
+  auto d = seed_host();
+  (**d.warnings).as_array().push_back(warning_of_type(cases[0].type, cases[0].message));
+  CHECK(judged(d, seed_settings(), unlimited).gaps.empty());
+}
+
+TEST_CASE("unreadable warnings leave every configured limit a gap") {
+  auto d = seed_host();
+  d.warnings = sdk::Result<json::value>(sdk::make_error("incusd answered 500"));
+  const auto r = judged(d);
+  CHECK(has_gap(r, "per-session memory limit", "incusd answered 500"));
+  CHECK(has_gap(r, "per-session process limit", "incusd answered 500"));
+  CHECK_THAT(all_of(r.enforced), ContainsSubstring("whether AppArmor adds to that is not known"));
+  CHECK_THAT(all_of(r.enforced), !ContainsSubstring("Incus's AppArmor profile"));
+}
+
+TEST_CASE("the root size is a gap on a dir pool and a noted budget on btrfs",
+          "[key:sandbox.incus.rootSize]") {
+  auto s = seed_settings();
+  s.root_size_bytes = 20ull << 30;
+  const auto btrfs = judged(seed_host(), s);
+  CHECK(btrfs.gaps.empty());
+  CHECK_THAT(all_of(btrfs.notes),
+             ContainsSubstring("root disk of 20g on btrfs pool default: a qgroup, which a guest "
+                               "with sudo steps around"));
+  auto dir = seed_host();
+  (**dir.pool).as_object()["driver"] = "dir";
+  const auto r = judged(dir, s);
+  INFO(gaps_of(r));
+  CHECK(has_gap(r, "the root disk size (sandbox.incus.rootSize)", "uses the dir driver"));
+  CHECK(judged(dir).gaps.empty());
+  CHECK_THAT(all_of(judged(dir).notes), ContainsSubstring("no size set"));
+}
+
+TEST_CASE("a profile without a root disk stops every launch, naming the device to add") {
+  auto d = seed_host();
+  (**d.profile).as_object()["devices"].as_object().erase("root");
+  const auto outcome = build_probe_report(d, seed_settings(), seed_policy());
+  CHECK(has_gap(outcome.report, "every incus guarantee",
+                "incus profile device add default root disk path=/ pool=default --project errand"));
+  CHECK_FALSE(outcome.host.has_value());
+}
+
+TEST_CASE("egress open keeps the profile's nic and says the allow-list is not enforced") {
+  auto policy = seed_policy();
+  policy.egress = sdk::EgressMode::open;
+  const auto without = judged(seed_host(), seed_settings(), policy);
+  CHECK(has_gap(without, "a network for each session (egress open)",
+                "incus profile device add default eth0 nic network=incusbr0 --project errand"));
+  auto d = seed_host();
+  (**d.profile).as_object()["devices"].as_object()["eth0"] =
+      json::object{{"network", "incusbr0"}, {"type", "nic"}};
+  const auto outcome = build_probe_report(d, seed_settings(), policy);
+  CHECK(outcome.report.gaps.empty());
+  CHECK_THAT(all_of(outcome.report.notes),
+             ContainsSubstring("sandbox.egress.allow and sandbox.egressPorts are not enforced"));
+  REQUIRE(outcome.host.has_value());
+  CHECK(outcome.host->nics == std::vector<std::string>{"eth0"});
+}
+
+TEST_CASE("/dev/kvm passed by the profile is reported as a wider surface") {
+  auto d = seed_host();
+  (**d.profile).as_object()["devices"].as_object()["kvm"] =
+      json::object{{"path", "/dev/kvm"}, {"type", "unix-char"}};
+  CHECK_THAT(all_of(judged(d).notes), ContainsSubstring("passes /dev/kvm"));
+  CHECK_THAT(all_of(judged(seed_host()).notes), !ContainsSubstring("/dev/kvm"));
+}
+
+TEST_CASE("keys that do nothing under incus are reported as such") {
+  auto policy = seed_policy();
+  policy.extra_read = {"/opt/tools"};
+  policy.path_extra = {"/opt/tools/bin"};
+  policy.listen_ports = {8080};
+  const auto notes = all_of(judged(seed_host(), seed_settings(), policy).notes);
+  CHECK_THAT(notes, ContainsSubstring("sandbox.policyExtra does nothing under incus"));
+  CHECK_THAT(notes, ContainsSubstring("sandbox.pathExtra does nothing under incus"));
+  CHECK_THAT(notes, ContainsSubstring("sandbox.listenPorts does nothing under incus"));
+  CHECK_THAT(all_of(judged(seed_host()).notes), !ContainsSubstring("does nothing"));
+}
