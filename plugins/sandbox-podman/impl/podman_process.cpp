@@ -88,7 +88,7 @@ void ContainerState::start() {
 }
 
 asio::awaitable<void> ContainerState::watch_disk() {
-  const auto over = co_await disk_->run(disk_timer_, [this] { return result_.has_value(); });
+  const auto over = co_await disk_->run(disk_timer_, [this] { return exited_; });
   if (over) co_await stop(grace_, sdk::LimitCause::disk, *over);
 }
 
@@ -104,6 +104,8 @@ asio::awaitable<void> ContainerState::watch() {
   int status = 0;
   while (::waitpid(running_.pid, &status, 0) < 0 && errno == EINTR) {
   }
+  // From here the exit is being composed: a measurement still under way must not stop it.
+  exited_ = true;
   disk_timer_.cancel();
   auto info = exit_from(status);
   if (stop_requested_ && info.detail.empty()) info.detail = "stopped";

@@ -70,6 +70,7 @@ class ContainerState : public std::enable_shared_from_this<ContainerState> {
   std::optional<common::DiskWatch> disk_;
   asio::steady_timer disk_timer_;
   std::chrono::milliseconds grace_;
+  bool exited_ = false;  // podman start has ended; the exit is being composed
   bool stop_requested_ = false;
   sdk::LimitCause forced_cause_ = sdk::LimitCause::none;
   std::string forced_detail_;
