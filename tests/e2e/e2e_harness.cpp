@@ -96,9 +96,9 @@ E2eHarness::E2eHarness(Backend backend)
     set("sandbox.image", json::string(e2e_image()));
     set("agent.command", json::array{std::string(kImageAgent)});
     // Rootless podman on this project's cgroup v1 test hosts applies no memory, cpu or process
-    // limit, and sandbox-podman has no disk budget yet: the probe reports each as a gap and
-    // errand run refuses them unless told otherwise. The scenarios test the session flow, not
-    // those limits (the podman live tests and the probe's own tests cover the gaps).
+    // limit: the probe reports each as a gap and errand run refuses them unless told otherwise.
+    // The scenarios test the session flow, not those limits (the podman live tests and the
+    // probe's own tests cover the gaps).
     set("sandbox.requireFullEnforcement", false);
   }
 }

@@ -84,8 +84,8 @@ void opening_message_scenario(Backend backend) {
   REQUIRE(session_ended != npos);
   CHECK(broker_closed < sandbox_stopped);
   CHECK(sandbox_stopped < session_ended);
-  // podman runs here only because the harness accepts its gaps (no disk budget; no cgroup
-  // limits on a rootless v1 host), and the daemon says so rather than running quietly.
+  // podman runs here only because the harness accepts its gaps (no cgroup limits on a rootless
+  // v1 host), and the daemon says so rather than running quietly.
   if (backend == Backend::podman)
     CHECK(log.find("unenforced guarantee(s) because sandbox.requireFullEnforcement is false") !=
           npos);

@@ -80,11 +80,6 @@ std::string resolv_conf_for(NetworkPlan plan) {
   return out;
 }
 
-// What the disk budget measures: the session's project and state directories on the host.
-std::vector<fs::path> disk_roots(const sdk::LaunchSpec& spec) {
-  return {spec.project_dir, spec.state_dir};
-}
-
 }  // namespace
 
 BaileyBackend::BaileyBackend(const sdk::HostServices& host)
@@ -93,7 +88,7 @@ BaileyBackend::BaileyBackend(const sdk::HostServices& host)
       state_dir_(host.state_dir),
       cgroup_root_(env_or_empty("BAILEY_CGROUP_ROOT")),
       pool_(std::make_shared<boost::asio::thread_pool>(2)),
-      walker_(std::make_shared<DiskWalker>()) {
+      walker_(std::make_shared<common::DiskWalker>()) {
   launcher_ = (host.plugin_path.parent_path() / kLauncherName).string();
   if (::access(launcher_.c_str(), X_OK) != 0)
     throw std::runtime_error("sandbox-bailey: its launcher " + launcher_ +
@@ -139,7 +134,8 @@ sdk::EnforcementReport BaileyBackend::probe(const sdk::SandboxPolicy& policy) no
   }
 }
 
-sdk::Result<ProcessSetup> BaileyBackend::prepare(sdk::LaunchSpec& spec, const DiskUsage& baseline) {
+sdk::Result<ProcessSetup> BaileyBackend::prepare(sdk::LaunchSpec& spec,
+                                                 const common::DiskUsage& baseline) {
   if (!valid_session_id(spec.session_id))
     return make_error("the session id \"" + spec.session_id +
                           "\" is refused: use 1 to 128 letters, digits, '-', '_' or '.'",
@@ -207,11 +203,8 @@ sdk::Result<ProcessSetup> BaileyBackend::prepare(sdk::LaunchSpec& spec, const Di
   if (auto written = write_private_file(policy_path, render_policy(built->policy)); !written)
     return undo(written.error());
 
-  setup.disk_roots = disk_roots(spec);
-  setup.disk_budget = spec.policy.limits.disk_bytes;
-  setup.inode_budget = spec.policy.limits.disk_inodes;
+  setup.disk = common::session_disk_budget(spec);
   setup.disk_baseline = baseline;
-  setup.disk_check_max = spec.policy.limits.disk_check_max;
   setup.grace = spec.policy.limits.grace;
   setup.memory_limit = spec.policy.limits.memory_bytes;
   setup.pids_limit = spec.policy.limits.pids;
@@ -240,19 +233,10 @@ boost::asio::awaitable<sdk::Result<std::unique_ptr<sdk::SandboxProcess>>> Bailey
                          sdk::Error::Kind::refused);
   // The baseline is taken before anything is prepared, on the walker's thread: a large tree
   // costs this launch its own walk, never another launch a worker.
-  DiskUsage baseline;
-  if (spec.policy.limits.disk_bytes > 0 || spec.policy.limits.disk_inodes > 0) {
-    // Named, not a temporary in the co_await: see the note on GCC 12 in bailey_process.cpp.
-    const auto roots = disk_roots(spec);
-    auto measured = co_await walker_->measure(roots);
-    if (!measured)
-      co_return make_error("the sandbox for session " + spec.session_id +
-                               " was not started: its disk use cannot be measured, so its disk "
-                               "budget could not be held: " +
-                               measured.error().message +
-                               "; make what is there readable by the daemon's account or "
-                               "remove it",
-                           sdk::Error::Kind::refused);
+  common::DiskUsage baseline;
+  if (const auto budget = common::session_disk_budget(spec); budget.measured()) {
+    auto measured = co_await common::measure_disk_baseline(*walker_, budget, spec.session_id);
+    if (!measured) co_return measured.error();
     baseline = *measured;
   }
   auto work = [this, &spec, baseline] { return prepare(spec, baseline); };

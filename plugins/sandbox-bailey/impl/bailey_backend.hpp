@@ -43,7 +43,7 @@ class BaileyBackend final : public sdk::SandboxBackend {
 
  private:
   // Also settles spec.argv[0] as the absolute path the launcher will exec.
-  sdk::Result<ProcessSetup> prepare(sdk::LaunchSpec& spec, const DiskUsage& baseline);
+  sdk::Result<ProcessSetup> prepare(sdk::LaunchSpec& spec, const common::DiskUsage& baseline);
   bool is_active(const std::string& session_id);
 
   boost::asio::any_io_executor executor_;
@@ -53,7 +53,7 @@ class BaileyBackend final : public sdk::SandboxBackend {
   std::string cgroup_root_;  // BAILEY_CGROUP_ROOT, read once
   cgroups::Layout cgroups_;
   std::shared_ptr<boost::asio::thread_pool> pool_;  // launches and cleanups
-  std::shared_ptr<DiskWalker> walker_;              // every disk measurement
+  std::shared_ptr<common::DiskWalker> walker_;      // every disk measurement
   std::mutex active_mutex_;
   std::map<std::string, std::weak_ptr<ProcessState>> active_;
 };

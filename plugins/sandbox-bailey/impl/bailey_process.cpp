@@ -35,8 +35,8 @@ std::string signal_name(int sig) {
 }  // namespace
 
 ProcessState::ProcessState(asio::any_io_executor executor, std::shared_ptr<asio::thread_pool> pool,
-                           std::shared_ptr<DiskWalker> walker, std::shared_ptr<spdlog::logger> log,
-                           ProcessSetup setup)
+                           std::shared_ptr<common::DiskWalker> walker,
+                           std::shared_ptr<spdlog::logger> log, ProcessSetup setup)
     : strand_(asio::make_strand(executor)),
       pool_(std::move(pool)),
       walker_(std::move(walker)),
@@ -59,7 +59,7 @@ ProcessState::~ProcessState() {
 void ProcessState::start() {
   asio::co_spawn(
       strand_, [self = shared_from_this()] { return self->watch_launcher(); }, asio::detached);
-  if (setup_.disk_budget > 0 || setup_.inode_budget > 0)
+  if (setup_.disk.measured())
     asio::co_spawn(
         strand_, [self = shared_from_this()] { return self->watch_disk(); }, asio::detached);
 }
@@ -187,60 +187,9 @@ sdk::ExitInfo ProcessState::compose_exit(int launcher_status) {
 }
 
 asio::awaitable<void> ProcessState::watch_disk() {
-  const auto roots = setup_.disk_roots;
-  const auto baseline = setup_.disk_baseline;
-  const auto now = std::chrono::steady_clock::now();
-  DiskSample previous_bytes{0, now}, previous_inodes{0, now};
-  // The first check comes soon: nothing is known yet about how fast this session writes.
-  auto next = std::min(std::chrono::milliseconds(1000), setup_.disk_check_max);
-  while (!result_) {
-    disk_timer_.expires_after(next);
-    boost::system::error_code ec;
-    co_await disk_timer_.async_wait(asio::redirect_error(use_awaitable, ec));
-    if (ec || result_) co_return;
-    const sdk::Result<DiskUsage> used = co_await walker_->measure(roots);
-    if (result_) co_return;
-    if (!used) {
-      // A tree the daemon cannot read is one it cannot hold to a budget, and the agent made it.
-      if (log_)
-        log_->warn("session {}: stopping: its disk use cannot be measured: {}", setup_.session_id,
-                   used.error().message);
-      co_await stop(setup_.grace, sdk::LimitCause::disk,
-                    "stopped: its disk use could not be measured, so its disk budget cannot be "
-                    "held: " +
-                        used.error().message +
-                        "; leave every file in /workspace and /state readable");
-      co_return;
-    }
-    const auto at = std::chrono::steady_clock::now();
-    const DiskSample bytes{used->bytes > baseline.bytes ? used->bytes - baseline.bytes : 0, at};
-    const DiskSample inodes{used->inodes > baseline.inodes ? used->inodes - baseline.inodes : 0,
-                            at};
-    next = setup_.disk_check_max;
-    std::string over;
-    if (setup_.disk_budget > 0) {
-      next = std::min(
-          next, next_disk_check(setup_.disk_budget, previous_bytes, bytes, setup_.disk_check_max));
-      if (next.count() == 0)
-        over = "passed its disk budget of " + common::config_size(setup_.disk_budget) +
-               " (grew by " + common::config_size(bytes.growth) + ")";
-    }
-    if (over.empty() && setup_.inode_budget > 0) {
-      next = std::min(next, next_disk_check(setup_.inode_budget, previous_inodes, inodes,
-                                            setup_.disk_check_max));
-      if (next.count() == 0)
-        over = "passed its budget of " + std::to_string(setup_.inode_budget) +
-               " files, directories and links (sandbox.diskInodes; grew by " +
-               std::to_string(inodes.growth) + ")";
-    }
-    if (!over.empty()) {
-      if (log_) log_->warn("session {}: stopping: it {}", setup_.session_id, over);
-      co_await stop(setup_.grace, sdk::LimitCause::disk, "stopped: " + over);
-      co_return;
-    }
-    previous_bytes = bytes;
-    previous_inodes = inodes;
-  }
+  common::DiskWatch watch(walker_, setup_.disk, setup_.disk_baseline, log_, setup_.session_id);
+  const auto over = co_await watch.run(disk_timer_, [this] { return result_.has_value(); });
+  if (over) co_await stop(setup_.grace, sdk::LimitCause::disk, *over);
 }
 
 void ProcessState::signal_launcher(int sig) noexcept {

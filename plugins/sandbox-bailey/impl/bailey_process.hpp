@@ -18,9 +18,8 @@
 #include <optional>
 #include <string>
 
+#include "common/disk_budget/disk_watch.hpp"
 #include "plugins/sandbox-bailey/common/cgroups.hpp"
-#include "plugins/sandbox-bailey/impl/disk_budget.hpp"
-#include "plugins/sandbox-bailey/impl/disk_walker.hpp"
 #include "plugins/sandbox-bailey/impl/launcher_spawn.hpp"
 
 namespace errand::bailey {
@@ -32,11 +31,8 @@ struct ProcessSetup {
   LauncherHandles handles;
   cgroups::Session cgroup;
   std::filesystem::path run_dir;  // removed at cleanup
-  std::vector<std::filesystem::path> disk_roots;
-  std::uint64_t disk_budget = 0;   // bytes; 0: not measured
-  std::uint64_t inode_budget = 0;  // files, directories and links; 0: not counted
-  DiskUsage disk_baseline;
-  std::chrono::milliseconds disk_check_max{30000};
+  common::DiskBudget disk;
+  common::DiskUsage disk_baseline;
   std::chrono::milliseconds grace{10000};
   std::uint64_t memory_limit = 0;
   std::uint64_t pids_limit = 0;
@@ -45,7 +41,7 @@ struct ProcessSetup {
 class ProcessState : public std::enable_shared_from_this<ProcessState> {
  public:
   ProcessState(asio::any_io_executor executor, std::shared_ptr<asio::thread_pool> pool,
-               std::shared_ptr<DiskWalker> walker, std::shared_ptr<spdlog::logger> log,
+               std::shared_ptr<common::DiskWalker> walker, std::shared_ptr<spdlog::logger> log,
                ProcessSetup setup);
   ~ProcessState();
 
@@ -79,7 +75,7 @@ class ProcessState : public std::enable_shared_from_this<ProcessState> {
 
   asio::strand<asio::any_io_executor> strand_;
   std::shared_ptr<asio::thread_pool> pool_;
-  std::shared_ptr<DiskWalker> walker_;
+  std::shared_ptr<common::DiskWalker> walker_;
   std::shared_ptr<spdlog::logger> log_;
   ProcessSetup setup_;
   asio::posix::stream_descriptor report_;

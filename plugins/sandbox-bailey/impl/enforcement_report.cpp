@@ -4,6 +4,7 @@
 #include <cmath>
 #include <sstream>
 
+#include "common/disk_budget/disk_report.hpp"
 #include "common/human_size.hpp"
 #include "common/syscall_denylist/syscall_denylist.hpp"
 #include "plugins/sandbox-bailey/common/landlock_abi.hpp"
@@ -206,19 +207,7 @@ sdk::EnforcementReport build_report(const HostFeatures& host, const sdk::Sandbox
   if (s.limits.file_max_bytes > 0)
     r.notes.push_back("no single file may exceed " + common::config_size(s.limits.file_max_bytes) +
                       ", enforced as an rlimit");
-  if (s.limits.disk_bytes > 0 || s.limits.disk_inodes > 0) {
-    std::string past;
-    if (s.limits.disk_bytes > 0) past = common::config_size(s.limits.disk_bytes);
-    if (s.limits.disk_inodes > 0)
-      past += (past.empty() ? "" : " or ") + std::to_string(s.limits.disk_inodes) +
-              " files, directories and links";
-    r.notes.push_back(
-        "disk use over /workspace and /state is measured, not enforced: a session "
-        "past " +
-        past + " is stopped, checked at most every " +
-        std::to_string(s.limits.disk_check_max.count()) +
-        " ms; a tree the daemon cannot read stops it too");
-  }
+  if (auto disk = common::disk_budget_note(s.limits)) r.notes.push_back(std::move(*disk));
   for (const auto& h : host.unknown_hidden)
     r.notes.push_back(std::string(kHideVariable) + " names an unknown feature \"" + h +
                       "\"; it hid nothing");

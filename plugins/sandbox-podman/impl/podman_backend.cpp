@@ -50,7 +50,8 @@ PodmanBackend::PodmanBackend(const sdk::HostServices& host)
       daemon_label_(daemon_label(host.state_dir)),
       image_(configured_image(host.config)),
       relay_(host.plugin_path.parent_path() / kRelayName),
-      pool_(std::make_shared<boost::asio::thread_pool>(2)) {
+      pool_(std::make_shared<boost::asio::thread_pool>(2)),
+      walker_(std::make_shared<common::DiskWalker>()) {
   auto conf = write_containers_conf(own_dir_);
   if (!conf) throw std::runtime_error("sandbox-podman: " + conf.error().message);
   env_ = environment_for_this_account(*conf);
@@ -127,6 +128,14 @@ boost::asio::awaitable<sdk::Result<std::unique_ptr<sdk::SandboxProcess>>> Podman
   if (!valid_session_id(spec.session_id))
     co_return make_error("the session id \"" + spec.session_id +
                          "\" cannot name a container (letters, digits, '-', '_' and '.' only)");
+  // The budget is measured on the host, over the directories mounted as /workspace and /state,
+  // from a baseline taken before the container exists.
+  std::optional<common::DiskWatch> disk;
+  if (auto budget = common::session_disk_budget(spec); budget.measured()) {
+    auto baseline = co_await common::measure_disk_baseline(*walker_, budget, spec.session_id);
+    if (!baseline) co_return baseline.error();
+    disk.emplace(walker_, std::move(budget), *baseline, log_, spec.session_id);
+  }
   auto prepare = [this, spec]() -> sdk::Result<RunningPodman> {
     auto host = run_host();
     if (!host) return host.error();
@@ -144,7 +153,8 @@ boost::asio::awaitable<sdk::Result<std::unique_ptr<sdk::SandboxProcess>>> Podman
   sdk::Result<RunningPodman> running = co_await common::run_on_pool(*pool_, std::move(prepare));
   if (!running) co_return running.error();
   auto state = std::make_shared<ContainerState>(executor_, pool_, log_, env_,
-                                                container_name(spec.session_id), *running);
+                                                container_name(spec.session_id), *running,
+                                                std::move(disk), spec.policy.limits.grace);
   state->start();
   {
     std::lock_guard lock(mutex_);

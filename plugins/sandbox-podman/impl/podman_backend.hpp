@@ -1,8 +1,8 @@
 #pragma once
 
 // The podman sandbox backend: sessions in rootless podman containers, run as the daemon's own
-// account, from an image the operator provides. What this build cannot give yet (the broker
-// inside a container, the disk budget) the probe reports as gaps, so `errand run` refuses
+// account, from an image the operator provides. What the host cannot give (cgroup limits under
+// rootless cgroup v1, a missing errand-relay) the probe reports as gaps, so `errand run` refuses
 // rather than run a session with less than it reports.
 
 #include <boost/asio/thread_pool.hpp>
@@ -14,6 +14,7 @@
 #include <optional>
 #include <string>
 
+#include "common/disk_budget/disk_walker.hpp"
 #include "plugins/sandbox-podman/impl/config_schema.hpp"
 #include "plugins/sandbox-podman/impl/podman_command.hpp"
 #include "plugins/sandbox-podman/impl/podman_process.hpp"
@@ -57,6 +58,7 @@ class PodmanBackend final : public sdk::SandboxBackend {
   std::string image_;            // sandbox.image
   std::filesystem::path relay_;  // errand-relay, beside the plugin
   std::shared_ptr<boost::asio::thread_pool> pool_;
+  std::shared_ptr<common::DiskWalker> walker_;  // every disk measurement
   std::mutex mutex_;
   std::optional<RunHost> run_host_;
   std::map<std::string, std::weak_ptr<ContainerState>> active_;

@@ -58,7 +58,9 @@ std::pair<bool, std::string> remove_container(const PodmanEnvironment& env,
 ContainerState::ContainerState(asio::any_io_executor executor,
                                std::shared_ptr<asio::thread_pool> pool,
                                std::shared_ptr<spdlog::logger> log, PodmanEnvironment env,
-                               std::string name, RunningPodman running)
+                               std::string name, RunningPodman running,
+                               std::optional<common::DiskWatch> disk,
+                               std::chrono::milliseconds grace)
     : strand_(asio::make_strand(executor)),
       pool_(std::move(pool)),
       log_(std::move(log)),
@@ -66,7 +68,10 @@ ContainerState::ContainerState(asio::any_io_executor executor,
       name_(std::move(name)),
       running_(running),
       pidfd_(strand_, running.pidfd),
-      changed_(strand_, std::chrono::steady_clock::time_point::max()) {
+      changed_(strand_, std::chrono::steady_clock::time_point::max()),
+      disk_(std::move(disk)),
+      disk_timer_(strand_),
+      grace_(grace) {
   running_.pidfd = -1;  // owned by pidfd_ now
 }
 
@@ -77,6 +82,14 @@ ContainerState::~ContainerState() {
 void ContainerState::start() {
   asio::co_spawn(
       strand_, [self = shared_from_this()] { return self->watch(); }, asio::detached);
+  if (disk_)
+    asio::co_spawn(
+        strand_, [self = shared_from_this()] { return self->watch_disk(); }, asio::detached);
+}
+
+asio::awaitable<void> ContainerState::watch_disk() {
+  const auto over = co_await disk_->run(disk_timer_, [this] { return exited_; });
+  if (over) co_await stop(grace_, sdk::LimitCause::disk, *over);
 }
 
 asio::awaitable<void> ContainerState::wait_change() {
@@ -91,8 +104,15 @@ asio::awaitable<void> ContainerState::watch() {
   int status = 0;
   while (::waitpid(running_.pid, &status, 0) < 0 && errno == EINTR) {
   }
+  // From here the exit is being composed: a measurement still under way must not stop it.
+  exited_ = true;
+  disk_timer_.cancel();
   auto info = exit_from(status);
   if (stop_requested_ && info.detail.empty()) info.detail = "stopped";
+  if (forced_cause_ != sdk::LimitCause::none) {
+    info.limit = forced_cause_;
+    info.detail = forced_detail_ + (info.detail.empty() ? "" : "; " + info.detail);
+  }
   auto env = env_;
   auto name = name_;
   auto removal = [env, name] { return remove_container(env, name); };
@@ -112,10 +132,13 @@ asio::awaitable<sdk::ExitInfo> ContainerState::finished() {
   co_return *result_;
 }
 
-asio::awaitable<sdk::ExitInfo> ContainerState::stop(std::chrono::milliseconds grace) {
+asio::awaitable<sdk::ExitInfo> ContainerState::stop(std::chrono::milliseconds grace,
+                                                    sdk::LimitCause cause, std::string detail) {
   co_await asio::dispatch(strand_, use_awaitable);
   if (!result_ && !stop_requested_) {
     stop_requested_ = true;
+    forced_cause_ = cause;
+    forced_detail_ = std::move(detail);
     // podman stop sends the stop signal, waits grace (whole seconds, at least one), then
     // SIGKILL; podman start then ends and watch() removes what is left.
     const auto seconds = std::to_string(std::max<long long>(

@@ -4,7 +4,8 @@
 // is the agent's and whose pidfd is watched on a strand of the host's executor. Killing it would
 // leave conmon holding the container, so stopping goes through `podman stop --time`, and every end
 // (its own or a stop) is followed by `podman rm --force --ignore`, so the container is gone before
-// anyone is told the session ended.
+// anyone is told the session ended. A session with a disk budget is watched as bailey watches
+// one (common/disk_budget/disk_watch.hpp) and stopped the same way once past it.
 
 #include <spdlog/logger.h>
 #include <atomic>
@@ -18,6 +19,7 @@
 #include <optional>
 #include <string>
 
+#include "common/disk_budget/disk_watch.hpp"
 #include "plugins/sandbox-podman/impl/podman_command.hpp"
 
 namespace errand::podman {
@@ -34,13 +36,17 @@ class ContainerState : public std::enable_shared_from_this<ContainerState> {
  public:
   ContainerState(asio::any_io_executor executor, std::shared_ptr<asio::thread_pool> pool,
                  std::shared_ptr<spdlog::logger> log, PodmanEnvironment env, std::string name,
-                 RunningPodman running);
+                 RunningPodman running, std::optional<common::DiskWatch> disk,
+                 std::chrono::milliseconds grace);
   ~ContainerState();
 
   // Starts watching; call once, right after construction.
   void start();
   asio::awaitable<sdk::ExitInfo> finished();
-  asio::awaitable<sdk::ExitInfo> stop(std::chrono::milliseconds grace);
+  // `podman stop --time grace`; cause and detail say why when errand, not the core, stops it.
+  asio::awaitable<sdk::ExitInfo> stop(std::chrono::milliseconds grace,
+                                      sdk::LimitCause cause = sdk::LimitCause::none,
+                                      std::string detail = {});
   // From a destructor: removes the container on the pool without waiting.
   void remove_soon() noexcept;
 
@@ -50,6 +56,7 @@ class ContainerState : public std::enable_shared_from_this<ContainerState> {
 
  private:
   asio::awaitable<void> watch();
+  asio::awaitable<void> watch_disk();
   asio::awaitable<void> wait_change();
 
   asio::strand<asio::any_io_executor> strand_;
@@ -60,7 +67,13 @@ class ContainerState : public std::enable_shared_from_this<ContainerState> {
   RunningPodman running_;
   asio::posix::stream_descriptor pidfd_;
   asio::steady_timer changed_;
+  std::optional<common::DiskWatch> disk_;
+  asio::steady_timer disk_timer_;
+  std::chrono::milliseconds grace_;
+  bool exited_ = false;  // podman start has ended; the exit is being composed
   bool stop_requested_ = false;
+  sdk::LimitCause forced_cause_ = sdk::LimitCause::none;
+  std::string forced_detail_;
   std::optional<sdk::ExitInfo> result_;
   std::atomic<bool> ended_{false};
 };

@@ -1,3 +1,4 @@
+#include "common/disk_budget/disk_report.hpp"
 #include "plugins/sandbox-podman/impl/host_probe.hpp"
 #include "plugins/sandbox-podman/impl/image_contract.hpp"
 
@@ -164,8 +165,6 @@ sdk::EnforcementReport build_probe_report(const HostFacts& f, const sdk::Sandbox
   judge_limits(f, policy, r);
   judge_image(f, r);
   judge_network(f, policy, r);
-  // What this build cannot give, each a gap so the daemon refuses rather than run a session
-  // with less than the configuration asks.
   // errand-relay loads errand's own filter in every session (podman's profile refuses calls by
   // name only), so without it no session runs, whatever the network.
   if (!f.relay_problem.empty()) {
@@ -173,9 +172,8 @@ sdk::EnforcementReport build_probe_report(const HostFacts& f, const sdk::Sandbox
     if (policy.uses_broker())
       r.gaps.push_back({"the egress broker for sessions (egress proxy)", f.relay_problem});
   }
-  if (policy.limits.disk_bytes > 0 || policy.limits.disk_inodes > 0)
-    r.gaps.push_back({"per-session disk budget",
-                      "sandbox-podman does not measure the project and state directories yet"});
+  // Measured on the host over the directories the container mounts, as bailey measures it.
+  if (auto disk = common::disk_budget_note(policy.limits)) r.notes.push_back(std::move(*disk));
   return r;
 }
 

@@ -2,7 +2,9 @@
 // up, through BaileyBackend::launch() exactly as the daemon calls it, against bubblewrap doing
 // the same with comparable namespaces, and a podman session (PodmanBackend::launch(): container
 // started, `true`, container removed) in the first 20 rounds, interleaving them so all see the
-// same machine.
+// same machine. Each podman round also runs the backend's steps one at a time with its own plan
+// (podman create; podman start --attach until `true` has exited; podman rm), and errand-relay
+// alone on the host against `true` without it, so the report says where the time goes.
 //
 //   bench_launch [runs]     (default 30; needs unprivileged user namespaces, bwrap, and for
 //                           podman the test account's rootless podman with the test image
@@ -29,6 +31,7 @@
 
 #include "core/sandbox/policy_from_config.hpp"
 #include "plugins/sandbox-bailey/impl/bailey_backend.hpp"
+#include "plugins/sandbox-podman/impl/containers_conf.hpp"
 #include "plugins/sandbox-podman/impl/podman_backend.hpp"
 #include "tests/support/host_parts.hpp"
 #include "tests/support/temp_dir.hpp"
@@ -123,6 +126,60 @@ bool run_bwrap(const fs::path& project, const fs::path& state) {
   return WIFEXITED(status) && WEXITSTATUS(status) == 0;
 }
 
+// Runs argv with no environment to its end; true when it exited 0.
+bool run_program(std::vector<std::string> args) {
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  char* envp[] = {nullptr};
+  pid_t pid = -1;
+  if (::posix_spawn(&pid, argv[0], nullptr, nullptr, argv.data(), envp) != 0) return false;
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+// The steps PodmanBackend::launch() and ContainerState take, timed one by one.
+struct PodmanPhases {
+  std::vector<double> create_ms, start_ms, rm_ms;
+};
+
+bool time_podman_phases(const errand::podman::PodmanEnvironment& env,
+                        const errand::podman::RunHost& host, const errand::sdk::LaunchSpec& spec,
+                        PodmanPhases& phases) {
+  namespace pm = errand::podman;
+  const auto plan = pm::podman_run_plan(spec, host);
+  if (!plan) {
+    std::fprintf(stderr, "podman phases: %s\n", plan.error().message.c_str());
+    return false;
+  }
+  const auto created_at = Clock::now();
+  const auto created =
+      pm::run_podman(env, pm::podman_create_args(*plan), std::chrono::seconds(60), plan->variables);
+  phases.create_ms.push_back(ms_since(created_at));
+  if (!created || created->exit_code != 0) {
+    std::fprintf(stderr, "podman create: %s\n",
+                 created ? pm::failure_text(*created).c_str() : created.error().message.c_str());
+    return false;
+  }
+  const auto started_at = Clock::now();
+  auto running = pm::start_podman(env, pm::podman_start_args(spec.session_id), {});
+  bool ok = running.has_value();
+  if (running) {
+    ::close(running->stdin_fd);
+    running->stdin_fd = -1;
+    int status = 0;
+    ::waitpid(running->pid, &status, 0);
+    phases.start_ms.push_back(ms_since(started_at));
+    ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+    running->close_all();
+  }
+  const auto removed_at = Clock::now();
+  const auto removed = pm::remove_container(env, pm::container_name(spec.session_id));
+  phases.rm_ms.push_back(ms_since(removed_at));
+  return ok && removed.first;
+}
+
 }  // namespace
 
 // The benchmark itself; main runs it as the test account, as the daemon is deployed.
@@ -163,6 +220,20 @@ static int benchmark(int argc, char** argv) {
                           {"sandbox", boost::json::object{{"image", kPodmanImage}}}},
       ERRAND_PODMAN_PLUGIN, state_dir);
   errand::podman::PodmanBackend podman(podman_host);
+  // The same podman, containers.conf and run host the backend uses, for the phases.
+  const auto conf = errand::podman::write_containers_conf(state_dir / "podman");
+  if (!conf) {
+    std::fprintf(stderr, "bench_launch: %s\n", conf.error().message.c_str());
+    return 1;
+  }
+  const auto podman_env = errand::podman::environment_for_this_account(*conf);
+  auto run_host = errand::podman::learn_run_host(podman_env, kPodmanImage, state_dir / "podman",
+                                                 errand::podman::daemon_label(state_dir));
+  if (!run_host) {
+    std::fprintf(stderr, "bench_launch: %s\n", run_host.error().message.c_str());
+    return 1;
+  }
+  run_host->relay_program = ERRAND_RELAY_PROGRAM;
 
   // One session through a backend exactly as the daemon runs it; false when it did not end with
   // 0 and everything cleaned up.
@@ -189,7 +260,8 @@ static int benchmark(int argc, char** argv) {
     return ok;
   };
 
-  std::vector<double> bailey_ms, bwrap_ms, podman_ms;
+  std::vector<double> bailey_ms, bwrap_ms, podman_ms, relay_ms, bare_ms;
+  PodmanPhases phases;
   int failures = 0;
   for (int i = 0; i < runs; ++i) {
     errand::sdk::LaunchSpec spec;
@@ -219,6 +291,17 @@ static int benchmark(int argc, char** argv) {
     const bool pm_ok = session(podman, in_container, "podman");
     podman_ms.push_back(ms_since(pm_start));
     if (!pm_ok) ++failures;
+
+    auto phased = spec;
+    phased.session_id = "bench-phases-" + std::to_string(i);
+    if (!time_podman_phases(podman_env, *run_host, phased, phases)) ++failures;
+
+    const auto relay_start = Clock::now();
+    if (!run_program({ERRAND_RELAY_PROGRAM, "--no-broker", "/bin/true"})) ++failures;
+    relay_ms.push_back(ms_since(relay_start));
+    const auto bare_start = Clock::now();
+    if (!run_program({"/bin/true"})) ++failures;
+    bare_ms.push_back(ms_since(bare_start));
   }
   ::close(broker);
   fs::remove_all(root);
@@ -230,6 +313,11 @@ static int benchmark(int argc, char** argv) {
   std::printf("podman (run -> true -> removed),       median: %.2f ms\n", p);
   std::printf("ratio bailey/bwrap: %.2f\n", b / w);
   std::printf("ratio podman/bailey: %.2f, podman/bwrap: %.2f\n", p / b, p / w);
+  std::printf(
+      "podman phases, medians: create %.2f ms, start --attach to exit %.2f ms, rm %.2f ms\n",
+      median(phases.create_ms), median(phases.start_ms), median(phases.rm_ms));
+  std::printf("errand-relay --no-broker true on the host: %.2f ms, true alone: %.2f ms\n",
+              median(relay_ms), median(bare_ms));
   return failures == 0 ? 0 : 1;
 }
 

@@ -1,8 +1,8 @@
-#include "plugins/sandbox-bailey/impl/disk_budget.hpp"
+#include "common/disk_budget/disk_budget.hpp"
 
 #include <algorithm>
 
-namespace errand::bailey {
+namespace errand::common {
 
 std::chrono::milliseconds next_disk_check(std::uint64_t budget, const DiskSample& previous,
                                           const DiskSample& current,
@@ -20,4 +20,4 @@ std::chrono::milliseconds next_disk_check(std::uint64_t budget, const DiskSample
   return std::max(floor, milliseconds(static_cast<std::int64_t>(half)));
 }
 
-}  // namespace errand::bailey
+}  // namespace errand::common

@@ -27,7 +27,7 @@
 #include <utility>
 #include <vector>
 
-namespace errand::bailey {
+namespace errand::common {
 
 struct DiskUsage {
   std::uint64_t bytes = 0;   // allocated, not apparent
@@ -68,4 +68,4 @@ class DiskWalk {
 // The whole walk at once, for a caller that may block (tests, the report).
 sdk::Result<DiskUsage> measure_disk_usage(const std::vector<std::filesystem::path>& roots);
 
-}  // namespace errand::bailey
+}  // namespace errand::common

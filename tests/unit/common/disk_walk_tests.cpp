@@ -17,11 +17,11 @@
 #include <string>
 #include <vector>
 
-#include "plugins/sandbox-bailey/impl/disk_walk.hpp"
-#include "plugins/sandbox-bailey/impl/disk_walker.hpp"
+#include "common/disk_budget/disk_walk.hpp"
+#include "common/disk_budget/disk_walker.hpp"
 #include "tests/support/temp_dir.hpp"
 
-using namespace errand::bailey;
+using namespace errand::common;
 namespace fs = std::filesystem;
 
 namespace {

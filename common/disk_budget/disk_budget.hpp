@@ -8,7 +8,7 @@
 #include <chrono>
 #include <cstdint>
 
-namespace errand::bailey {
+namespace errand::common {
 
 struct DiskSample {
   std::uint64_t growth = 0;  // bytes (or inodes) over the baseline
@@ -23,4 +23,4 @@ std::chrono::milliseconds next_disk_check(std::uint64_t budget, const DiskSample
                                           const DiskSample& current,
                                           std::chrono::milliseconds max_interval);
 
-}  // namespace errand::bailey
+}  // namespace errand::common

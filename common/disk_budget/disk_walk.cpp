@@ -1,4 +1,4 @@
-#include "plugins/sandbox-bailey/impl/disk_walk.hpp"
+#include "common/disk_budget/disk_walk.hpp"
 
 #include <fcntl.h>
 #include <linux/openat2.h>
@@ -9,7 +9,7 @@
 #include <cerrno>
 #include <cstring>
 
-namespace errand::bailey {
+namespace errand::common {
 
 namespace fs = std::filesystem;
 
@@ -147,4 +147,4 @@ sdk::Result<DiskUsage> measure_disk_usage(const std::vector<fs::path>& roots) {
   return walk.result();
 }
 
-}  // namespace errand::bailey
+}  // namespace errand::common

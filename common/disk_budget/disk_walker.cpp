@@ -1,4 +1,4 @@
-#include "plugins/sandbox-bailey/impl/disk_walker.hpp"
+#include "common/disk_budget/disk_walker.hpp"
 
 #include <linux/capability.h>
 #include <sys/syscall.h>
@@ -8,7 +8,7 @@
 #include <cstring>
 #include <string>
 
-namespace errand::bailey {
+namespace errand::common {
 
 namespace {
 
@@ -83,4 +83,4 @@ void DiskWalker::run(const std::shared_ptr<Queue>& queue, std::size_t entries_pe
   }
 }
 
-}  // namespace errand::bailey
+}  // namespace errand::common

@@ -1,8 +1,8 @@
 #include <catch2/catch_test_macros.hpp>
 
-#include "plugins/sandbox-bailey/impl/disk_budget.hpp"
+#include "common/disk_budget/disk_budget.hpp"
 
-using namespace errand::bailey;
+using namespace errand::common;
 using std::chrono::milliseconds;
 using std::chrono::seconds;
 

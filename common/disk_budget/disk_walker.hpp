@@ -21,9 +21,9 @@
 #include <utility>
 #include <vector>
 
-#include "plugins/sandbox-bailey/impl/disk_walk.hpp"
+#include "common/disk_budget/disk_walk.hpp"
 
-namespace errand::bailey {
+namespace errand::common {
 
 class DiskWalker {
  public:
@@ -76,4 +76,4 @@ class DiskWalker {
   std::thread thread_;
 };
 
-}  // namespace errand::bailey
+}  // namespace errand::common
