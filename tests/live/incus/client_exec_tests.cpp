@@ -39,6 +39,26 @@ asio::awaitable<std::string> read_to_end(asio::posix::stream_descriptor& from) {
   }
 }
 
+asio::awaitable<std::size_t> count_to_end(asio::posix::stream_descriptor& from) {
+  std::size_t total = 0;
+  char chunk[65536];
+  for (;;) {
+    auto [ec, n] = co_await from.async_read_some(asio::buffer(chunk), as_tuple(use_awaitable));
+    total += n;
+    if (ec) co_return total;
+  }
+}
+
+// Writes all of input, then ends stdin the way the core does: its own copy closed, and the
+// session's shut down for writing.
+asio::awaitable<std::size_t> write_then_end(asio::posix::stream_descriptor& in,
+                                            const std::string& input, ExecSession& session) {
+  const auto n = co_await asio::async_write(in, asio::buffer(input), use_awaitable);
+  in.close();
+  session.close_stdin();
+  co_return n;
+}
+
 std::unique_ptr<ExecSession> start(asio::io_context& io, const IncusClient& client,
                                    ExecRequest request) {
   auto session = run(io, client.exec(exec_instance(), std::move(request)));
@@ -64,12 +84,7 @@ TEST_CASE("exec of cat echoes 1 MiB from stdin to stdout exactly, and stdin's EO
   std::string input(1 << 20, '\0');
   std::mt19937 random(7);
   for (auto& byte : input) byte = static_cast<char>(random());
-  auto written = spawn(io, [&]() -> asio::awaitable<std::size_t> {
-    const auto n = co_await asio::async_write(stdio.in, asio::buffer(input), use_awaitable);
-    stdio.in.close();
-    session->close_stdin();
-    co_return n;
-  }());
+  auto written = spawn(io, write_then_end(stdio.in, input, *session));
   auto output = spawn(io, read_to_end(stdio.out));
   auto errors = spawn(io, read_to_end(stdio.err));
   auto status = run(io, session->wait());
@@ -80,6 +95,29 @@ TEST_CASE("exec of cat echoes 1 MiB from stdin to stdout exactly, and stdin's EO
   CHECK(echoed.size() == input.size());
   CHECK(echoed == input);
   CHECK(finish(io, errors).empty());
+}
+
+TEST_CASE("a stdout nobody reads holds the command back instead of filling memory",
+          "[incus][live]") {
+  asio::io_context io;
+  auto client = reachable_client(io);
+  // 64 MiB is far more than every buffer on the way (pipe, incusd, the sockets, the pump's
+  // chunk) holds, so the command can only finish if its output is read.
+  constexpr std::size_t kOutput = 64u << 20;
+  auto session =
+      start(io, client, command({"sh", "-c", "head -c 67108864 /dev/zero; echo finished >&2"}));
+  Stdio stdio(io, *session);
+  session->close_stdin();
+  auto errors = spawn(io, read_to_end(stdio.err));
+  io.restart();
+  io.run_for(std::chrono::seconds(3));
+  CHECK(errors.wait_for(std::chrono::seconds(0)) != std::future_status::ready);
+  auto output = spawn(io, count_to_end(stdio.out));
+  auto status = run(io, session->wait());
+  REQUIRE(ok(status));
+  CHECK(*status == 0);
+  CHECK(finish(io, output) == kOutput);
+  CHECK(finish(io, errors) == "finished\n");
 }
 
 TEST_CASE("exec keeps stderr apart from stdout and returns the exit status", "[incus][live]") {

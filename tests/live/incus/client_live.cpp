@@ -1,9 +1,13 @@
 #include "tests/live/incus/client_live.hpp"
 
+#include <signal.h>
 #include <unistd.h>
+
+#include <cerrno>
 
 #include <cstdlib>
 #include <memory>
+#include <string_view>
 
 #include "plugins/sandbox-incus/client/request_target.hpp"
 #include "tests/support/result_checks.hpp"
@@ -32,6 +36,25 @@ struct InstanceGuard {
   }
 };
 
+constexpr std::string_view kPrefix = "errand-client-test-";
+
+// Instances an earlier run left behind when it crashed: named for a process that has gone.
+void remove_leftovers(const IncusClient& client) {
+  auto listed = client.request_blocking(http::verb::get, "/1.0/instances");
+  REQUIRE(errand::test::ok(listed));
+  for (const auto& url : listed->as_array()) {
+    const std::string_view path = url.as_string();
+    const auto name = path.substr(path.rfind('/') + 1);
+    if (!name.starts_with(kPrefix)) continue;
+    const auto pid = std::atol(std::string(name.substr(kPrefix.size())).c_str());
+    if (pid <= 0 || ::kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH) continue;
+    const std::string instance(name);
+    (void)client.request_blocking(http::verb::put, instance_path(instance, "/state"),
+                                  boost::json::object{{"action", "stop"}, {"force", true}});
+    (void)client.request_blocking(http::verb::delete_, instance_path(instance));
+  }
+}
+
 }  // namespace
 
 LiveIncus live_incus() {
@@ -51,7 +74,7 @@ IncusClient reachable_client(boost::asio::io_context& io) {
 }
 
 std::string test_instance_name(const std::string& what) {
-  return "errand-client-test-" + std::to_string(::getpid()) + "-" + what;
+  return std::string(kPrefix) + std::to_string(::getpid()) + "-" + what;
 }
 
 boost::json::value instance_from_image(const std::string& name, bool start) {
@@ -67,6 +90,7 @@ const std::string& exec_instance() {
   if (!guard) {
     boost::asio::io_context io;
     auto client = reachable_client(io);
+    remove_leftovers(client);
     const auto name = test_instance_name("exec");
     auto created = client.request_blocking(http::verb::post, "/1.0/instances",
                                            instance_from_image(name, true));

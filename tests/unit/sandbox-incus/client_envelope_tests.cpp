@@ -3,6 +3,9 @@
 #include "plugins/sandbox-incus/client/envelope.hpp"
 
 #include <boost/json/parse.hpp>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <string>
 
 #include "tests/support/result_checks.hpp"
@@ -173,4 +176,43 @@ TEST_CASE("only an operations URL yields an operation id") {
   CHECK(operation_id_of("/1.0/operations/") == "");
   CHECK(operation_id_of("/1.0/operations/abc/wait") == "");
   CHECK(operation_id_of("operations/abc") == "");
+}
+
+// The fuzz corpus doubles as a regression run in every ordinary build: each file's name says
+// how it must read.
+TEST_CASE("the envelope fuzz corpus reads as its names say", "[corpus]") {
+  const auto dir = std::filesystem::path(ERRAND_SOURCE_DIR) / "tests/fuzz/sandbox-incus/corpus";
+  std::size_t files = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    std::ifstream in(entry.path(), std::ios::binary);
+    std::stringstream bytes;
+    bytes << in.rdbuf();
+    const std::string name = entry.path().filename().string();
+    CAPTURE(name);
+    ++files;
+    const auto envelope = parse_envelope("GET /1.0", 200, bytes.str());
+    if (name.starts_with("sync-")) {
+      REQUIRE(ok(envelope));
+      CHECK(envelope->type == Envelope::Type::sync);
+    } else if (name.starts_with("async-")) {
+      REQUIRE(ok(envelope));
+      CHECK(envelope->type == Envelope::Type::async);
+      CHECK_FALSE(envelope->operation_id.empty());
+    } else if (name.starts_with("error-")) {
+      REQUIRE_FALSE(envelope.has_value());
+      CHECK(says(envelope.error(), "Incus refused GET /1.0"));
+    } else if (name.starts_with("malformed-")) {
+      REQUIRE_FALSE(envelope.has_value());
+      CHECK(says(envelope.error(), "GET /1.0"));
+    } else if (name.starts_with("wait-finished")) {
+      CHECK(ok(parse_wait_answer("POST /1.0/instances", "op", 200, bytes.str())));
+    } else if (name.starts_with("wait-failure")) {
+      auto waited = parse_wait_answer("POST /1.0/instances", "op", 200, bytes.str());
+      REQUIRE_FALSE(waited.has_value());
+      CHECK(says(waited.error(), "Incus could not carry out POST /1.0/instances"));
+    } else {
+      FAIL("corpus file without an expectation prefix: " << name);
+    }
+  }
+  CHECK(files >= 10);
 }
