@@ -37,8 +37,10 @@ void forward_signal(int signal) {
 void become(const TestAccount& account, const DelegatedCgroups& cgroups, pid_t parent) {
   std::string error;
   if (!cgroups.join(error)) give_up(error);
-  const gid_t groups[] = {account.gid};
-  if (::setgroups(1, groups) != 0 || ::setresgid(account.gid, account.gid, account.gid) != 0 ||
+  // The account's own groups from /etc/group, as a service manager gives a unit's User=: the
+  // incus backend reaches incusd only through incus-admin membership.
+  if (::initgroups(account.name.c_str(), account.gid) != 0 ||
+      ::setresgid(account.gid, account.gid, account.gid) != 0 ||
       ::setresuid(account.uid, account.uid, account.uid) != 0)
     give_up("could not become " + account.name + ": " + std::strerror(errno));
   // Changing credentials makes a process undumpable and clears its parent-death signal; the

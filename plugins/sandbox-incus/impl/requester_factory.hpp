@@ -1,8 +1,7 @@
 #pragma once
 
-// The IncusRequester a backend instance talks to incusd through. Defined by whichever of
-// client_requester.cpp (over the REST client in client/) or no_client_requester.cpp (a build
-// without it) CMakeLists.txt compiles.
+// The IncusRequester a backend instance talks to incusd through: blocking calls of the REST
+// client (client_requester.cpp) on the socket and project sandbox.incus names.
 
 #include <errand/sdk/host_services.hpp>
 
