@@ -1,14 +1,33 @@
 #include "plugins/sandbox-incus/impl/incus_backend.hpp"
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/posix/stream_descriptor.hpp>
+#include <boost/asio/redirect_error.hpp>
+#include <boost/asio/strand.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/asio/write.hpp>
+#include <boost/beast/http/verb.hpp>
+#include <cerrno>
 #include <cmath>
+#include <cstring>
 #include <stdexcept>
+#include <system_error>
 
 #include "common/daemon_mark.hpp"
+#include "common/disk_budget/disk_report.hpp"
+#include "common/secret_preamble/secret_preamble.hpp"
 #include "plugins/sandbox-incus/impl/host_documents.hpp"
+#include "plugins/sandbox-incus/impl/launch_request.hpp"
 #include "plugins/sandbox-incus/impl/orphan_sweep.hpp"
 #include "plugins/sandbox-incus/impl/requester_factory.hpp"
 
 namespace errand::incus {
+
+namespace asio = boost::asio;
+namespace http = boost::beast::http;
 
 namespace {
 
@@ -18,32 +37,95 @@ IncusSettings settings_or_throw(const boost::json::object& config) {
   return *settings;
 }
 
-// What this build of the backend cannot give yet, each a gap so the daemon refuses rather than
-// run a session with less than the configuration asks.
+// What the session's own limits come to beyond incusd's: the measured disk budget, and what this
+// build cannot give, each a gap so the daemon refuses rather than run a session with less.
 void report_unbuilt(const sdk::SandboxPolicy& policy, sdk::EnforcementReport& r) {
-  r.gaps.push_back({"every incus session",
-                    "this build of sandbox-incus probes and sweeps, but cannot start a session "
-                    "yet: its launch is not wired to incusd"});
-  if (policy.limits.disk_bytes > 0 || policy.limits.disk_inodes > 0)
-    r.gaps.push_back({"per-session disk budget",
-                      "sandbox-incus does not measure the project and state directories yet"});
+  // Measured on the host over /workspace and /state, as under every backend.
+  if (auto disk = common::disk_budget_note(policy.limits)) r.notes.push_back(std::move(*disk));
   if (policy.limits.file_max_bytes > 0)
     r.gaps.push_back({"the largest file a session may write (sandbox.fileMax)",
                       "errand-guest-init sets no file size limit on the agent yet, and Incus's "
                       "limits.kernel.fsize reaches only the guest's init, not an exec'd process"});
 }
 
+struct Started {
+  std::unique_ptr<ExecSession> exec;
+  int pid = -1;
+};
+
+// Writes the secret preamble ahead of the agent's stream, without blocking the strand the
+// exec's own splicing runs on.
+asio::awaitable<sdk::Result<void>> write_preamble(int stdin_fd, const std::string& bytes) {
+  const int copy = ::fcntl(stdin_fd, F_DUPFD_CLOEXEC, 3);
+  if (copy < 0)
+    co_return sdk::make_error(std::string("could not hand the guest its secrets: ") +
+                              std::strerror(errno));
+  auto executor = co_await asio::this_coro::executor;
+  asio::posix::stream_descriptor out(executor, copy);
+  boost::system::error_code ec;
+  co_await asio::async_write(out, asio::buffer(bytes),
+                             asio::redirect_error(asio::use_awaitable, ec));
+  if (ec) co_return sdk::make_error("could not hand the guest its secrets: " + ec.message());
+  co_return sdk::Result<void>{};
+}
+
 }  // namespace
 
-IncusBackend::IncusBackend(const sdk::HostServices& host)
-    : settings_(settings_or_throw(host.config)),
-      requester_(make_requester(host, settings_)),
-      daemon_mark_(common::daemon_mark(host.state_dir)) {}
+IncusBackend::IncusBackend(const sdk::HostServices& host) : IncusBackend(host, IncusRequester{}) {}
 
 IncusBackend::IncusBackend(const sdk::HostServices& host, IncusRequester requester)
-    : settings_(settings_or_throw(host.config)),
-      requester_(std::move(requester)),
-      daemon_mark_(common::daemon_mark(host.state_dir)) {}
+    : executor_(host.executor),
+      log_(host.log),
+      settings_(settings_or_throw(host.config)),
+      requester_(requester ? std::move(requester) : make_requester(host, settings_)),
+      daemon_mark_(common::daemon_mark(host.state_dir)),
+      walker_(std::make_shared<common::DiskWalker>()) {
+  place_guest_init(host);
+}
+
+IncusBackend::~IncusBackend() {
+  std::lock_guard lock(mutex_);
+  for (auto& [id, weak] : active_)
+    if (auto state = weak.lock()) state->remove_soon();
+}
+
+void IncusBackend::place_guest_init(const sdk::HostServices& host) {
+  namespace fs = std::filesystem;
+  const fs::path source = host.plugin_path.parent_path() / kGuestInitName;
+  const fs::path dir = host.state_dir / "incus";
+  const fs::path target = dir / kGuestInitName;
+  const fs::path staged = dir / (std::string(kGuestInitName) + ".new");
+  std::error_code ec;
+  if (::access(source.c_str(), X_OK) != 0) {
+    guest_init_problem_ = source.string() +
+                          " is missing or not executable; reinstall errand so errand-guest-init "
+                          "sits beside sandbox-incus.so";
+    return;
+  }
+  fs::create_directories(dir, ec);
+  // Staged and renamed, so an instance of a daemon still running never mounts half a file.
+  if (!ec) fs::copy_file(source, staged, fs::copy_options::overwrite_existing, ec);
+  if (!ec)
+    fs::permissions(staged,
+                    fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
+                        fs::perms::others_read | fs::perms::others_exec,
+                    ec);
+  if (!ec) fs::rename(staged, target, ec);
+  if (ec) {
+    guest_init_problem_ =
+        "could not copy " + source.string() + " to " + target.string() + ": " + ec.message();
+    return;
+  }
+  guest_init_ = target;
+}
+
+std::set<std::string> IncusBackend::live_sessions() const {
+  std::lock_guard lock(mutex_);
+  std::set<std::string> live;
+  for (const auto& [id, weak] : active_)
+    if (auto state = weak.lock(); state && !state->ended()) live.insert(id);
+  return live;
+}
 
 void IncusBackend::validate_config(const boost::json::object& config,
                                    sdk::ConfigProblems& problems) {
@@ -78,7 +160,14 @@ sdk::EnforcementReport IncusBackend::probe(const sdk::SandboxPolicy& policy) noe
     const auto docs = gather_host_documents(settings_, requester_);
     auto outcome = build_probe_report(docs, settings_, policy);
     report_unbuilt(policy, outcome.report);
-    if (outcome.host) outcome.host->daemon_mark = daemon_mark_;
+    if (!guest_init_problem_.empty()) {
+      outcome.report.gaps.push_back({"every incus session", guest_init_problem_});
+      outcome.host.reset();
+    }
+    if (outcome.host) {
+      outcome.host->daemon_mark = daemon_mark_;
+      outcome.host->guest_init = guest_init_;
+    }
     std::lock_guard lock(mutex_);
     contract_ = std::move(outcome.contract);
     launch_host_ = std::move(outcome.host);
@@ -99,19 +188,82 @@ std::optional<std::vector<std::string>> IncusBackend::image_kage_providers() con
 
 boost::asio::awaitable<sdk::Result<std::unique_ptr<sdk::SandboxProcess>>> IncusBackend::launch(
     sdk::LaunchSpec spec) {
-  co_return sdk::make_error("sandbox-incus cannot start session " + spec.session_id +
-                                " yet: its launch is not wired to incusd",
-                            sdk::Error::Kind::unavailable);
+  std::optional<LaunchHost> host;
+  {
+    std::lock_guard lock(mutex_);
+    host = launch_host_;
+  }
+  if (!host)
+    co_return sdk::make_error("sandbox-incus cannot start session " + spec.session_id +
+                                  ": the last probe found no usable incus host (see the "
+                                  "start-up report)",
+                              sdk::Error::Kind::unavailable);
+  auto body = instance_request(spec, settings_, *host);
+  if (!body) co_return body.error();
+  auto exec = guest_exec(spec, settings_);
+  if (!exec) co_return exec.error();
+  auto preamble = secret_preamble::encode(exec->preamble);
+  if (!preamble) co_return preamble.error();
+
+  std::optional<common::DiskWatch> disk;
+  if (auto budget = common::session_disk_budget(spec); budget.measured()) {
+    auto baseline = co_await common::measure_disk_baseline(*walker_, budget, spec.session_id);
+    if (!baseline) co_return baseline.error();
+    disk.emplace(walker_, std::move(budget), *baseline, log_, spec.session_id);
+  }
+
+  // Everything of this session, the client's connections included, runs on its own strand.
+  auto strand = asio::make_strand(executor_);
+  auto client = std::make_shared<IncusClient>(strand, settings_.socket, settings_.project);
+  const std::string name = instance_name(spec.session_id);
+  auto start = [client, name, body = std::move(*body), exec = std::move(*exec),
+                preamble =
+                    std::move(*preamble)]() mutable -> asio::awaitable<sdk::Result<Started>> {
+    auto created = co_await client->request(http::verb::post, "/1.0/instances", std::move(body));
+    if (!created) {
+      co_await remove_instance(*client, name);
+      co_return sdk::make_error(
+          "incus could not start the session's instance " + name + ": " + created.error().message,
+          created.error().kind);
+    }
+    ExecRequest request{std::move(exec.command), std::move(exec.environment), 0, 0, "/"};
+    auto session = co_await client->exec(name, std::move(request));
+    if (!session) {
+      co_await remove_instance(*client, name);
+      co_return sdk::make_error(
+          "incus could not run errand-guest-init in " + name + ": " + session.error().message,
+          session.error().kind);
+    }
+    if (auto written = co_await write_preamble((*session)->stdin_fd(), preamble); !written) {
+      (*session)->kill();
+      co_await remove_instance(*client, name);
+      co_return written.error();
+    }
+    // The instance's init on the host, for the process's pid(): the exec'd process has none
+    // that Incus reports.
+    int pid = -1;
+    if (auto state = co_await client->request(http::verb::get, "/1.0/instances/" + name + "/state"))
+      if (const auto* p = state->is_object() ? state->as_object().if_contains("pid") : nullptr)
+        if (p->is_int64()) pid = static_cast<int>(p->as_int64());
+    co_return Started{std::move(*session), pid};
+  };
+  auto session = co_await asio::co_spawn(strand, std::move(start), asio::use_awaitable);
+  if (!session) co_return session.error();
+
+  auto state =
+      std::make_shared<InstanceState>(strand, client, log_, name, std::move(session->exec),
+                                      session->pid, std::move(disk), spec.policy.limits.grace);
+  state->start();
+  {
+    std::lock_guard lock(mutex_);
+    active_[spec.session_id] = state;
+  }
+  co_return std::unique_ptr<sdk::SandboxProcess>(std::make_unique<IncusProcess>(state));
 }
 
 sdk::SweepReport IncusBackend::sweep_orphans() noexcept {
   try {
-    std::set<std::string> live;
-    {
-      std::lock_guard lock(mutex_);
-      live = live_sessions_;
-    }
-    return incus::sweep_orphans(requester_, daemon_mark_, live);
+    return incus::sweep_orphans(requester_, daemon_mark_, live_sessions());
   } catch (const std::exception& e) {
     sdk::SweepReport report;
     report.complete = false;

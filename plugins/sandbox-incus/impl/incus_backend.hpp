@@ -1,26 +1,33 @@
 #pragma once
 
 // The incus sandbox backend: each session an unprivileged Incus system container in a project
-// the operator restricted, from an image alias or a copy of a golden instance. It talks to
-// incusd only through an IncusRequester (incus_requester.hpp); probe and sweep are wired, and
-// launch is not yet: the probe says so as a gap, so `errand run` refuses rather than start
-// sessions that cannot run.
+// the operator restricted, from an image alias or a copy of a golden instance. The probe and the
+// sweep ask incusd through an IncusRequester (incus_requester.hpp), blocking, so tests can feed
+// them recorded answers; a launch talks to it through its own client on the session's strand.
 
+#include <spdlog/logger.h>
 #include <errand/sdk/config_problems.hpp>
 #include <errand/sdk/host_services.hpp>
 #include <errand/sdk/sandbox_backend.hpp>
+#include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <set>
 #include <string>
 #include <vector>
 
+#include "common/disk_budget/disk_walker.hpp"
 #include "plugins/sandbox-incus/impl/config_schema.hpp"
 #include "plugins/sandbox-incus/impl/incus_requester.hpp"
 #include "plugins/sandbox-incus/impl/incus_settings.hpp"
+#include "plugins/sandbox-incus/impl/instance_state.hpp"
 #include "plugins/sandbox-incus/impl/probe_report.hpp"
 
 namespace errand::incus {
+
+// errand-guest-init, installed beside the plugin.
+inline constexpr const char* kGuestInitName = "errand-guest-init";
 
 class IncusBackend final : public sdk::SandboxBackend {
  public:
@@ -28,7 +35,9 @@ class IncusBackend final : public sdk::SandboxBackend {
 
   // Throws (a refusal the host reports) when sandbox.incus cannot be read.
   explicit IncusBackend(const sdk::HostServices& host);
+  // An empty requester asks incusd through the client, as the one-argument form does.
   IncusBackend(const sdk::HostServices& host, IncusRequester requester);
+  ~IncusBackend() override;
 
   static void validate_config(const boost::json::object& config, sdk::ConfigProblems& problems);
   static void validate_policy(const sdk::SandboxPolicy& policy, sdk::ConfigProblems& problems);
@@ -40,13 +49,23 @@ class IncusBackend final : public sdk::SandboxBackend {
   std::optional<std::vector<std::string>> image_kage_providers() const override;
 
  private:
+  // Copies errand-guest-init from beside the plugin to where instances can mount it: the
+  // project's disk paths cover the daemon's state directory, not the plugin's.
+  void place_guest_init(const sdk::HostServices& host);
+  std::set<std::string> live_sessions() const;
+
+  boost::asio::any_io_executor executor_;
+  std::shared_ptr<spdlog::logger> log_;
   IncusSettings settings_;
   IncusRequester requester_;
   std::string daemon_mark_;
+  std::filesystem::path guest_init_;  // the copy instances mount
+  std::string guest_init_problem_;    // why there is none, for the probe
+  std::shared_ptr<common::DiskWalker> walker_;
   mutable std::mutex mutex_;
   std::optional<common::ImageContract> contract_;
   std::optional<LaunchHost> launch_host_;
-  std::set<std::string> live_sessions_;
+  std::map<std::string, std::weak_ptr<InstanceState>> active_;
 };
 
 }  // namespace errand::incus

@@ -23,6 +23,8 @@ namespace {
 // without an exit status means incusd itself is stuck, and the instance is stopped under it.
 constexpr std::chrono::milliseconds kAfterKill{5000};
 
+using Removal = std::pair<bool, std::string>;
+
 bool is_not_found(const sdk::Error& e) {
   return e.kind == sdk::Error::Kind::not_found;
 }
@@ -38,8 +40,9 @@ sdk::ExitInfo exit_from_return(int code) {
   }
   info.exit_code = code;
   if (code == guest::kInitFailed)
-    info.detail = "errand-guest-init ended the session before or around the agent (its reason is "
-                  "on stderr)";
+    info.detail =
+        "errand-guest-init ended the session before or around the agent (its reason is "
+        "on stderr)";
   if (code == guest::kNotRunnable)
     info.detail = "the agent command could not be started in the guest";
   if (code == guest::kNotFound) info.detail = "the agent command is not in the guest";
@@ -50,24 +53,26 @@ asio::awaitable<std::pair<bool, std::string>> remove_instance(const IncusClient&
                                                               const std::string& name) {
   const std::string path = "/1.0/instances/" + name;
   // A forced stop ends every process at once; the instance is ephemeral, so Incus deletes it.
-  auto stopped = co_await client.request(
-      http::verb::put, path + "/state",
-      boost::json::object{{"action", "stop"}, {"force", true}, {"timeout", -1}});
-  if (!stopped && is_not_found(stopped.error())) co_return std::pair{true, std::string()};
+  // Named rather than temporaries: GCC 12 mishandles temporaries that live across a co_await.
+  boost::json::value stop_body =
+      boost::json::object{{"action", "stop"}, {"force", true}, {"timeout", -1}};
+  std::string state_path = path + "/state";
+  auto stopped = co_await client.request(http::verb::put, state_path, std::move(stop_body));
+  if (!stopped && is_not_found(stopped.error())) co_return Removal{true, {}};
   auto still = co_await client.request(http::verb::get, path);
-  if (!still && is_not_found(still.error())) co_return std::pair{true, std::string()};
+  if (!still && is_not_found(still.error())) co_return Removal{true, {}};
   auto deleted = co_await client.request(http::verb::delete_, path);
-  if (deleted || is_not_found(deleted.error())) co_return std::pair{true, std::string()};
-  co_return std::pair{false, "could not remove the instance " + name + ": " +
-                                 (stopped ? deleted.error().message : stopped.error().message)};
+  if (deleted || is_not_found(deleted.error())) co_return Removal{true, {}};
+  std::string left = "could not remove the instance " + name + ": " +
+                     (stopped ? deleted.error().message : stopped.error().message);
+  co_return Removal{false, std::move(left)};
 }
 
 InstanceState::InstanceState(asio::strand<asio::any_io_executor> strand,
                              std::shared_ptr<IncusClient> client,
                              std::shared_ptr<spdlog::logger> log, std::string name,
                              std::unique_ptr<ExecSession> exec, int pid,
-                             std::optional<common::DiskWatch> disk,
-                             std::chrono::milliseconds grace)
+                             std::optional<common::DiskWatch> disk, std::chrono::milliseconds grace)
     : strand_(std::move(strand)),
       client_(std::move(client)),
       log_(std::move(log)),
@@ -152,8 +157,8 @@ asio::awaitable<sdk::ExitInfo> InstanceState::stop(std::chrono::milliseconds gra
       grace_timer_.expires_after(kAfterKill);
       co_await grace_timer_.async_wait(asio::redirect_error(use_awaitable, ignored));
       if (!exited_) {
-        log_->warn("session instance {}: no exit status {} ms after the kill; stopping it",
-                   name_, kAfterKill.count());
+        log_->warn("session instance {}: no exit status {} ms after the kill; stopping it", name_,
+                   kAfterKill.count());
         co_await remove_instance(*client_, name_);
       }
     }

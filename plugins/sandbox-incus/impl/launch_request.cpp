@@ -63,6 +63,7 @@ sdk::Result<json::object> instance_request(const sdk::LaunchSpec& spec, const In
                         " is inside the session's state directory, which the agent can write");
   }
   if (host.pool.empty()) return make_error("the project's default profile names no root pool");
+  if (host.guest_init.empty()) return make_error("the launch names no errand-guest-init to run");
 
   json::object config{
       {kSystemKey, "true"},
@@ -93,7 +94,9 @@ sdk::Result<json::object> instance_request(const sdk::LaunchSpec& spec, const In
   if (s.root_size_bytes) root["size"] = std::to_string(*s.root_size_bytes);
   json::object devices{{"root", std::move(root)},
                        {"workspace", disk(spec.project_dir, "/workspace", false)},
-                       {"state", disk(spec.state_dir, "/state", false)}};
+                       {"state", disk(spec.state_dir, "/state", false)},
+                       // The session's first process, read-only, always the daemon's own build.
+                       {"guest-init", disk(host.guest_init, kGuestInitInside, true)}};
   if (policy.uses_broker())
     devices["broker"] = disk(*spec.broker_socket, kBrokerSocketInside, true);
   const bool open_network =

@@ -197,7 +197,7 @@ ProbeOutcome build_probe_report(const HostDocuments& d, const IncusSettings& s,
   }
   judge_project(**d.project, needs, r);
 
-  LaunchHost host{{}, {}, d.uid, d.gid, {}};
+  LaunchHost host{{}, {}, d.uid, d.gid, {}, {}};
   bool launchable = true;
   if (!d.profile || !d.profile->has_value()) {
     launchable = false;

@@ -6,6 +6,7 @@
 
 #include <errand/sdk/sandbox_backend.hpp>
 #include <errand/sdk/sandbox_policy.hpp>
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
@@ -23,6 +24,9 @@ struct LaunchHost {
   uid_t uid = 0;                  // the daemon's ids, mapped to guestUid
   gid_t gid = 0;
   std::string daemon_mark;  // user.errand.daemon on every instance; the backend fills it in
+  // errand-guest-init as the backend copied it under the daemon's state directory (which the
+  // project's disk paths cover); the backend fills it in.
+  std::filesystem::path guest_init;
 };
 
 struct ProbeOutcome {

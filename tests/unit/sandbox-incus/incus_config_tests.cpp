@@ -1,3 +1,5 @@
+#include <unistd.h>
+
 #include <spdlog/spdlog.h>
 #include <boost/asio/io_context.hpp>
 #include <boost/json.hpp>
@@ -132,7 +134,8 @@ TEST_CASE("podman's sandbox.image is reported as doing nothing under incus",
              ContainsSubstring("sandbox.incus does nothing under podman"));
 }
 
-TEST_CASE("the backend probes and sweeps through its requester, and says launch is not wired") {
+TEST_CASE(
+    "the backend probes and sweeps through its requester, and needs errand-guest-init beside it") {
   auto loaded = load(R"({"backend": "incus"})");
   REQUIRE(loaded.has_value());
   boost::asio::io_context io;
@@ -157,15 +160,34 @@ TEST_CASE("the backend probes and sweeps through its requester, and says launch 
     if (path == "/1.0/instances?recursion=1") return json::array{};
     return sdk::make_error("unexpected", sdk::Error::Kind::not_found);
   };
-  incus::IncusBackend backend(
-      parts.services(io.get_executor(), spdlog::default_logger(), effective, {}, dir.path()),
-      requester);
-  CHECK_FALSE(backend.image_kage_providers().has_value());
   auto policy = incus::test::seed_policy();
+  const auto plugin_dir = dir.path() / "plugins";
+  std::filesystem::create_directories(plugin_dir);
+  const auto plugin = plugin_dir / "sandbox-incus.so";
+  const auto state_dir = dir.path() / "state";
+  SECTION("without errand-guest-init beside the plugin no session can start") {
+    incus::IncusBackend lacking(
+        parts.services(io.get_executor(), spdlog::default_logger(), effective, plugin, state_dir),
+        requester);
+    CHECK(incus::test::has_gap(lacking.probe(policy), "every incus session",
+                               "errand-guest-init sits beside sandbox-incus.so"));
+  }
+  errand::test::write_file(plugin_dir / "errand-guest-init", "#!/bin/sh\n");
+  std::filesystem::permissions(plugin_dir / "errand-guest-init", std::filesystem::perms::owner_all);
+  incus::IncusBackend backend(
+      parts.services(io.get_executor(), spdlog::default_logger(), effective, plugin, state_dir),
+      requester);
+  // Copied where the project's disk paths reach: under the daemon's state directory.
+  CHECK(std::filesystem::exists(state_dir / "incus" / "errand-guest-init"));
+  CHECK(::access((state_dir / "incus" / "errand-guest-init").c_str(), X_OK) == 0);
+  CHECK_FALSE(backend.image_kage_providers().has_value());
   const auto report = backend.probe(policy);
   CHECK(std::find(asked.begin(), asked.end(), "GET /1.0/projects/errand") != asked.end());
-  CHECK(incus::test::has_gap(report, "every incus session", "its launch is not wired"));
-  CHECK(incus::test::has_gap(report, "per-session disk budget", "does not measure"));
+  CHECK_FALSE(incus::test::has_gap(report, "every incus session", ""));
+  CHECK_FALSE(incus::test::has_gap(report, "per-session disk budget", ""));
+  CHECK(std::any_of(report.notes.begin(), report.notes.end(), [](const std::string& n) {
+    return n.find("is measured, not enforced") != std::string::npos;
+  }));
   CHECK(backend.image_kage_providers() == std::vector<std::string>{"anthropic"});
   const auto swept = backend.sweep_orphans();
   CHECK(swept.complete);

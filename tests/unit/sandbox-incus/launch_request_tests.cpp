@@ -13,7 +13,8 @@ namespace sdk = errand::sdk;
 namespace {
 
 LaunchHost seed_launch_host() {
-  return {"default", {"eth0"}, 1000, 1000, "0123456789abcdef"};
+  return {"default", {"eth0"},           1000,
+          1000,      "0123456789abcdef", "/var/lib/errand/state/incus/errand-guest-init"};
 }
 
 sdk::LaunchSpec spec_for(sdk::NetworkMode network, sdk::EgressMode egress) {
@@ -143,6 +144,11 @@ TEST_CASE("every network mode gets its devices") {
     CHECK(devices.at("eth0") == json::object{{"type", "none"}});
     CHECK(devices.at("workspace") == workspace);
     CHECK(devices.at("state").at("path") == "/state");
+    CHECK(devices.at("guest-init") ==
+          json::object{{"type", "disk"},
+                       {"source", "/var/lib/errand/state/incus/errand-guest-init"},
+                       {"path", "/errand/errand-guest-init"},
+                       {"readonly", "true"}});
     CHECK(devices.at("broker") ==
           json::object{{"type", "disk"},
                        {"source", "/var/lib/errand/state/sessions/web-k3j9x0a1b2c3/broker.sock"},
