@@ -59,8 +59,8 @@ void remove_leftovers(const IncusClient& client) {
 
 LiveIncus live_incus() {
   return {from_environment("ERRAND_INCUS_SOCKET", "/var/lib/incus/unix.socket"),
-          from_environment("ERRAND_INCUS_PROJECT", "default"),
-          from_environment("ERRAND_INCUS_TEST_IMAGE", "try")};
+          from_environment("ERRAND_INCUS_PROJECT", "errand"),
+          from_environment("ERRAND_INCUS_TEST_IMAGE", "errand-test")};
 }
 
 IncusClient reachable_client(boost::asio::io_context& io) {

@@ -1,0 +1,70 @@
+// sandbox-incus through launch(), against the real incusd: a session's stdio is the agent's,
+// its secrets reach the agent's environment and never exec's, every end deletes the instance,
+// and a stop ends the agent with SIGTERM first.
+
+#include <catch2/catch_test_macros.hpp>
+#include <catch2/matchers/catch_matchers_string.hpp>
+
+#include "tests/live/incus/live_incus_daemon.hpp"
+
+using namespace errand::incus::live;
+using Catch::Matchers::ContainsSubstring;
+
+namespace {
+
+bool has_gap_about(const sdk::EnforcementReport& r, const std::string& guarantee) {
+  for (const auto& g : r.gaps)
+    if (g.guarantee == guarantee) return true;
+  return false;
+}
+
+std::string gaps_of(const sdk::EnforcementReport& r) {
+  std::string out;
+  for (const auto& g : r.gaps) out += g.guarantee + ": " + g.reason + "\n";
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("an incus session runs the agent in the guest, with its stdio and its secrets") {
+  Daemon daemon;
+  auto spec = daemon.spec({"/bin/sh", "-c",
+                           "read line; echo \"got:$line\"; echo \"secret:$ERRAND_LIVE_SECRET\"; "
+                           "echo \"uid:$(id -u) pid1:$(cat /proc/1/comm) cwd:$(pwd)\"; "
+                           "echo oops >&2; exit 7"});
+  spec.env.emplace_back("ERRAND_LIVE_SECRET", "stand-in-0123456789");
+  const auto report = daemon.probe(spec.policy);
+  INFO(gaps_of(report));
+  REQUIRE_FALSE(has_gap_about(report, "every incus session"));
+  const auto id = spec.session_id;
+  auto process = daemon.launch(std::move(spec));
+  CHECK(daemon.instance_exists(id));
+  write_all(process->stdin_fd(), "hello\n");
+  const auto out = read_all(process->stdout_fd());
+  const auto err = read_all(process->stderr_fd());
+  CHECK_THAT(out, ContainsSubstring("got:hello"));
+  CHECK_THAT(out, ContainsSubstring("secret:stand-in-0123456789"));
+  // The agent runs as guestUid under the guest's own systemd, in /workspace.
+  CHECK_THAT(out, ContainsSubstring("uid:1000 pid1:systemd cwd:/workspace"));
+  CHECK_THAT(err, ContainsSubstring("oops"));
+  const auto exit = daemon.run(process->wait());
+  CHECK(exit.exit_code == 7);
+  CHECK(exit.cleanup_complete);
+  CHECK_FALSE(daemon.instance_exists(id));
+}
+
+TEST_CASE("stopping an incus session sends the agent SIGTERM and deletes the instance") {
+  Daemon daemon;
+  auto spec = daemon.spec(
+      {"/bin/sh", "-c", "trap 'echo term; exit 3' TERM; echo ready; while :; do sleep 0.1; done"});
+  daemon.probe(spec.policy);
+  const auto id = spec.session_id;
+  auto process = daemon.launch(std::move(spec));
+  char ready[6] = {};
+  REQUIRE(::read(process->stdout_fd(), ready, 6) == 6);
+  CHECK(std::string(ready, 6) == "ready\n");
+  const auto exit = daemon.run(process->stop(std::chrono::milliseconds(5000)));
+  CHECK(exit.exit_code == 3);
+  CHECK(exit.cleanup_complete);
+  CHECK_FALSE(daemon.instance_exists(id));
+}

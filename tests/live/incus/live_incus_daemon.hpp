@@ -1,0 +1,141 @@
+#pragma once
+
+// The incus backend as a daemon holds it, for live tests that go through launch(): the real
+// incusd, the project and test image scripts/start-incus and image/build prepared, a private
+// state directory under the test root the project's disk paths cover, a LaunchSpec per session,
+// and an io_context running on a thread of its own (the exec's stdio is spliced on it while a
+// test reads and writes the session's fds).
+
+#include <unistd.h>
+
+#include <spdlog/sinks/null_sink.h>
+#include <spdlog/spdlog.h>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/executor_work_guard.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/use_future.hpp>
+#include <boost/beast/http/verb.hpp>
+#include <catch2/catch_test_macros.hpp>
+#include <cerrno>
+#include <cstdlib>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "core/sandbox/policy_from_config.hpp"
+#include "plugins/sandbox-incus/impl/incus_backend.hpp"
+#include "plugins/sandbox-incus/impl/launch_request.hpp"
+#include "tests/live/incus/client_live.hpp"
+#include "tests/support/host_parts.hpp"
+#include "tests/support/temp_dir.hpp"
+
+namespace errand::incus::live {
+
+namespace asio = boost::asio;
+namespace fs = std::filesystem;
+namespace sdk = errand::sdk;
+
+// Where the project's restricted.devices.disk.paths lets sessions' directories be.
+inline fs::path test_root() {
+  const char* root = std::getenv("ERRAND_INCUS_TEST_ROOT");
+  return root != nullptr && *root != '\0' ? fs::path(root) : fs::path("/srv/errand-test");
+}
+
+struct Daemon {
+  errand::test::TempDir dir{test_root()};
+  errand::test::HostParts parts;
+  asio::io_context io;
+  asio::executor_work_guard<asio::io_context::executor_type> work{io.get_executor()};
+  std::thread runner{[this] { io.run(); }};
+  std::unique_ptr<IncusBackend> backend;
+  int counter = 0;
+
+  // sandbox.incus as the host hands it over, every defaulted key written; incus may add more.
+  explicit Daemon(boost::json::object incus = {}) {
+    const auto settings = live_incus();
+    incus.emplace("project", settings.project);
+    incus.emplace("image", settings.image);
+    incus.emplace("socket", settings.socket);
+    incus.emplace("guestUid", 1000);
+    boost::json::object config{{"sandbox", boost::json::object{{"incus", incus}}}};
+    auto log =
+        std::make_shared<spdlog::logger>("incus", std::make_shared<spdlog::sinks::null_sink_mt>());
+    fs::create_directories(dir.path() / "state");
+    backend = std::make_unique<IncusBackend>(parts.services(
+        io.get_executor(), log, config, ERRAND_INCUS_PLUGIN, dir.path() / "state"));
+  }
+
+  ~Daemon() {
+    backend.reset();
+    work.reset();
+    runner.join();
+  }
+
+  sdk::LaunchSpec spec(std::vector<std::string> argv) {
+    sdk::LaunchSpec s;
+    s.session_id = "live-" + std::to_string(::getpid()) + "-" + std::to_string(++counter);
+    s.project_dir = dir.path() / "projects" / s.session_id;
+    s.state_dir = dir.path() / "sessions" / s.session_id / "state";
+    s.record_dir = dir.path() / "sessions" / s.session_id / "record";
+    fs::create_directories(s.project_dir);
+    fs::create_directories(s.state_dir / "home");
+    fs::create_directories(s.record_dir);
+    auto policy = errand::sandbox::policy_from_config(boost::json::object{});
+    REQUIRE(policy.has_value());
+    s.policy = *policy;
+    s.policy.network = sdk::NetworkMode::none;
+    s.argv = std::move(argv);
+    return s;
+  }
+
+  template <class T>
+  T run(asio::awaitable<T> work_item) {
+    return asio::co_spawn(io, std::move(work_item), asio::use_future).get();
+  }
+
+  sdk::EnforcementReport probe(const sdk::SandboxPolicy& policy) { return backend->probe(policy); }
+
+  std::unique_ptr<sdk::SandboxProcess> launch(sdk::LaunchSpec s) {
+    auto launched = run(backend->launch(std::move(s)));
+    INFO((launched ? std::string() : launched.error().message));
+    REQUIRE(launched.has_value());
+    return std::move(*launched);
+  }
+
+  bool instance_exists(const std::string& session_id) {
+    const auto settings = live_incus();
+    asio::io_context own;
+    IncusClient client(own.get_executor(), settings.socket, settings.project);
+    auto got = client.request_blocking(boost::beast::http::verb::get,
+                                       "/1.0/instances/" + instance_name(session_id));
+    if (!got && got.error().kind == sdk::Error::Kind::not_found) return false;
+    INFO((got ? std::string() : got.error().message));
+    REQUIRE(got.has_value());
+    return true;
+  }
+};
+
+inline std::string read_all(int fd) {
+  std::string out;
+  char buf[4096];
+  for (ssize_t n; (n = ::read(fd, buf, sizeof buf)) != 0;) {
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) break;
+    out.append(buf, static_cast<std::size_t>(n));
+  }
+  return out;
+}
+
+inline void write_all(int fd, const std::string& bytes) {
+  std::size_t done = 0;
+  while (done < bytes.size()) {
+    const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    REQUIRE(n > 0);
+    done += static_cast<std::size_t>(n);
+  }
+}
+
+}  // namespace errand::incus::live
