@@ -19,17 +19,13 @@ std::string quoted(std::string_view body) {
   return fmt::format("\"{}…\" ({} bytes)", body.substr(0, kQuotedBodyLimit), body.size());
 }
 
-const json::value* member(const json::object& object, std::string_view key) {
-  return object.if_contains(key);
-}
-
 std::string string_member(const json::object& object, std::string_view key) {
-  const auto* value = member(object, key);
+  const auto* value = object.if_contains(key);
   return value && value->is_string() ? std::string(value->get_string()) : std::string();
 }
 
 std::int64_t integer_member(const json::object& object, std::string_view key) {
-  const auto* value = member(object, key);
+  const auto* value = object.if_contains(key);
   if (value == nullptr) return 0;
   if (value->is_int64()) return value->get_int64();
   if (value->is_uint64()) return static_cast<std::int64_t>(value->get_uint64());
@@ -48,8 +44,8 @@ sdk::Error::Kind kind_of_http_error(std::int64_t code) {
 std::string operation_id_of(std::string_view operation_url) {
   constexpr std::string_view prefix = "/1.0/operations/";
   if (operation_url.substr(0, prefix.size()) != prefix) return {};
-  auto id = operation_url.substr(prefix.size());
-  if (const auto end = id.find_first_of("/?"); end != std::string_view::npos) return {};
+  const auto id = operation_url.substr(prefix.size());
+  if (id.find_first_of("/?") != std::string_view::npos) return {};
   return std::string(id);
 }
 
