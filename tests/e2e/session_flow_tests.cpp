@@ -71,6 +71,13 @@ void opening_message_scenario(Backend backend) {
   REQUIRE(h.wait_for_text(thread, "done in", 60s, 2));
   CHECK(h.sessions_of(thread).size() == 1);
   CHECK(h.turn(second)->session_id == sessions[0].session_id);
+  // Under incus the agent runs in a system container: the guest's systemd is its PID 1, and the
+  // agent is sandbox.incus.guestUid there.
+  if (backend == Backend::incus) {
+    h.post("run echo pid1-$(cat /proc/1/comm) uid-$(id -u)", thread);
+    REQUIRE(h.wait_for_text(thread, "done in", 60s, 3));
+    CHECK(h.bot_text(thread).find("pid1-systemd uid-1000") != npos);
+  }
 
   CHECK(h.stop() == 0);
   // The daemon's stop ends the session in order: the broker session, then the sandbox, then the
