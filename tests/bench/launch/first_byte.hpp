@@ -40,8 +40,8 @@ T run_on(boost::asio::io_context& io, boost::asio::awaitable<T> task) {
 // stream ends or fails first.
 boost::asio::awaitable<sdk::Result<char>> read_first_byte(int fd);
 
-// One session of kOneByteAgent-like spec through backend, as the daemon runs it; name labels
-// what went wrong on stderr.
+// One session of spec, whose agent prints kAgentByte first, through backend as the daemon runs
+// it; name labels what went wrong on stderr.
 SessionTimes time_session(boost::asio::io_context& io, sdk::SandboxBackend& backend,
                           const sdk::LaunchSpec& spec, const char* name);
 
