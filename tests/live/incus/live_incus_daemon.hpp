@@ -86,6 +86,9 @@ struct Daemon {
     REQUIRE(policy.has_value());
     s.policy = *policy;
     s.policy.network = sdk::NetworkMode::none;
+    // As the daemon's configuration would name them: the roots the project's disk paths cover.
+    s.policy.project_root = dir.path() / "projects";
+    s.policy.state_dir = dir.path();
     s.argv = std::move(argv);
     return s;
   }
