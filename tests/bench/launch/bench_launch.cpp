@@ -6,14 +6,18 @@
 // (podman create; podman start --attach until `true` has exited; podman rm), and errand-relay
 // alone on the host against `true` without it, so the report says where the time goes.
 //
+// The first 10 rounds also time sessions to the agent's first byte (it prints one byte and
+// exits): bailey, podman, and incus from the image, from a golden copy and, for comparison, the
+// start of a stopped instance, with incus's requests also sent one at a time (incus_bench.hpp).
+//
 //   bench_launch [runs]     (default 30; needs unprivileged user namespaces, bwrap, and for
 //                           podman the test account's rootless podman with the test image
-//                           scripts/setup builds; started as root, it runs as the test account)
+//                           scripts/setup builds; for incus the real incusd with the errand
+//                           project and the errand-test image; started as root, it runs as the
+//                           test account)
 
 #include <spawn.h>
 #include <stdlib.h>
-#include <sys/socket.h>
-#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -26,6 +30,7 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -33,37 +38,24 @@
 #include "plugins/sandbox-bailey/impl/bailey_backend.hpp"
 #include "plugins/sandbox-podman/impl/containers_conf.hpp"
 #include "plugins/sandbox-podman/impl/podman_backend.hpp"
+#include "tests/bench/launch/bench_measure.hpp"
+#include "tests/bench/launch/first_byte.hpp"
+#include "tests/bench/launch/incus_bench.hpp"
+#include "tests/bench/launch/incus_report.hpp"
 #include "tests/support/host_parts.hpp"
 #include "tests/support/temp_dir.hpp"
 #include "tests/support/test_account.hpp"
 
 namespace fs = std::filesystem;
-using Clock = std::chrono::steady_clock;
+using errand::bench::Clock;
+using errand::bench::median;
+using errand::bench::ms_since;
 
 namespace {
 
 constexpr int kPodmanRuns = 20;
+constexpr int kFirstByteRuns = 10;
 constexpr const char* kPodmanImage = "localhost/errand-test:latest";
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const auto n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
-double ms_since(Clock::time_point start) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-}
-
-// A listening unix socket standing in for the broker; nothing connects during the bench.
-int listen_unix(const fs::path& path) {
-  const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_un a{};
-  a.sun_family = AF_UNIX;
-  std::snprintf(a.sun_path, sizeof a.sun_path, "%s", path.c_str());
-  if (::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 || ::listen(fd, 4) != 0) return -1;
-  return fd;
-}
 
 // One bwrap run of `true` with every namespace unshared, the system read-only, the session's
 // directories writable, a fresh /proc, a minimal /dev and a private /tmp.
@@ -197,7 +189,7 @@ static int benchmark(int argc, char** argv) {
   fs::create_directories(state_dir / "brokers");
   fs::create_directories(projects);
   const auto broker_path = state_dir / "brokers" / "bench.sock";
-  const int broker = listen_unix(broker_path);
+  const int broker = errand::bench::listen_unix(broker_path);
   if (broker < 0) {
     std::fprintf(stderr, "bench_launch: could not listen on %s\n", broker_path.c_str());
     return 1;
@@ -235,6 +227,17 @@ static int benchmark(int argc, char** argv) {
   }
   run_host->relay_program = ERRAND_RELAY_PROGRAM;
 
+  int failures = 0;
+  // incus needs its own session directories, under the project's restricted disk paths.
+  auto incus = errand::bench::IncusBench::prepare(io, ERRAND_INCUS_PLUGIN);
+  if (!incus) {
+    std::fprintf(stderr, "bench_launch: incus left out: %s\n", incus.error().message.c_str());
+    ++failures;
+  }
+  errand::bench::IncusFigures incus_figures;
+  std::vector<errand::bench::SessionTimes> bailey_first, podman_first;
+  int first_byte_failures = 0;
+
   // One session through a backend exactly as the daemon runs it; false when it did not end with
   // 0 and everything cleaned up.
   const auto session = [&](errand::sdk::SandboxBackend& through,
@@ -262,7 +265,6 @@ static int benchmark(int argc, char** argv) {
 
   std::vector<double> bailey_ms, bwrap_ms, podman_ms, relay_ms, bare_ms;
   PodmanPhases phases;
-  int failures = 0;
   for (int i = 0; i < runs; ++i) {
     errand::sdk::LaunchSpec spec;
     spec.session_id = "bench-" + std::to_string(i);
@@ -283,6 +285,23 @@ static int benchmark(int argc, char** argv) {
     const bool bw_ok = run_bwrap(spec.project_dir, spec.state_dir);
     bwrap_ms.push_back(ms_since(bw_start));
     if (!ok || !bw_ok) ++failures;
+
+    if (i < kFirstByteRuns) {
+      const auto one_byte = [&](errand::sdk::SandboxBackend& through, const char* what,
+                                const char* label, std::vector<errand::bench::SessionTimes>& into) {
+        auto printing = spec;
+        printing.session_id = std::string("bench-") + what + "-" + std::to_string(i);
+        printing.argv = errand::bench::kOneByteAgent;
+        const auto times = errand::bench::time_session(io, through, printing, label);
+        if (times.ok)
+          into.push_back(times);
+        else
+          ++first_byte_failures;
+      };
+      one_byte(backend, "bailey-byte", "bailey to the first byte", bailey_first);
+      one_byte(podman, "podman-byte", "podman to the first byte", podman_first);
+      if (incus) first_byte_failures += (*incus)->round(i, incus_figures);
+    }
 
     if (i >= kPodmanRuns) continue;
     auto in_container = spec;
@@ -305,6 +324,8 @@ static int benchmark(int argc, char** argv) {
   }
   ::close(broker);
   fs::remove_all(root);
+  const auto incus_golden = incus ? (*incus)->golden() : std::string();
+  if (incus) incus->reset();
 
   const double b = median(bailey_ms), w = median(bwrap_ms), p = median(podman_ms);
   std::printf("runs: %d, podman %zu (failed: %d)\n", runs, podman_ms.size(), failures);
@@ -318,7 +339,12 @@ static int benchmark(int argc, char** argv) {
       median(phases.create_ms), median(phases.start_ms), median(phases.rm_ms));
   std::printf("errand-relay --no-broker true on the host: %.2f ms, true alone: %.2f ms\n",
               median(relay_ms), median(bare_ms));
-  return failures == 0 ? 0 : 1;
+  errand::bench::print_first_byte_rounds(std::min(runs, kFirstByteRuns), first_byte_failures,
+                                         bailey_first, podman_first,
+                                         incus ? &incus_figures : nullptr);
+  if (incus)
+    std::printf("incus golden %s: made at the start, deleted at the end\n", incus_golden.c_str());
+  return failures == 0 && first_byte_failures == 0 ? 0 : 1;
 }
 
 int main(int argc, char** argv) {

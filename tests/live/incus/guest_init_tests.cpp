@@ -48,11 +48,13 @@ std::string file_text(const std::string& path) {
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
-// Outside /tmp, which the init mounts over; readable by the uid the agent drops to.
+// Outside /tmp, which the init mounts over; readable by the uid the agent drops to. The probe
+// agent is run from a copy here too: a build tree under /tmp (a CI checkout) is hidden by then.
 struct Session {
   errand::test::TempDir dir{"/var/tmp", "errand-guest-init-"};
   std::filesystem::path home = dir / "home";
   std::filesystem::path broker = dir / "broker.sock";
+  std::filesystem::path agent = dir / "probe-agent";
 
   Session() {
     std::filesystem::permissions(
@@ -61,6 +63,11 @@ struct Session {
                         std::filesystem::perms::others_exec);
     std::filesystem::create_directory(home);
     std::filesystem::permissions(home, std::filesystem::perms::all);
+    std::filesystem::copy_file(ERRAND_GUEST_PROBE_AGENT, agent);
+    std::filesystem::permissions(
+        agent, std::filesystem::perms::owner_all | std::filesystem::perms::group_read |
+                   std::filesystem::perms::group_exec | std::filesystem::perms::others_read |
+                   std::filesystem::perms::others_exec);
   }
 
   GuestInitRequest request(uid_t uid, bool with_broker, std::vector<std::string> agent_args) {
@@ -70,7 +77,7 @@ struct Session {
         "--cwd",      dir.path().string(),      "--tmp-size", std::to_string(kTmpBytes),
         "--shm-size", std::to_string(kShmBytes)};
     if (with_broker) r.init_options.insert(r.init_options.end(), {"--broker", broker.string()});
-    r.agent = {ERRAND_GUEST_PROBE_AGENT};
+    r.agent = {agent.string()};
     r.agent.insert(r.agent.end(), agent_args.begin(), agent_args.end());
     // What incusd gives an exec run as uid 0, plus one variable of the plugin's own.
     r.environment = {"PATH=/usr/sbin:/usr/bin:/sbin:/bin", "HOME=/root", "USER=root",
@@ -155,7 +162,7 @@ TEST_CASE(
   CHECK(out.find("env: USER=root\n") != std::string::npos);
   const auto cmdline = reported(out, "cmdline");
   REQUIRE(cmdline);
-  CHECK(cmdline->find("guest_init_probe_agent report --relay") != std::string::npos);
+  CHECK(cmdline->find("probe-agent report --relay") != std::string::npos);
   CHECK(cmdline->find(kSecret) == std::string::npos);
   CHECK(cmdline->find(kGithubSecret) == std::string::npos);
   CHECK(reported(out, "stdin") == hex("first acp line\n" + more));

@@ -63,8 +63,8 @@ struct Daemon {
     auto log =
         std::make_shared<spdlog::logger>("incus", std::make_shared<spdlog::sinks::null_sink_mt>());
     fs::create_directories(dir.path() / "state");
-    backend = std::make_unique<IncusBackend>(parts.services(
-        io.get_executor(), log, config, ERRAND_INCUS_PLUGIN, dir.path() / "state"));
+    backend = std::make_unique<IncusBackend>(
+        parts.services(io.get_executor(), log, config, ERRAND_INCUS_PLUGIN, dir.path() / "state"));
   }
 
   ~Daemon() {
@@ -86,6 +86,9 @@ struct Daemon {
     REQUIRE(policy.has_value());
     s.policy = *policy;
     s.policy.network = sdk::NetworkMode::none;
+    // As the daemon's configuration would name them: the roots the project's disk paths cover.
+    s.policy.project_root = dir.path() / "projects";
+    s.policy.state_dir = dir.path();
     s.argv = std::move(argv);
     return s;
   }
