@@ -1,8 +1,8 @@
 #pragma once
 
-// The real daemon (`errand run`) with the real bailey (or podman), broker and chat-discord
-// plugins, talking to the fake Discord server, running the scripted ACP agent inside real
-// sandboxes, whose model provider is the fake provider behind the real broker. Tests play the
+// The real daemon (`errand run`) with the real bailey (or podman, or incus), broker and
+// chat-discord plugins, talking to the fake Discord server, running the scripted ACP agent inside
+// real sandboxes, whose model provider is the fake provider behind the real broker. Tests play the
 // people in the channel and read what came back.
 
 #include "core/threads/threads_db.hpp"
@@ -26,8 +26,8 @@ inline constexpr std::string_view kOwner = "500000000000000005";
 inline constexpr std::string_view kProviderKey = "provider-key-e2e-0123456789abcdef";
 
 // The sandbox a scenario's sessions run in. Under podman the agent is the same fake, run from
-// the e2e image (e2e_image.hpp).
-enum class Backend { bailey, podman };
+// the e2e image (e2e_image.hpp); under incus, from the e2e golden instance (e2e_incus.hpp).
+enum class Backend { bailey, podman, incus };
 std::string backend_name(Backend backend);
 
 class E2eHarness {
@@ -78,6 +78,10 @@ class E2eHarness {
   // The names of the containers, running or not, labelled with the session in this account's
   // podman store (`podman ps -a --filter label=errand.session=<id>`).
   std::vector<std::string> containers_of(const std::string& session_id) const;
+  // The incus instances this daemon marked as its own (user.errand.system with its
+  // user.errand.daemon), of any session or of one.
+  std::vector<std::string> own_instances() const;
+  std::vector<std::string> instances_of(const std::string& session_id) const;
 
   static std::string build_dir();
   static std::string fake_agent();

@@ -21,8 +21,14 @@ using namespace std::chrono_literals;
 constexpr std::string_view kBaseImage = "localhost/errand-test:latest";
 constexpr std::string_view kAgentLabel = "errand.agent-sha256";
 
-std::string sha256_of_file(const fs::path& file) {
-  const auto data = errand::test::read_file(file);
+}  // namespace
+
+fs::path static_agent() {
+  return E2eHarness::build_dir() + "/tests/fakes/bin/fake-acp-agent-static";
+}
+
+std::string static_agent_sha256() {
+  const auto data = errand::test::read_file(static_agent());
   REQUIRE(!data.empty());
   unsigned char digest[EVP_MAX_MD_SIZE];
   unsigned int length = 0;
@@ -35,6 +41,8 @@ std::string sha256_of_file(const fs::path& file) {
   }
   return hex;
 }
+
+namespace {
 
 podman::CommandOutput podman_as_this_account(const podman::PodmanEnvironment& env,
                                              const std::vector<std::string>& args) {
@@ -53,8 +61,8 @@ std::string e2e_image() {
     const auto env = podman::environment_for_this_account(*conf);
     REQUIRE_FALSE(env.program.empty());
     const std::string image(kE2eImage);
-    const fs::path agent = E2eHarness::build_dir() + "/tests/fakes/bin/fake-acp-agent-static";
-    const auto hash = sha256_of_file(agent);
+    const fs::path agent = static_agent();
+    const auto hash = static_agent_sha256();
 
     const auto present = podman_as_this_account(
         env, {"image", "inspect", "--format",

@@ -83,6 +83,11 @@ TEST_CASE("three sessions with maxConcurrentTurns 1 never have two turns in flig
   turn_queue_scenario(Backend::podman);
 }
 
+TEST_CASE("three sessions with maxConcurrentTurns 1 never have two turns in flight (incus)",
+          "[e2e][incus]") {
+  turn_queue_scenario(Backend::incus);
+}
+
 void kill_and_restart_scenario(Backend backend) {
   E2eHarness h(backend);
   h.start();
@@ -92,14 +97,29 @@ void kill_and_restart_scenario(Backend backend) {
   REQUIRE(eventually([&] { return !processes_with(running).empty(); }));
   const auto session_id = h.sessions_of(thread).at(0).session_id;
   const bool podman = backend == Backend::podman;
+  const bool incus = backend == Backend::incus;
   if (podman) REQUIRE(h.containers_of(session_id).size() == 1);
+  std::vector<std::string> instance;
+  if (incus) {
+    instance = h.instances_of(session_id);
+    REQUIRE(instance.size() == 1);
+  }
 
   h.kill_daemon();
+  // The dead daemon removed nothing: only the sweep of the next one can.
+  if (incus) REQUIRE(h.instances_of(session_id) == instance);
   h.start();
   // The sweep at start-up removed what the dead daemon left running.
   CHECK(eventually([&] { return processes_with(running).empty(); }, 20s));
   // Under podman that is the container itself, running or stopped: none is left.
   if (podman) CHECK(eventually([&] { return h.containers_of(session_id).empty(); }, 20s));
+  // Under incus, the instance: no instance carrying this daemon's mark is left in the project,
+  // and the sweep's report named the one it removed.
+  if (incus) {
+    CHECK(eventually([&] { return h.own_instances().empty(); }, 20s));
+    CHECK(h.daemon_log().find("orphan sweep: removed the instance " + instance.front() +
+                              " (session " + session_id + ")") != npos);
+  }
 
   auto turn = h.turn(thread);
   REQUIRE(turn);
@@ -134,6 +154,13 @@ TEST_CASE(
   kill_and_restart_scenario(Backend::podman);
 }
 
+TEST_CASE(
+    "kill -9 mid-turn, restart: no orphan sandbox, the turn interrupted, the thread resumes "
+    "(incus)",
+    "[e2e][incus]") {
+  kill_and_restart_scenario(Backend::incus);
+}
+
 void grant_scenario(Backend backend) {
   LoopbackHostServer server;
   if (!server.problem().empty()) FAIL(server.problem());
@@ -141,7 +168,10 @@ void grant_scenario(Backend backend) {
   h.set("sandbox.egressPorts", boost::json::array{443, server.port()});
   h.start();
   const auto thread = h.post("granting: fetch " + server.url());
-  REQUIRE(h.wait_for_text(thread, "`!grant " + server.host() + "`"));
+  if (!h.wait_for_text(thread, "`!grant " + server.host() + "`"))
+    FAIL("no !grant suggestion; the thread:\n"
+         << h.bot_text(thread) << "\nthe daemon:\n"
+         << h.daemon_log());
   REQUIRE(h.wait_for_text(thread, "done in"));
   CHECK(h.bot_text(thread).find("403") != npos);
   CHECK(server.requests() == 0);
@@ -167,6 +197,12 @@ TEST_CASE(
     "a host outside the allowlist is suggested for !grant, and !grant lets it through (podman)",
     "[e2e][podman]") {
   grant_scenario(Backend::podman);
+}
+
+TEST_CASE(
+    "a host outside the allowlist is suggested for !grant, and !grant lets it through (incus)",
+    "[e2e][incus]") {
+  grant_scenario(Backend::incus);
 }
 
 }  // namespace

@@ -71,6 +71,13 @@ void opening_message_scenario(Backend backend) {
   REQUIRE(h.wait_for_text(thread, "done in", 60s, 2));
   CHECK(h.sessions_of(thread).size() == 1);
   CHECK(h.turn(second)->session_id == sessions[0].session_id);
+  // Under incus the agent runs in a system container: the guest's systemd is its PID 1, and the
+  // agent is sandbox.incus.guestUid there.
+  if (backend == Backend::incus) {
+    h.post("run echo pid1-$(cat /proc/1/comm) uid-$(id -u)", thread);
+    REQUIRE(h.wait_for_text(thread, "done in", 60s, 3));
+    CHECK(h.bot_text(thread).find("pid1-systemd uid-1000") != npos);
+  }
 
   CHECK(h.stop() == 0);
   // The daemon's stop ends the session in order: the broker session, then the sandbox, then the
@@ -84,9 +91,10 @@ void opening_message_scenario(Backend backend) {
   REQUIRE(session_ended != npos);
   CHECK(broker_closed < sandbox_stopped);
   CHECK(sandbox_stopped < session_ended);
-  // podman runs here only because the harness accepts its gaps (no cgroup limits on a rootless
-  // v1 host), and the daemon says so rather than running quietly.
-  if (backend == Backend::podman)
+  // podman and incus run here only because the harness accepts their gaps (no cgroup limits on
+  // a rootless v1 host; no fileMax in errand-guest-init yet), and the daemon says so rather than
+  // running quietly.
+  if (backend != Backend::bailey)
     CHECK(log.find("unenforced guarantee(s) because sandbox.requireFullEnforcement is false") !=
           npos);
   const auto ended = h.sessions_of(thread);
@@ -109,6 +117,12 @@ TEST_CASE(
     "a channel message opens a thread; the agent's reply and the command it ran come back (podman)",
     "[e2e][podman]") {
   opening_message_scenario(Backend::podman);
+}
+
+TEST_CASE(
+    "a channel message opens a thread; the agent's reply and the command it ran come back (incus)",
+    "[e2e][incus]") {
+  opening_message_scenario(Backend::incus);
 }
 
 void stop_and_resume_scenario(Backend backend) {
@@ -153,25 +167,41 @@ TEST_CASE("!stop ends the session and archives the thread; a new reply resumes i
   stop_and_resume_scenario(Backend::podman);
 }
 
+TEST_CASE("!stop ends the session and archives the thread; a new reply resumes it (incus)",
+          "[e2e][incus]") {
+  stop_and_resume_scenario(Backend::incus);
+}
+
 // Under podman the container's whole filesystem is the image plus the two mounts, so every
-// file the agent can read is searched for each secret. The prompt names each needle in two
-// halves the shell joins, so the needle itself is written nowhere the search would find it. A
-// needle that env.txt holds shows the search reaches the project.
-void no_file_in_container_holds(E2eHarness& h, const std::string& thread,
-                                const std::filesystem::path& project,
-                                const std::vector<std::string>& secrets) {
-  const auto search = [](const std::string& needle, const std::string& into) {
+// file the agent can read is searched for each secret. Under incus the agent has sudo in its
+// guest, so the search runs as the guest's root and also reads the environment of every process
+// in the guest. The prompt names each needle in two halves the searching shell joins, so the
+// needle itself is written nowhere the search would find it, nor in sudo's command line, which
+// sudo logs to the guest's journal. A needle that env.txt (and the agent's own environment)
+// holds shows the search reaches the project (and the environments).
+void no_file_in_sandbox_holds(E2eHarness& h, const std::string& thread,
+                              const std::filesystem::path& project,
+                              const std::vector<std::string>& secrets) {
+  const bool incus = h.backend() == Backend::incus;
+  std::string script =
+      "grep -rlsF -D skip --exclude-dir=proc --exclude-dir=sys --exclude-dir=dev "
+      "\"$(printf %s \"$1\" \"$2\")\" /";
+  if (incus) script += "; grep -lsF \"$(printf %s \"$1\" \"$2\")\" /proc/[0-9]*/environ";
+  const auto search = [&](const std::string& needle, const std::string& into) {
     const auto half = needle.size() / 2;
-    return "grep -rlsF --exclude-dir=proc --exclude-dir=sys --exclude-dir=dev \"$(printf %s " +
-           needle.substr(0, half) + " " + needle.substr(half) + ")\" / >> " + into;
+    return std::string(incus ? "sudo -n " : "") + "sh -c '" + script + "' sh " +
+           needle.substr(0, half) + " " + needle.substr(half) + " >> " + into;
   };
   std::string command = "run : > found.txt; " + search("ANTHROPIC_BASE_URL=", "control.txt");
   for (const auto& secret : secrets) command += "; " + search(secret, "found.txt");
   const auto before = h.count_text(thread, "done in");
   h.post(command + "; true", thread);
-  REQUIRE(h.wait_for_text(thread, "done in", 120s, before + 1));
+  REQUIRE(h.wait_for_text(thread, "done in", 240s, before + 1));
   INFO(h.bot_text(thread));
-  CHECK(errand::test::read_file(project / "control.txt").find("/workspace/env.txt") != npos);
+  const auto control = errand::test::read_file(project / "control.txt");
+  INFO(control);
+  CHECK(control.find("/workspace/env.txt") != npos);
+  if (incus) CHECK(control.find("/environ") != npos);
   CHECK(errand::test::read_file(project / "found.txt").empty());
 }
 
@@ -209,7 +239,12 @@ void secrets_absent_scenario(Backend backend) {
   const auto stand_in = env.substr(begin, env.find('\n', begin) - begin);
   REQUIRE(stand_in.size() == std::string("errand-session-").size() + 64);
   CHECK(h.bot_text(thread).find("[redacted]") != npos);
-  if (backend == Backend::podman) no_file_in_container_holds(h, thread, project, {token, key});
+  // Incus hands exec's environment to a host helper in its argv, readable by every account:
+  // neither the secrets nor the stand-in may be in any host process's command line while the
+  // session runs (checked before the search below puts the needles in grep's).
+  if (backend == Backend::incus)
+    for (const auto& secret : {token, key, stand_in}) CHECK(processes_with(secret).empty());
+  if (backend != Backend::bailey) no_file_in_sandbox_holds(h, thread, project, {token, key});
   for (const auto& r : h.discord().requests()) {
     const auto body = boost::json::serialize(r.json);
     CHECK(body.find(token) == npos);
@@ -233,6 +268,12 @@ TEST_CASE(
     "neither the chat token nor the provider key reaches the sandbox or outbound text (podman)",
     "[e2e][podman]") {
   secrets_absent_scenario(Backend::podman);
+}
+
+TEST_CASE(
+    "neither the chat token nor the provider key reaches the sandbox or outbound text (incus)",
+    "[e2e][incus]") {
+  secrets_absent_scenario(Backend::incus);
 }
 
 TEST_CASE("a message replayed after a gateway resume starts nothing twice", "[e2e]") {

@@ -26,6 +26,7 @@
 #include "plugins/sandbox-incus/guest/guest_account.hpp"
 #include "plugins/sandbox-incus/guest/init_failure.hpp"
 #include "plugins/sandbox-incus/guest/init_options.hpp"
+#include "plugins/sandbox-incus/guest/loopback.hpp"
 #include "plugins/sandbox-incus/guest/relay_process.hpp"
 #include "plugins/sandbox-incus/guest/session_mounts.hpp"
 
@@ -81,6 +82,8 @@ int main(int argc, char** argv) {
       errand::broker_relay::watch_supervisor_signals(epoll_fd, kSignalTag, failed_step);
   if (signal_fd < 0) fail_errno(failed_step, errno);
 
+  // The relay listens on 127.0.0.1 and the agent may connect at once (loopback.hpp).
+  if (auto up = bring_up_loopback(); !up) fail(up.error().message + "; the agent was not started");
   std::optional<RelayProcess> relay;
   if (options->broker_socket) {
     auto started = start_relay(*options->broker_socket, *account);

@@ -49,7 +49,8 @@ GuestInitRun::GuestInitRun(const GuestInitRequest& request,
   const auto tag = std::to_string(::getpid()) + "-" + std::to_string(++counter);
   out_path_ = output_dir / ("guest-init-out-" + tag);
   err_path_ = output_dir / ("guest-init-err-" + tag);
-  std::string script = "set -e; /usr/sbin/ip link set lo up; ";
+  std::string script = "set -e; ";
+  if (request.loopback_up) script += "/usr/sbin/ip link set lo up; ";
   if (request.passwd) script += "/usr/bin/mount --bind \"$PASSWD\" /etc/passwd; ";
   if (request.group) script += "/usr/bin/mount --bind \"$GROUP\" /etc/group; ";
   script += "unset PASSWD GROUP; exec \"$@\"";

@@ -3,7 +3,8 @@
 // errand-guest-init run the way incusd runs it, as root of a user namespace, but by the ordinary
 // test account: `unshare` maps the account to root and the account's subordinate ids to 1 and up
 // (newuidmap), so the init may mount tmpfs and drop to another uid, in mount and network
-// namespaces of its own (loopback up, as in an Incus guest without a NIC). stdin is a pipe the
+// namespaces of its own (loopback up, as in an Incus guest without a NIC once its systemd has set
+// it up, unless the request leaves it down). stdin is a pipe the
 // test writes, stdout and stderr files it reads.
 
 #include <sys/types.h>
@@ -26,6 +27,9 @@ struct GuestInitRequest {
   std::optional<std::filesystem::path> passwd, group;
   // false: the init runs as the test account itself, with no namespace (and so no right to mount).
   bool in_namespace = true;
+  // false: lo stays down in the init's network namespace, as in a guest whose systemd has not
+  // set it up yet when incusd runs the exec.
+  bool loopback_up = true;
 };
 
 class GuestInitRun {

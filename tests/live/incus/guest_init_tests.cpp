@@ -348,3 +348,23 @@ TEST_CASE("guest init: exec and set-up failures are reported with their codes") 
     CHECK(run.err().find("usage: errand-guest-init") != std::string::npos);
   }
 }
+
+// incusd answers the start before the guest's systemd has set lo up, and runs the exec at once:
+// the init sets it up itself, so the relay and the agent can use 127.0.0.1 from the start. The
+// kernel's answer tells: a connection to a closed port is refused on an up loopback and
+// unreachable on a down one.
+TEST_CASE("guest init: the guest's loopback is up for the agent even when systemd has not set it") {
+  Session session;
+  auto request = session.request(0, false, {});
+  request.loopback_up = false;
+  request.stdin_bytes = preamble({});
+  // The harness's /sys is the host's, so only a connection shows this namespace's lo.
+  request.agent = {"/bin/bash", "-c", "(exec 3<>/dev/tcp/127.0.0.1/9) 2>&1; echo done"};
+  GuestInitRun run(request, session.dir.path());
+  REQUIRE(run.wait_for_exit(30s).has_value());
+  const auto out = run.out();
+  INFO(out << run.err());
+  REQUIRE(out.find("done") != std::string::npos);
+  CHECK(out.find("Connection refused") != std::string::npos);
+  CHECK(out.find("Network is unreachable") == std::string::npos);
+}

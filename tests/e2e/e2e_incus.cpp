@@ -1,0 +1,115 @@
+#include "tests/e2e/e2e_incus.hpp"
+
+#include "tests/e2e/e2e_image.hpp"
+#include "tests/support/child_process.hpp"
+#include "tests/support/temp_dir.hpp"
+
+#include <boost/json/parse.hpp>
+#include <catch2/catch_test_macros.hpp>
+#include <chrono>
+#include <cstdlib>
+
+namespace errand::e2e {
+namespace {
+
+namespace fs = std::filesystem;
+namespace json = boost::json;
+using namespace std::chrono_literals;
+
+constexpr std::string_view kGoldenName = "errand-e2e-golden";
+constexpr std::string_view kAgentKey = "user.errand.e2e-agent";
+constexpr std::string_view kContractKey = "user.errand.contract";
+
+std::string from_environment(const char* name, const char* fallback) {
+  const char* value = std::getenv(name);
+  return value != nullptr && *value != '\0' ? value : fallback;
+}
+
+// The incus CLI as this account, in the e2e project, with a configuration directory of its own
+// (the account's home need not be writable).
+errand::test::Finished incus(std::vector<std::string> args) {
+  const errand::test::TempDir dir;
+  const auto target = incus_target();
+  std::vector<std::string> argv{"/usr/bin/incus", "--project", target.project, "--quiet"};
+  for (auto& arg : args) argv.push_back(std::move(arg));
+  std::vector<std::string> env{"INCUS_CONF=" + (dir.path() / "conf").string(),
+                               "HOME=" + dir.path().string(), "PATH=/usr/bin:/bin"};
+  if (!target.socket.empty()) env.push_back("INCUS_SOCKET=" + target.socket);
+  return errand::test::run_to_end(std::move(argv), std::move(env), dir.path(), 300s);
+}
+
+errand::test::Finished incus_ok(std::vector<std::string> args) {
+  const std::string what = args.empty() ? std::string() : args.front();
+  auto ran = incus(std::move(args));
+  INFO("incus " << what << " exited " << ran.exit_code << ": " << ran.err);
+  REQUIRE(ran.exit_code == 0);
+  return ran;
+}
+
+std::string trimmed(std::string text) {
+  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
+  return text;
+}
+
+}  // namespace
+
+IncusTarget incus_target() {
+  return {from_environment("ERRAND_INCUS_SOCKET", ""),
+          from_environment("ERRAND_INCUS_PROJECT", "errand"),
+          from_environment("ERRAND_INCUS_TEST_IMAGE", "errand-test")};
+}
+
+fs::path incus_test_root() {
+  return from_environment("ERRAND_INCUS_TEST_ROOT", "/srv/errand-test");
+}
+
+std::string e2e_golden() {
+  static const std::string made = [] {
+    const std::string golden(kGoldenName);
+    const auto hash = static_agent_sha256();
+    if (const auto present = incus({"config", "get", golden, std::string(kAgentKey)});
+        present.exit_code == 0) {
+      if (trimmed(present.out) == hash) return golden;
+      // Built from another agent: copies already made keep their own root, so it can go.
+      incus_ok({"delete", "--force", golden});
+    }
+    const auto image = incus_target().image;
+    const auto contract =
+        trimmed(incus_ok({"image", "get-property", image, std::string(kContractKey)}).out);
+    if (contract.empty())
+      FAIL("the image " << image << " has no " << kContractKey
+                        << "; as root, image/build --incus --test imports it with one");
+    // Created, never started: the probe wants a golden stopped, without user.errand.system, and
+    // with the image's contract in its config.
+    incus_ok({"init", image, golden});
+    incus_ok({"file", "push", "--uid", "0", "--gid", "0", "--mode", "0755", static_agent().string(),
+              golden + std::string(kImageAgent)});
+    incus_ok({"config", "set", golden, std::string(kContractKey) + "=" + contract,
+              std::string(kAgentKey) + "=" + hash});
+    return golden;
+  }();
+  return made;
+}
+
+std::vector<ErrandInstance> errand_instances() {
+  const auto listed = incus_ok({"list", "--format", "json"});
+  const auto parsed = json::parse(listed.out);
+  std::vector<ErrandInstance> found;
+  for (const auto& instance : parsed.as_array()) {
+    // An instance incusd is still creating has no config yet: not one errand marked.
+    const auto* config_value = instance.as_object().if_contains("config");
+    if (config_value == nullptr || !config_value->is_object()) continue;
+    const auto& config = config_value->as_object();
+    const auto text = [&](std::string_view key) {
+      const auto* value = config.if_contains(key);
+      return value != nullptr && value->is_string() ? std::string(value->as_string())
+                                                    : std::string();
+    };
+    if (!config.contains("user.errand.system")) continue;
+    found.push_back({std::string(instance.at("name").as_string()), text("user.errand.session"),
+                     text("user.errand.daemon")});
+  }
+  return found;
+}
+
+}  // namespace errand::e2e
