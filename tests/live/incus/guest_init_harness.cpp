@@ -49,7 +49,9 @@ GuestInitRun::GuestInitRun(const GuestInitRequest& request,
   const auto tag = std::to_string(::getpid()) + "-" + std::to_string(++counter);
   out_path_ = output_dir / ("guest-init-out-" + tag);
   err_path_ = output_dir / ("guest-init-err-" + tag);
-  std::string script = "set -e; /usr/sbin/ip link set lo up; ";
+  // The network namespace starts with lo down, as a guest does before systemd sets it up: the
+  // init brings it up itself.
+  std::string script = "set -e; ";
   if (request.passwd) script += "/usr/bin/mount --bind \"$PASSWD\" /etc/passwd; ";
   if (request.group) script += "/usr/bin/mount --bind \"$GROUP\" /etc/group; ";
   script += "unset PASSWD GROUP; exec \"$@\"";
