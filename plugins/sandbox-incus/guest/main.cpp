@@ -1,12 +1,13 @@
 // errand-guest-init: the process incusd execs (as root in the guest, systemd being PID 1) to run
 // one session's agent. See init_options.hpp for its command line. In order: it reads the secret
 // preamble from stdin (exactly its length, so the agent's stream stays in fd 0), mounts fresh
-// tmpfs on /tmp and /dev/shm, becomes the session's subreaper, starts the relay to the broker as
-// the agent's account when there is a broker, then the agent. It passes SIGTERM, SIGINT, SIGHUP
-// and SIGQUIT on to the agent; when the agent exits it ends the relay and everything the agent
-// left, and exits as the agent did (128+N for a signal). A relay that ends while the agent runs
-// ends the session with kInitFailed: an agent silently offline would be worse. It never writes
-// to stdout. Linked statically, since the guest image holds none of errand's libraries.
+// tmpfs on /tmp and /dev/shm, brings up the loopback, becomes the session's subreaper, starts the
+// relay to the broker as the agent's account when there is a broker, then the agent. It passes
+// SIGTERM, SIGINT, SIGHUP and SIGQUIT on to the agent; when the agent exits it ends the relay and
+// everything the agent left, and exits as the agent did (128+N for a signal). A relay that ends
+// while the agent runs ends the session with kInitFailed: an agent silently offline would be worse.
+// It never writes to stdout. Linked statically, since the guest image holds none of errand's
+// libraries.
 
 #include <signal.h>
 #include <sys/epoll.h>
@@ -67,6 +68,8 @@ int main(int argc, char** argv) {
     const auto bytes = std::string(dir) == "/tmp" ? options->tmp_bytes : options->shm_bytes;
     if (auto mounted = mount_fresh_tmpfs(dir, bytes); !mounted) fail(mounted.error().message);
   }
+  // The relay listens on 127.0.0.1 and the agent may connect at once (loopback.hpp).
+  if (auto up = bring_up_loopback(); !up) fail(up.error().message + "; the agent was not started");
   const auto account = find_account(options->uid);
   if (!account) fail(account.error().message);
   const auto environment = agent_environment(environ, *account, options->home, *secrets);
@@ -82,8 +85,6 @@ int main(int argc, char** argv) {
       errand::broker_relay::watch_supervisor_signals(epoll_fd, kSignalTag, failed_step);
   if (signal_fd < 0) fail_errno(failed_step, errno);
 
-  // The relay listens on 127.0.0.1 and the agent may connect at once (loopback.hpp).
-  if (auto up = bring_up_loopback(); !up) fail(up.error().message + "; the agent was not started");
   std::optional<RelayProcess> relay;
   if (options->broker_socket) {
     auto started = start_relay(*options->broker_socket, *account);

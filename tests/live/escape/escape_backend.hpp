@@ -12,7 +12,7 @@
 
 namespace errand::escape_live {
 
-enum class Backend { bailey, podman };
+enum class Backend { bailey, podman, incus };
 
 struct ProbeRun {
   bool launched = false;

@@ -1,22 +1,13 @@
-#include <arpa/inet.h>
-#include <ifaddrs.h>
-#include <netinet/in.h>
-#include <poll.h>
-#include <sys/socket.h>
-#include <sys/un.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <catch2/catch_test_macros.hpp>
-#include <cstring>
-#include <mutex>
 #include <string>
-#include <thread>
 
 #include "core/sandbox/policy_from_config.hpp"
 #include "plugins/sandbox-podman/impl/host_probe.hpp"
 #include "plugins/sandbox-podman/impl/podman_backend.hpp"
 #include "plugins/sandbox-podman/impl/run_plan.hpp"
+#include "tests/live/escape/host_endpoints.hpp"
 #include "tests/live/podman/live_podman.hpp"
 #include "tests/live/podman/probe_container.hpp"
 
@@ -26,6 +17,9 @@
 
 using namespace errand::podman;
 using namespace errand::podman::live;
+using errand::escape_live::EchoBroker;
+using errand::escape_live::host_address;
+using errand::escape_live::HostListener;
 namespace fs = std::filesystem;
 namespace sdk = errand::sdk;
 
@@ -82,56 +76,6 @@ TEST_CASE("inside the container the agent is the daemon's account, and writes la
   CHECK(fs::exists(c.spec.project_dir / "made-inside"));
 }
 
-namespace {
-
-// A stand-in for the session's broker: a unix socket that takes one connection, reads it to its
-// end and sends the same bytes back, keeping what it read so the test can see who answered.
-class EchoBroker {
- public:
-  explicit EchoBroker(const fs::path& path) {
-    fd_ = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    REQUIRE(fd_ >= 0);
-    sockaddr_un a{};
-    a.sun_family = AF_UNIX;
-    REQUIRE(path.string().size() < sizeof a.sun_path);
-    std::strncpy(a.sun_path, path.c_str(), sizeof a.sun_path - 1);
-    REQUIRE(::bind(fd_, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0);
-    REQUIRE(::listen(fd_, 4) == 0);
-    thread_ = std::thread([this] { serve(); });
-  }
-  ~EchoBroker() {
-    ::shutdown(fd_, SHUT_RDWR);
-    thread_.join();
-    ::close(fd_);
-  }
-  std::string received() {
-    std::lock_guard lock(mutex_);
-    return received_;
-  }
-
- private:
-  void serve() {
-    pollfd p{fd_, POLLIN, 0};
-    if (::poll(&p, 1, static_cast<int>(kRunTimeout.count())) <= 0) return;
-    const int client = ::accept4(fd_, nullptr, nullptr, SOCK_CLOEXEC);
-    if (client < 0) return;
-    std::string got;
-    char buf[4096];
-    for (ssize_t n; (n = ::read(client, buf, sizeof buf)) > 0;) got.append(buf, std::size_t(n));
-    (void)!::write(client, got.data(), got.size());
-    ::close(client);
-    std::lock_guard lock(mutex_);
-    received_ = got;
-  }
-
-  int fd_ = -1;
-  std::thread thread_;
-  std::mutex mutex_;
-  std::string received_;
-};
-
-}  // namespace
-
 TEST_CASE("under the broker only 127.0.0.1:3128 leads out, to the session's broker socket",
           "[key:sandbox.egress.mode]") {
   ProbeContainer c;
@@ -141,7 +85,7 @@ TEST_CASE("under the broker only 127.0.0.1:3128 leads out, to the session's brok
 
   const std::string connect = "CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n";
   {
-    EchoBroker broker(*c.spec.broker_socket);
+    EchoBroker broker(*c.spec.broker_socket, kRunTimeout);
     const auto through = c.probe({"tcp-echo", "127.0.0.1", "3128", connect});
     INFO(through.out << through.err);
     CHECK(through.exit_code == 0);
@@ -156,69 +100,6 @@ TEST_CASE("under the broker only 127.0.0.1:3128 leads out, to the session's brok
     CHECK(direct.out.rfind("errno=ENETUNREACH", 0) == 0);
   }
 }
-
-namespace {
-
-// A listener of the test's own on every host address, which greets whoever reaches it, so a
-// probe's "ok banner=" says the host answered.
-class HostListener {
- public:
-  HostListener() {
-    fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    REQUIRE(fd_ >= 0);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_ANY);
-    REQUIRE(::bind(fd_, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0);
-    REQUIRE(::listen(fd_, 8) == 0);
-    socklen_t len = sizeof a;
-    REQUIRE(::getsockname(fd_, reinterpret_cast<sockaddr*>(&a), &len) == 0);
-    port_ = ntohs(a.sin_port);
-    thread_ = std::thread([this] { serve(); });
-  }
-  ~HostListener() {
-    stopping_ = true;
-    thread_.join();
-    ::close(fd_);
-  }
-  std::string port() const { return std::to_string(port_); }
-
- private:
-  void serve() {
-    while (!stopping_) {
-      pollfd p{fd_, POLLIN, 0};
-      if (::poll(&p, 1, 100) <= 0) continue;
-      const int client = ::accept4(fd_, nullptr, nullptr, SOCK_CLOEXEC);
-      if (client < 0) continue;
-      [[maybe_unused]] const auto n = ::write(client, "host", 4);
-      ::close(client);
-    }
-  }
-
-  int fd_ = -1;
-  int port_ = 0;
-  std::atomic<bool> stopping_{false};
-  std::thread thread_;
-};
-
-// An IPv4 address of this host other than loopback, which a session under egress open reaches.
-std::string host_address() {
-  ifaddrs* all = nullptr;
-  REQUIRE(::getifaddrs(&all) == 0);
-  std::string found;
-  for (auto* i = all; i != nullptr && found.empty(); i = i->ifa_next) {
-    if (i->ifa_addr == nullptr || i->ifa_addr->sa_family != AF_INET) continue;
-    const auto* in = reinterpret_cast<const sockaddr_in*>(i->ifa_addr);
-    if ((ntohl(in->sin_addr.s_addr) >> 24) == 127) continue;
-    char text[INET_ADDRSTRLEN] = {0};
-    ::inet_ntop(AF_INET, &in->sin_addr, text, sizeof text);
-    found = text;
-  }
-  ::freeifaddrs(all);
-  return found;
-}
-
-}  // namespace
 
 TEST_CASE("egress open: the host's loopback is out of reach, the rest of the network is not",
           "[key:sandbox.egress.mode]") {
