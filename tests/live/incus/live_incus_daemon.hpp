@@ -63,8 +63,8 @@ struct Daemon {
     auto log =
         std::make_shared<spdlog::logger>("incus", std::make_shared<spdlog::sinks::null_sink_mt>());
     fs::create_directories(dir.path() / "state");
-    backend = std::make_unique<IncusBackend>(parts.services(
-        io.get_executor(), log, config, ERRAND_INCUS_PLUGIN, dir.path() / "state"));
+    backend = std::make_unique<IncusBackend>(
+        parts.services(io.get_executor(), log, config, ERRAND_INCUS_PLUGIN, dir.path() / "state"));
   }
 
   ~Daemon() {
