@@ -138,4 +138,21 @@ inline void write_all(int fd, const std::string& bytes) {
   }
 }
 
+// A session run to its end: what the agent wrote and how it ended. stdout is read to its end
+// before stderr, so the agent writes little to stderr.
+struct Ended {
+  std::string out;
+  std::string err;
+  sdk::ExitInfo exit;
+};
+
+inline Ended run_to_end(Daemon& daemon, sdk::LaunchSpec spec) {
+  auto process = daemon.launch(std::move(spec));
+  Ended ended;
+  ended.out = read_all(process->stdout_fd());
+  ended.err = read_all(process->stderr_fd());
+  ended.exit = daemon.run(process->wait());
+  return ended;
+}
+
 }  // namespace errand::incus::live
