@@ -36,8 +36,7 @@ TEST_CASE("an incus session's PID 1 is systemd, and the guest's boot settles as 
   CHECK(ended.exit.cleanup_complete);
 }
 
-TEST_CASE("the agent of an incus session runs a nested container with rootless podman",
-          "[live]") {
+TEST_CASE("the agent of an incus session runs a nested container with rootless podman", "[live]") {
   Daemon daemon;
   // The test image carries a busybox root filesystem to import; podman's default network there
   // is the guest's own, which is only loopback without a NIC.

@@ -50,12 +50,12 @@ TEST_CASE("sandbox.fileMax is the agent's RLIMIT_FSIZE in the guest: EFBIG, then
   // With SIGXFSZ ignored the write fails with EFBIG ("File too large"); with it at its default
   // the writer, exec'd as the agent itself, is killed by it. sudo makes the agent the guest's
   // root, which still cannot raise the hard limit (that needs CAP_SYS_RESOURCE on the host).
-  auto spec = daemon.spec(
-      {"/bin/sh", "-c",
-       "grep -E '^Max (file size|core file size|open files)' /proc/self/limits; "
-       "sudo -n sh -c 'ulimit -H -f unlimited' && echo raised:yes || echo raised:no; "
-       "trap '' XFSZ; head -c 2097152 /dev/zero > /workspace/ignored; echo head:$?; "
-       "trap - XFSZ; exec head -c 2097152 /dev/zero > /workspace/killed"});
+  auto spec =
+      daemon.spec({"/bin/sh", "-c",
+                   "grep -E '^Max (file size|core file size|open files)' /proc/self/limits; "
+                   "sudo -n sh -c 'ulimit -H -f unlimited' && echo raised:yes || echo raised:no; "
+                   "trap '' XFSZ; head -c 2097152 /dev/zero > /workspace/ignored; echo head:$?; "
+                   "trap - XFSZ; exec head -c 2097152 /dev/zero > /workspace/killed"});
   spec.policy.limits.file_max_bytes = kFileMax;
   const auto report = daemon.probe(spec.policy);
   CHECK(enforced_about(report, "no single file may exceed 1m (sandbox.fileMax)"));
@@ -99,7 +99,8 @@ TEST_CASE("an incus session writing past sandbox.disk is stopped, limit disk, it
   INFO(ended.out << ended.err << ended.exit.detail << " / " << ended.exit.cleanup_detail);
   CHECK_THAT(ended.out, ContainsSubstring("wrote"));
   CHECK(ended.exit.limit == sdk::LimitCause::disk);
-  CHECK_THAT(ended.exit.detail, ContainsSubstring("stopped: passed its disk budget of 1m (grew by "));
+  CHECK_THAT(ended.exit.detail,
+             ContainsSubstring("stopped: passed its disk budget of 1m (grew by "));
   // errand-guest-init passed the stop's SIGTERM on to sleep, which it ended.
   CHECK(ended.exit.signal == SIGTERM);
   CHECK(ended.exit.cleanup_complete);

@@ -3,9 +3,9 @@
 // the same state directory, removed and named; an instance of another daemon and one errand did
 // not make are left alone.
 
+#include <boost/beast/http/verb.hpp>
 #include <catch2/catch_test_macros.hpp>
 #include <catch2/matchers/catch_matchers_string.hpp>
-#include <boost/beast/http/verb.hpp>
 
 #include "tests/live/incus/live_incus_daemon.hpp"
 #include "tests/support/result_checks.hpp"
@@ -46,10 +46,9 @@ struct Bystander {
 TEST_CASE("after a restart the sweep removes the lost session's instance and nothing else",
           "[live]") {
   Daemon daemon;
-  Bystander other_daemon(test_instance_name("sweep-other"),
-                         {{kSystemKey, "true"},
-                          {kSessionKey, "other-session"},
-                          {kDaemonKey, "0000000000000000"}});
+  Bystander other_daemon(
+      test_instance_name("sweep-other"),
+      {{kSystemKey, "true"}, {kSessionKey, "other-session"}, {kDaemonKey, "0000000000000000"}});
   Bystander not_errand(test_instance_name("sweep-plain"), {{"user.comment", "not errand's"}});
 
   auto spec = daemon.spec({"/bin/sh", "-c", "echo ready; exec sleep 600"});
@@ -68,8 +67,8 @@ TEST_CASE("after a restart the sweep removes the lost session's instance and not
   INFO(details);
   CHECK(swept.complete);
   CHECK(swept.removed == 1);
-  CHECK_THAT(details, ContainsSubstring("removed the instance " + instance_name(id) +
-                                        " (session " + id + ")"));
+  CHECK_THAT(details, ContainsSubstring("removed the instance " + instance_name(id) + " (session " +
+                                        id + ")"));
   CHECK_FALSE(daemon.instance_exists(id));
   CHECK(other_daemon.exists());
   CHECK(not_errand.exists());
