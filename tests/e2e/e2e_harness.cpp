@@ -120,9 +120,6 @@ E2eHarness::E2eHarness(Backend backend)
     if (!target.socket.empty()) incus["socket"] = target.socket;
     set("sandbox.incus", std::move(incus));
     set("agent.command", json::array{std::string(kImageAgent)});
-    // sandbox.fileMax has a default, and errand-guest-init does not apply it yet: the probe
-    // reports it as a gap, so errand run refuses unless told otherwise, as for podman's limits.
-    set("sandbox.requireFullEnforcement", false);
   }
 }
 

@@ -9,7 +9,7 @@ namespace {
 
 constexpr const char* kUsage =
     "usage: errand-guest-init --uid UID --home DIR --cwd DIR --tmp-size BYTES --shm-size BYTES "
-    "[--broker SOCKET] -- PROGRAM [ARGS...]";
+    "[--file-max BYTES] [--broker SOCKET] -- PROGRAM [ARGS...]";
 
 sdk::Error refused(const std::string& why) {
   return sdk::make_error(why + "\n" + kUsage, sdk::Error::Kind::refused);
@@ -45,6 +45,13 @@ sdk::Result<InitOptions> parse_options(int argc, char** argv) {
         return refused(std::string(flag) + " takes a size in bytes above 0, not '" +
                        std::string(value) + "'");
       (flag == "--tmp-size" ? options.tmp_bytes : options.shm_bytes) = *n;
+    } else if (flag == "--file-max") {
+      // 0 would make every write to a regular file fail; no limit is said by leaving it out.
+      const auto n = whole_number<std::uint64_t>(value);
+      if (!n || *n == 0)
+        return refused("--file-max takes a size in bytes above 0, not '" + std::string(value) +
+                       "'");
+      options.file_max = *n;
     } else if (flag == "--home" || flag == "--cwd" || flag == "--broker") {
       if (value.empty() || value.front() != '/')
         return refused(std::string(flag) + " takes an absolute path, not '" + std::string(value) +

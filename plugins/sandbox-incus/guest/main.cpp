@@ -1,13 +1,13 @@
 // errand-guest-init: the process incusd execs (as root in the guest, systemd being PID 1) to run
 // one session's agent. See init_options.hpp for its command line. In order: it reads the secret
-// preamble from stdin (exactly its length, so the agent's stream stays in fd 0), mounts fresh
-// tmpfs on /tmp and /dev/shm, brings up the loopback, becomes the session's subreaper, starts the
-// relay to the broker as the agent's account when there is a broker, then the agent. It passes
-// SIGTERM, SIGINT, SIGHUP and SIGQUIT on to the agent; when the agent exits it ends the relay and
-// everything the agent left, and exits as the agent did (128+N for a signal). A relay that ends
-// while the agent runs ends the session with kInitFailed: an agent silently offline would be worse.
-// It never writes to stdout. Linked statically, since the guest image holds none of errand's
-// libraries.
+// preamble from stdin (exactly its length, so the agent's stream stays in fd 0), sets the
+// session's rlimits (session_limits.hpp), mounts fresh tmpfs on /tmp and /dev/shm, brings up the
+// loopback, becomes the session's subreaper, starts the relay to the broker as the agent's account
+// when there is a broker, then the agent. It passes SIGTERM, SIGINT, SIGHUP and SIGQUIT on to the
+// agent; when the agent exits it ends the relay and everything the agent left, and exits as the
+// agent did (128+N for a signal). A relay that ends while the agent runs ends the session with
+// kInitFailed: an agent silently offline would be worse. It never writes to stdout. Linked
+// statically, since the guest image holds none of errand's libraries.
 
 #include <signal.h>
 #include <sys/epoll.h>
@@ -29,6 +29,7 @@
 #include "plugins/sandbox-incus/guest/init_options.hpp"
 #include "plugins/sandbox-incus/guest/loopback.hpp"
 #include "plugins/sandbox-incus/guest/relay_process.hpp"
+#include "plugins/sandbox-incus/guest/session_limits.hpp"
 #include "plugins/sandbox-incus/guest/session_mounts.hpp"
 
 extern char** environ;
@@ -64,6 +65,8 @@ int main(int argc, char** argv) {
   if (!options) fail(options.error().message);
   const auto secrets = errand::secret_preamble::read_from(STDIN_FILENO);
   if (!secrets) fail(secrets.error().message + "; the agent was not started");
+  if (auto limited = apply_session_limits(options->file_max); !limited)
+    fail(limited.error().message + "; the agent was not started");
   for (const auto* dir : {"/tmp", "/dev/shm"}) {
     const auto bytes = std::string(dir) == "/tmp" ? options->tmp_bytes : options->shm_bytes;
     if (auto mounted = mount_fresh_tmpfs(dir, bytes); !mounted) fail(mounted.error().message);

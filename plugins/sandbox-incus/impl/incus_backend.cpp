@@ -18,6 +18,7 @@
 
 #include "common/daemon_mark.hpp"
 #include "common/disk_budget/disk_report.hpp"
+#include "common/human_size.hpp"
 #include "common/secret_preamble/secret_preamble.hpp"
 #include "plugins/sandbox-incus/impl/host_documents.hpp"
 #include "plugins/sandbox-incus/impl/launch_request.hpp"
@@ -37,15 +38,18 @@ IncusSettings settings_or_throw(const boost::json::object& config) {
   return *settings;
 }
 
-// What the session's own limits come to beyond incusd's: the measured disk budget, and what this
-// build cannot give, each a gap so the daemon refuses rather than run a session with less.
-void report_unbuilt(const sdk::SandboxPolicy& policy, sdk::EnforcementReport& r) {
+// What the session's own limits come to beyond incusd's: the measured disk budget, and the
+// rlimits errand-guest-init sets on the agent (incusd's limits.kernel.* reach only the guest's
+// own init, never an exec'd process).
+void report_session_limits(const sdk::SandboxPolicy& policy, sdk::EnforcementReport& r) {
   // Measured on the host over /workspace and /state, as under every backend.
   if (auto disk = common::disk_budget_note(policy.limits)) r.notes.push_back(std::move(*disk));
+  r.enforced.push_back("no core dumps: errand-guest-init sets RLIMIT_CORE to 0 on the agent");
   if (policy.limits.file_max_bytes > 0)
-    r.gaps.push_back({"the largest file a session may write (sandbox.fileMax)",
-                      "errand-guest-init sets no file size limit on the agent yet, and Incus's "
-                      "limits.kernel.fsize reaches only the guest's init, not an exec'd process"});
+    r.enforced.push_back("no single file may exceed " +
+                         common::config_size(policy.limits.file_max_bytes) +
+                         " (sandbox.fileMax): RLIMIT_FSIZE, soft and hard, set by "
+                         "errand-guest-init on the agent; the guest's root cannot raise it");
 }
 
 struct Started {
@@ -159,7 +163,7 @@ sdk::EnforcementReport IncusBackend::probe(const sdk::SandboxPolicy& policy) noe
   try {
     const auto docs = gather_host_documents(settings_, requester_);
     auto outcome = build_probe_report(docs, settings_, policy);
-    report_unbuilt(policy, outcome.report);
+    report_session_limits(policy, outcome.report);
     if (!guest_init_problem_.empty()) {
       outcome.report.gaps.push_back({"every incus session", guest_init_problem_});
       outcome.host.reset();

@@ -36,6 +36,11 @@ sdk::ExitInfo exit_from_return(int code) {
   if (code > 128 && code < 128 + 65) {
     info.signal = code - 128;
     info.detail = "the agent was ended by signal " + std::to_string(code - 128);
+    // errand-guest-init's RLIMIT_FSIZE is sandbox.fileMax, as bailey's and podman's.
+    if (*info.signal == SIGXFSZ) {
+      info.limit = sdk::LimitCause::file_size;
+      info.detail = "a file passed the session's size limit (sandbox.fileMax); " + info.detail;
+    }
     return info;
   }
   info.exit_code = code;

@@ -133,6 +133,10 @@ sdk::Result<GuestExec> guest_exec(const sdk::LaunchSpec& spec, const IncusSettin
                   std::to_string(limits.shm_bytes),
                   "--uid",
                   std::to_string(s.guest_uid)};
+  if (limits.file_max_bytes > 0) {
+    exec.command.emplace_back("--file-max");
+    exec.command.emplace_back(std::to_string(limits.file_max_bytes));
+  }
   if (spec.policy.uses_broker()) {
     exec.command.emplace_back("--broker");
     exec.command.emplace_back(kBrokerSocketInside);

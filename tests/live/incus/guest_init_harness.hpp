@@ -16,6 +16,8 @@
 #include <thread>
 #include <vector>
 
+#include "tests/live/incus/broker_stand_in.hpp"
+
 namespace errand::test {
 
 struct GuestInitRequest {
@@ -53,25 +55,6 @@ class GuestInitRun {
   int stdin_fd_ = -1;
   std::optional<int> exit_code_;
   std::filesystem::path out_path_, err_path_;
-};
-
-// A stand-in for the broker's unix socket: answers one connection with "broker heard: LINE" and
-// records the connecting process's uid (SO_PEERCRED, as the host sees it).
-class BrokerStandIn {
- public:
-  explicit BrokerStandIn(const std::filesystem::path& socket);
-  BrokerStandIn(const BrokerStandIn&) = delete;
-  BrokerStandIn& operator=(const BrokerStandIn&) = delete;
-  ~BrokerStandIn();
-
-  // Waits for the one exchange (at most 30 s); the peer's uid, or nothing when none came.
-  std::optional<uid_t> peer_uid();
-
- private:
-  int listen_fd_ = -1;
-  int stop_[2] = {-1, -1};  // closing the write end ends the wait of a test that never connects
-  std::optional<uid_t> peer_uid_;
-  std::thread thread_;
 };
 
 // The host uid a uid inside pid's user namespace maps to, read from /proc/pid/uid_map.

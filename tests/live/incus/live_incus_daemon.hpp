@@ -49,6 +49,7 @@ struct Daemon {
   asio::io_context io;
   asio::executor_work_guard<asio::io_context::executor_type> work{io.get_executor()};
   std::thread runner{[this] { io.run(); }};
+  boost::json::object config;
   std::unique_ptr<IncusBackend> backend;
   int counter = 0;
 
@@ -59,11 +60,17 @@ struct Daemon {
     incus.emplace("image", settings.image);
     incus.emplace("socket", settings.socket);
     incus.emplace("guestUid", 1000);
-    boost::json::object config{{"sandbox", boost::json::object{{"incus", incus}}}};
+    config = boost::json::object{{"sandbox", boost::json::object{{"incus", incus}}}};
+    fs::create_directories(dir.path() / "state");
+    backend = another_backend();
+  }
+
+  // A backend on the same state directory, as the daemon's next start would make: the same
+  // daemon mark, and no session it knows of.
+  std::unique_ptr<IncusBackend> another_backend() {
     auto log =
         std::make_shared<spdlog::logger>("incus", std::make_shared<spdlog::sinks::null_sink_mt>());
-    fs::create_directories(dir.path() / "state");
-    backend = std::make_unique<IncusBackend>(
+    return std::make_unique<IncusBackend>(
         parts.services(io.get_executor(), log, config, ERRAND_INCUS_PLUGIN, dir.path() / "state"));
   }
 
@@ -139,6 +146,23 @@ inline void write_all(int fd, const std::string& bytes) {
     REQUIRE(n > 0);
     done += static_cast<std::size_t>(n);
   }
+}
+
+// A session run to its end: what the agent wrote and how it ended. stdout is read to its end
+// before stderr, so the agent writes little to stderr.
+struct Ended {
+  std::string out;
+  std::string err;
+  sdk::ExitInfo exit;
+};
+
+inline Ended run_to_end(Daemon& daemon, sdk::LaunchSpec spec) {
+  auto process = daemon.launch(std::move(spec));
+  Ended ended;
+  ended.out = read_all(process->stdout_fd());
+  ended.err = read_all(process->stderr_fd());
+  ended.exit = daemon.run(process->wait());
+  return ended;
 }
 
 }  // namespace errand::incus::live

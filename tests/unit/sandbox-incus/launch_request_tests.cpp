@@ -181,20 +181,28 @@ TEST_CASE("a broker socket the agent could replace, or none at all, is refused")
   REQUIRE_FALSE(instance_request(missing, seed_settings(), seed_launch_host()).has_value());
 }
 
-TEST_CASE("errand-guest-init is told the tmpfs sizes, the uid and, under the broker, its socket") {
+TEST_CASE(
+    "errand-guest-init is told the tmpfs sizes, the uid, the file size limit and, under the "
+    "broker, its socket") {
   auto spec = proxy_spec();
   spec.policy.limits.tmp_bytes = 512ull << 20;
   spec.policy.limits.shm_bytes = 256ull << 20;
   auto exec = guest_exec(spec, seed_settings());
   REQUIRE(exec.has_value());
-  CHECK(exec->command == std::vector<std::string>{"/errand/errand-guest-init", "--home",
-                                                  "/state/home", "--cwd", "/workspace",
-                                                  "--tmp-size", "536870912", "--shm-size",
-                                                  "268435456", "--uid", "1000", "--broker",
-                                                  "/errand/broker.sock", "--", "kage", "rpc"});
+  // sandbox.fileMax's default, 1g.
+  CHECK(exec->command ==
+        std::vector<std::string>{"/errand/errand-guest-init", "--home", "/state/home", "--cwd",
+                                 "/workspace", "--tmp-size", "536870912", "--shm-size", "268435456",
+                                 "--uid", "1000", "--file-max", "1073741824", "--broker",
+                                 "/errand/broker.sock", "--", "kage", "rpc"});
   auto none = guest_exec(spec_for(sdk::NetworkMode::none, sdk::EgressMode::proxy), seed_settings());
   REQUIRE(none.has_value());
   CHECK(std::find(none->command.begin(), none->command.end(), "--broker") == none->command.end());
+  spec.policy.limits.file_max_bytes = 0;
+  auto unlimited = guest_exec(spec, seed_settings());
+  REQUIRE(unlimited.has_value());
+  CHECK(std::find(unlimited->command.begin(), unlimited->command.end(), "--file-max") ==
+        unlimited->command.end());
 }
 
 TEST_CASE("only errand's floor goes in exec's environment; every other variable in the preamble") {
