@@ -127,9 +127,11 @@ void judge_project(const boost::json::value& project, const ProjectNeeds& needs,
   if (lowlevel == "allow")
     r.notes.push_back("project " + needs.project +
                       ": restricted.containers.lowlevel=allow lets an instance in it set raw.lxc, "
-                      "raw.seccomp and other low-level keys; errand's sessions set none of them "
-                      "(raw.idmap is allowed by restricted.idmap.* alone), so \"block\" would be "
-                      "narrower");
+                      "raw.seccomp and other low-level keys, and frees raw.idmap from "
+                      "restricted.idmap.* (a map of the host's root into the guest is then "
+                      "accepted); errand's sessions set none of the first and map only the "
+                      "daemon's own ids, which restricted.idmap.* allows under \"block\" too, so "
+                      "\"block\" would be narrower");
 
   const auto paths = config_value(project, "restricted.devices.disk.paths").value_or("");
   if (paths.empty()) {

@@ -80,6 +80,7 @@ TEST_CASE("each restriction of the project that differs from the seed's is a gap
 TEST_CASE("lowlevel=allow, which the seed sets, is noted as wider than sessions need") {
   auto d = seed_host();
   CHECK_THAT(all_of(judged(d).notes), ContainsSubstring("restricted.containers.lowlevel=allow"));
+  CHECK_THAT(all_of(judged(d).notes), ContainsSubstring("frees raw.idmap from restricted.idmap.*"));
   config_of(d.project).erase("restricted.containers.lowlevel");
   const auto narrower = judged(d);
   CHECK(narrower.gaps.empty());
