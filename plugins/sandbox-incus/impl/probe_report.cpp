@@ -90,6 +90,12 @@ void describe_confinement(const HostDocuments& d, const IncusSettings& s,
   r.notes.push_back(
       "the guest shares the host's kernel, as every container does: a kernel bug reachable from "
       "inside is a way out, which a virtual machine would not give");
+  // Said, not left for the operator to infer: the other backends stack errand's own filter.
+  r.notes.push_back(
+      "errand's own syscall filter does not run in incus guests (Docker and podman inside need "
+      "the namespaces, mounts and clone3 it refuses): the agent meets Incus's seccomp policy "
+      "only, so io_uring, bpf, perf_event_open, keyctl, ptrace and vsock sockets reach the host's "
+      "kernel, bounded by its sysctls (docs/sandbox-incus.md, \"What confines the agent\")");
 }
 
 void judge_root_disk(const HostDocuments& d, const IncusSettings& s, const std::string& pool,
