@@ -146,3 +146,19 @@ TEST_CASE("an incus session's secrets are in no host process's command line or e
   CHECK(exit.exit_code == 0);
   CHECK(exit.cleanup_complete);
 }
+
+TEST_CASE("an incus session's proxy variables survive sudo, so apt and pip as root use the broker",
+          "[live][key:sandbox.egress.mode]") {
+  Daemon daemon;
+  auto spec = brokered(daemon, {"/bin/sh", "-c",
+                                "echo agent:$http_proxy; "
+                                "sudo -n sh -c 'echo root:$http_proxy uid:$(id -u)'"});
+  spec.env.emplace_back("HTTPS_PROXY", "http://127.0.0.1:3128");
+  daemon.probe(spec.policy);
+  errand::test::BrokerStandIn broker(*spec.broker_socket);
+  const auto ended = run_to_end(daemon, std::move(spec));
+  INFO(ended.out << ended.err << ended.exit.detail);
+  CHECK_THAT(ended.out, ContainsSubstring("agent:http://127.0.0.1:3128\n"));
+  CHECK_THAT(ended.out, ContainsSubstring("root:http://127.0.0.1:3128 uid:0\n"));
+  CHECK(ended.exit.exit_code == 0);
+}
