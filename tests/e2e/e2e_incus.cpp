@@ -51,6 +51,16 @@ std::string trimmed(std::string text) {
   return text;
 }
 
+// The image's fingerprint, from `incus image info`.
+std::string image_fingerprint(const std::string& image) {
+  const auto info = incus_ok({"image", "info", image}).out;
+  constexpr std::string_view kLabel = "Fingerprint: ";
+  const auto at = info.find(kLabel);
+  if (at == std::string::npos) FAIL("incus image info " << image << " names no fingerprint");
+  const auto start = at + kLabel.size();
+  return info.substr(start, info.find('\n', start) - start);
+}
+
 }  // namespace
 
 IncusTarget incus_target() {
@@ -66,14 +76,16 @@ fs::path incus_test_root() {
 std::string e2e_golden() {
   static const std::string made = [] {
     const std::string golden(kGoldenName);
-    const auto hash = static_agent_sha256();
+    const auto image = incus_target().image;
+    // Rebuilt when the agent or the image it was made from changes.
+    const auto fingerprint = image_fingerprint(image);
+    const auto hash = static_agent_sha256() + "@" + fingerprint;
     if (const auto present = incus({"config", "get", golden, std::string(kAgentKey)});
         present.exit_code == 0) {
       if (trimmed(present.out) == hash) return golden;
-      // Built from another agent: copies already made keep their own root, so it can go.
+      // Built from another agent or image: copies already made keep their own root, so it can go.
       incus_ok({"delete", "--force", golden});
     }
-    const auto image = incus_target().image;
     const auto contract =
         trimmed(incus_ok({"image", "get-property", image, std::string(kContractKey)}).out);
     if (contract.empty())
