@@ -28,6 +28,7 @@
 #include "plugins/sandbox-incus/impl/incus_backend.hpp"
 #include "plugins/sandbox-incus/impl/launch_request.hpp"
 #include "tests/live/incus/client_live.hpp"
+#include "tests/support/fd_text.hpp"
 #include "tests/support/host_parts.hpp"
 #include "tests/support/temp_dir.hpp"
 
@@ -127,16 +128,7 @@ struct Daemon {
   }
 };
 
-inline std::string read_all(int fd) {
-  std::string out;
-  char buf[4096];
-  for (ssize_t n; (n = ::read(fd, buf, sizeof buf)) != 0;) {
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) break;
-    out.append(buf, static_cast<std::size_t>(n));
-  }
-  return out;
-}
+using errand::test::read_all;
 
 inline void write_all(int fd, const std::string& bytes) {
   std::size_t done = 0;

@@ -21,6 +21,7 @@
 #include "core/sandbox/policy_from_config.hpp"
 #include "plugins/sandbox-podman/impl/podman_backend.hpp"
 #include "tests/live/podman/live_podman.hpp"
+#include "tests/support/fd_text.hpp"
 #include "tests/support/host_parts.hpp"
 
 namespace errand::podman::live {
@@ -85,15 +86,6 @@ struct Daemon {
   }
 };
 
-inline std::string read_all(int fd) {
-  std::string out;
-  char buf[4096];
-  for (ssize_t n; (n = ::read(fd, buf, sizeof buf)) != 0;) {
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) break;
-    out.append(buf, static_cast<std::size_t>(n));
-  }
-  return out;
-}
+using errand::test::read_all;
 
 }  // namespace errand::podman::live
