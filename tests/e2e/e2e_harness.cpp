@@ -6,6 +6,7 @@
 #include "plugins/sandbox-podman/impl/podman_command.hpp"
 #include "tests/e2e/e2e_image.hpp"
 #include "tests/e2e/e2e_incus.hpp"
+#include "tests/e2e/web_client.hpp"
 #include "tests/support/delegated_cgroups.hpp"
 #include "tests/support/poll_until.hpp"
 #include "tests/support/program_copy.hpp"
@@ -56,8 +57,29 @@ std::string backend_name(Backend backend) {
   return "bailey";
 }
 
-E2eHarness::E2eHarness(Backend backend)
-    : backend_(backend), provider_(std::make_unique<fakes::FakeProvider>()) {
+namespace {
+
+// A port nothing listens on now: bound and let go, for the daemon to bind next. Another
+// program may take it meanwhile, which start() notices and answers with another port.
+std::uint16_t free_loopback_port() {
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  REQUIRE(fd >= 0);
+  socklen_t length = sizeof address;
+  const bool bound = ::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0 &&
+                     ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) == 0;
+  const int bind_errno = errno;
+  ::close(fd);
+  if (!bound) FAIL("no free port on 127.0.0.1: " << std::strerror(bind_errno));
+  return ntohs(address.sin_port);
+}
+
+}  // namespace
+
+E2eHarness::E2eHarness(Backend backend, Front front)
+    : backend_(backend), front_(front), provider_(std::make_unique<fakes::FakeProvider>()) {
   // Under /tmp, like an operator's /srv: bailey binds these into the sandbox. incusd mounts
   // only what the project's disk paths cover, so incus daemons live under the test root.
   root_ = errand::test::make_temp_dir(backend_ == Backend::incus ? incus_test_root() : "/tmp",
@@ -67,19 +89,7 @@ E2eHarness::E2eHarness(Backend backend)
   // The fake Discord as the real one is reached: https and wss, the certificate verified
   // against chat.caFile, and the gateway named by GET /gateway/bot with no path at all
   // (wss://127.0.0.1:<port>), so the daemon must build its request target itself.
-  discord_ca_ = fakes::make_test_ca(root_ / "discord-ca", "errand e2e Discord CA");
-  fake_discord::FakeOptions discord_options;
-  discord_options.tls = fake_discord::FakeTls{discord_ca_.server_cert, discord_ca_.server_key};
-  discord_ = std::make_unique<fake_discord::FakeDiscord>(discord_options);
-  const auto& fake = discord_->options();
   config_ = json::object{
-      {"chat", json::object{{"token", fake.token},
-                            {"channelId", fake.channel_id},
-                            {"guildId", fake.guild_id},
-                            {"allowedUserIds", json::array{std::string(kOwner)}},
-                            {"operatorUserIds", json::array{"600000000000000006"}},
-                            {"apiBase", discord_->api_base()},
-                            {"caFile", discord_ca_.ca_cert.string()}}},
       {"agent", json::object{{"kind", "acp"},
                              {"command", json::array{fake_agent()}},
                              {"baseUrlVariable", "ANTHROPIC_BASE_URL"},
@@ -100,6 +110,23 @@ E2eHarness::E2eHarness(Backend backend)
       {"logging", json::object{{"level", "debug"}}},
       {"projectRoot", (root_ / "projects").string()},
       {"stateDir", (root_ / "state").string()}};
+  if (front_ == Front::discord) {
+    discord_ca_ = fakes::make_test_ca(root_ / "discord-ca", "errand e2e Discord CA");
+    fake_discord::FakeOptions discord_options;
+    discord_options.tls = fake_discord::FakeTls{discord_ca_.server_cert, discord_ca_.server_key};
+    discord_ = std::make_unique<fake_discord::FakeDiscord>(discord_options);
+    const auto& fake = discord_->options();
+    config_["chat"] = json::object{{"token", fake.token},
+                                   {"channelId", fake.channel_id},
+                                   {"guildId", fake.guild_id},
+                                   {"allowedUserIds", json::array{std::string(kOwner)}},
+                                   {"operatorUserIds", json::array{"600000000000000006"}},
+                                   {"apiBase", discord_->api_base()},
+                                   {"caFile", discord_ca_.ca_cert.string()}};
+  } else {
+    // The port is chosen at each start().
+    config_["web"] = json::object{{"host", "127.0.0.1"}};
+  }
   if (backend_ == Backend::podman) {
     set("sandbox.backend", "podman");
     set("sandbox.image", json::string(e2e_image()));
@@ -149,26 +176,71 @@ void E2eHarness::set(std::string_view dotted, json::value value) {
   }
 }
 
+fake_discord::FakeDiscord& E2eHarness::discord() {
+  REQUIRE(discord_);  // a web_only harness has no chat service
+  return *discord_;
+}
+
 std::string E2eHarness::chat_token() const {
+  REQUIRE(discord_);
   return discord_->options().token;
+}
+
+std::uint16_t E2eHarness::web_port() const {
+  const auto* web = config_.if_contains("web");
+  const auto* port =
+      web != nullptr && web->is_object() ? web->as_object().if_contains("port") : nullptr;
+  REQUIRE(port != nullptr);
+  return static_cast<std::uint16_t>(port->to_number<int>());
+}
+
+std::string E2eHarness::web_url() const {
+  return "http://127.0.0.1:" + std::to_string(web_port());
 }
 
 void E2eHarness::start() {
   REQUIRE(!daemon_);
+  // A port taken between its choice and the daemon's bind is a race with the other tests on the
+  // machine, not the daemon's fault: another port is tried.
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    if (front_ == Front::web_only) set("web.port", free_loopback_port());
+    if (start_daemon()) return;
+    logs_.push_back(daemon_->err());
+    daemon_.reset();
+  }
+  FAIL("the daemon found its web port in use three times:\n" << daemon_log());
+}
+
+bool E2eHarness::start_daemon() {
   errand::test::write_file(root_ / "config.json", json::serialize(config_));
   std::vector<std::string> env{"ERRAND_CONFIG=" + (root_ / "config.json").string(),
                                "ERRAND_PLUGIN_PATH=" + build_dir() + "/plugins",
                                "HOME=" + (root_ / "home").string(), "PATH=/usr/bin:/bin"};
+  // The built front-end (web/CMakeLists.txt builds it into the build tree).
+  if (front_ == Front::web_only) env.push_back("ERRAND_WEB_ROOT=" + build_dir() + "/web");
   for (auto& variable : errand::test::delegated_environment()) env.push_back(std::move(variable));
   daemon_ = std::make_unique<errand::test::ChildProcess>(
       std::vector<std::string>{build_dir() + "/bin/errand", "run"}, env, root_);
-  const bool ready = daemon_->wait_for_output("the chat connection is ready", 60s);
-  if (!ready) {
-    const auto exited = daemon_->wait_for(0ms);
-    FAIL("the daemon did not become ready (exit " << (exited ? std::to_string(*exited) : "none")
-                                                  << "):\n"
-                                                  << daemon_->err());
-  }
+  const bool ready = front_ == Front::web_only
+                         ? wait_for_web_interface()
+                         : daemon_->wait_for_output("the chat connection is ready", 60s);
+  if (ready) return true;
+  const auto exited = daemon_->wait_for(0ms);
+  if (exited && front_ == Front::web_only && daemon_->err().find("is in use") != std::string::npos)
+    return false;
+  FAIL("the daemon did not become ready (exit " << (exited ? std::to_string(*exited) : "none")
+                                                << "):\n"
+                                                << daemon_->err());
+  return false;
+}
+
+bool E2eHarness::wait_for_web_interface() {
+  const auto port = web_port();
+  return eventually([&] {
+           if (daemon_->wait_for(0ms)) return true;  // exited: start_daemon says why
+           return web_request(port, WebRequest::get("/api/interface"), 2s).status == 200;
+         }) &&
+         !daemon_->wait_for(0ms);
 }
 
 std::optional<int> E2eHarness::stop() {
@@ -202,12 +274,13 @@ std::string E2eHarness::post(const std::string& text, const std::string& thread,
   post.author_id = std::string(author);
   post.username = author == kOwner ? "alice" : "bob";
   post.content = text;
-  return discord_->post_user_message(post);
+  return discord().post_user_message(post);
 }
 
 std::vector<fake_discord::StoredMessage> E2eHarness::bot_messages(
     const std::string& channel) const {
   std::vector<fake_discord::StoredMessage> out;
+  REQUIRE(discord_);
   for (auto& m : discord_->messages(channel))
     if (m.by_bot && !m.deleted) out.push_back(std::move(m));
   return out;

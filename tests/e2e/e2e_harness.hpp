@@ -3,7 +3,8 @@
 // The real daemon (`errand run`) with the real bailey (or podman, or incus), broker and
 // chat-discord plugins, talking to the fake Discord server, running the scripted ACP agent inside
 // real sandboxes, whose model provider is the fake provider behind the real broker. Tests play the
-// people in the channel and read what came back.
+// people in the channel and read what came back. Without a chat service (Front::web_only) the
+// daemon has no `chat` block and people reach it through its web interface alone.
 
 #include "core/threads/threads_db.hpp"
 #include "fake_discord.hpp"
@@ -13,6 +14,7 @@
 
 #include <boost/json/object.hpp>
 #include <chrono>
+#include <cstdint>
 #include <filesystem>
 #include <functional>
 #include <memory>
@@ -30,9 +32,13 @@ inline constexpr std::string_view kProviderKey = "provider-key-e2e-0123456789abc
 enum class Backend { bailey, podman, incus };
 std::string backend_name(Backend backend);
 
+// Where people reach the daemon: the fake Discord's channel, or the web interface on 127.0.0.1
+// and a free port, with no chat service configured at all.
+enum class Front { discord, web_only };
+
 class E2eHarness {
  public:
-  explicit E2eHarness(Backend backend = Backend::bailey);
+  explicit E2eHarness(Backend backend = Backend::bailey, Front front = Front::discord);
   ~E2eHarness();
   E2eHarness(const E2eHarness&) = delete;
   E2eHarness& operator=(const E2eHarness&) = delete;
@@ -41,7 +47,8 @@ class E2eHarness {
   boost::json::object& config() { return config_; }
   void set(std::string_view dotted, boost::json::value value);
 
-  // Writes the configuration, starts the daemon and waits until its gateway is ready.
+  // Writes the configuration, starts the daemon and waits until it is ready: its chat gateway
+  // connected, or (web_only) its web interface answering GET /api/interface.
   void start();
   // SIGTERM and wait; returns the exit code.
   std::optional<int> stop();
@@ -50,12 +57,16 @@ class E2eHarness {
   errand::test::ChildProcess& daemon() { return *daemon_; }
   std::string daemon_log() const;
 
-  fake_discord::FakeDiscord& discord() { return *discord_; }
+  fake_discord::FakeDiscord& discord();
   fakes::FakeProvider& provider() { return *provider_; }
   const std::filesystem::path& root() const { return root_; }
   std::filesystem::path state_dir() const { return root_ / "state"; }
   std::filesystem::path project_root() const { return root_ / "projects"; }
   std::string chat_token() const;
+  // The web interface of the daemon running now (web_only): http://127.0.0.1:<port>. Each
+  // start() picks a free port, so a restart may move it.
+  std::string web_url() const;
+  std::uint16_t web_port() const;
 
   // A user's message in the served channel (thread empty) or in a thread; returns its id.
   std::string post(const std::string& text, const std::string& thread = {},
@@ -87,7 +98,11 @@ class E2eHarness {
   static std::string fake_agent();
 
  private:
+  bool start_daemon();  // false when the daemon exited because its web port was taken meanwhile
+  bool wait_for_web_interface();
+
   Backend backend_;
+  Front front_;
   std::filesystem::path root_;
   fakes::TestCa discord_ca_;  // the fake Discord serves https and wss with a certificate from it
   std::unique_ptr<fake_discord::FakeDiscord> discord_;

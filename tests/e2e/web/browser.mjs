@@ -1,0 +1,112 @@
+// What every browser scenario shares: Debian's chromium driven by playwright-core (installed by
+// scripts/setup outside the checkout), screenshots into the output directory, and a failure that
+// exits non-zero with the reason, so the Catch2 test that runs a scenario can say what went wrong.
+
+import { createRequire } from 'node:module';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+
+const installDir = process.env.ERRAND_TEST_WEB || '/var/cache/errand-test-web';
+const chromiumPath = process.env.ERRAND_TEST_CHROMIUM || '/usr/bin/chromium';
+
+// How long one expectation waits: a sandbox start and a turn of the scripted agent take seconds.
+export const patience = 60_000;
+
+export class ScenarioFailure extends Error {}
+
+export function fail(reason) {
+  throw new ScenarioFailure(reason);
+}
+
+function loadPlaywright() {
+  const require = createRequire(join(installDir, 'package.json'));
+  try {
+    return require('playwright-core');
+  } catch (error) {
+    fail(`playwright-core is not installed in ${installDir}/node_modules (${error.message}); ` +
+         'run scripts/setup, which installs tests/e2e/web with npm, or point ERRAND_TEST_WEB at such an install');
+  }
+}
+
+// The flags keep chromium on this machine: no component updates, sync, QUIC or background
+// requests, and no GPU or setuid sandbox, which a headless run as an ordinary account lacks.
+const chromiumFlags = [
+  '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+  '--disable-background-networking', '--disable-component-update', '--disable-sync',
+];
+
+// Runs scenario(page, context) in a fresh chromium profile with the arguments
+// `node <script> <url> <outdir>`; exits 0 when it returns, 1 with the reason when it throws.
+export async function runScenario(name, scenario) {
+  const [url, outDir] = process.argv.slice(2);
+  if (!url || !outDir) {
+    console.error(`usage: node ${name}.mjs <web interface url> <output directory>`);
+    process.exit(2);
+  }
+  const profile = mkdtempSync(join(outDir, `${name}-profile-`));
+  let context;
+  try {
+    const { chromium } = loadPlaywright();
+    context = await chromium.launchPersistentContext(profile, {
+      executablePath: chromiumPath,
+      headless: true,
+      args: chromiumFlags,
+      viewport: { width: 1280, height: 900 },
+    });
+    const page = context.pages()[0] ?? (await context.newPage());
+    page.setDefaultTimeout(patience);
+    const problems = [];
+    page.on('pageerror', (error) => problems.push(`the page threw: ${error.message}`));
+    await scenario({ page, url: url.replace(/\/$/, ''), outDir, problems });
+    if (problems.length > 0) fail(problems.join('\n'));
+    console.log(`${name}: passed; screenshots in ${outDir}`);
+  } catch (error) {
+    const reason = error instanceof ScenarioFailure ? error.message : error.stack;
+    console.error(`${name}: FAILED: ${reason}`);
+    process.exitCode = 1;
+  } finally {
+    if (context) await context.close().catch(() => {});
+    rmSync(profile, { recursive: true, force: true });
+  }
+}
+
+export async function screenshot(page, outDir, name) {
+  const file = join(outDir, `${name}.png`);
+  await page.screenshot({ path: file, fullPage: true });
+  console.log(`screenshot: ${file}`);
+}
+
+// Waits until an element with the data-testid (optionally holding the text) is visible, or
+// fails saying what was missing and what the page showed instead.
+export async function expectVisible(page, testId, text, what) {
+  let locator = page.getByTestId(testId);
+  if (text !== undefined) locator = locator.filter({ hasText: text });
+  try {
+    await locator.first().waitFor({ state: 'visible' });
+  } catch {
+    const shown = (await page.locator('body').innerText().catch(() => '')).slice(0, 2000);
+    fail(`${what}: no visible [data-testid=${testId}]` +
+         (text !== undefined ? ` holding ${text}` : '') + ` at ${page.url()}; the page showed:\n${shown}`);
+  }
+  return locator.first();
+}
+
+export async function expectAbsent(page, testId, what) {
+  const count = await page.getByTestId(testId).count();
+  if (count !== 0) fail(`${what}: ${count} [data-testid=${testId}] shown at ${page.url()}`);
+}
+
+// A request made from the page itself, as its own script would make it: same origin, JSON body.
+export async function fetchFromPage(page, path, init) {
+  return page.evaluate(async ({ path, init }) => {
+    const response = await fetch(path, init);
+    const text = await response.text();
+    let body = null;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      body = text;
+    }
+    return { status: response.status, body };
+  }, { path, init });
+}

@@ -1,0 +1,238 @@
+// errand with no chat service, used from its web interface in a real browser: Debian's chromium
+// driven by playwright-core (the scenarios in tests/e2e/web) against the real `errand run` with
+// bailey, the scripted agent and the fake provider. The scenarios assert what the page shows and
+// write a screenshot of each page; these tests assert what the daemon kept and what it refused.
+
+#include "tests/e2e/e2e_harness.hpp"
+#include "tests/e2e/web_client.hpp"
+#include "tests/support/root_preparation.hpp"
+#include "tests/support/temp_dir.hpp"
+
+#include <unistd.h>
+
+#include <boost/json/parse.hpp>
+#include <catch2/catch_test_macros.hpp>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+namespace errand::e2e {
+namespace {
+
+namespace fs = std::filesystem;
+namespace json = boost::json;
+using namespace std::chrono_literals;
+
+constexpr auto npos = std::string::npos;
+// demo_session.mjs names the same project.
+constexpr const char* kProject = "webdemo";
+
+std::string from_environment(const char* variable, const char* otherwise) {
+  const char* value = std::getenv(variable);
+  return value != nullptr && *value != '\0' ? value : otherwise;
+}
+
+// Where scripts/setup installs playwright-core, and the browser it drives; the same variables
+// and defaults as there and in tests/e2e/web/browser.mjs.
+fs::path browser_install() {
+  return from_environment("ERRAND_TEST_WEB", "/var/cache/errand-test-web");
+}
+fs::path chromium() {
+  return from_environment("ERRAND_TEST_CHROMIUM", "/usr/bin/chromium");
+}
+
+fs::path node() {
+  for (const char* dir : {"/usr/bin", "/usr/local/bin", "/bin"})
+    if (::access((fs::path(dir) / "node").c_str(), X_OK) == 0) return fs::path(dir) / "node";
+  FAIL("node is not installed: run scripts/setup, which installs nodejs for the browser tests");
+  return {};
+}
+
+// A missing piece fails the test with what to do; it is never skipped.
+void require_browser_tools() {
+  node();
+  if (::access(chromium().c_str(), X_OK) != 0)
+    FAIL("chromium is not installed at " << chromium().string()
+                                         << ": run scripts/setup, which installs Debian's "
+                                            "chromium (or point ERRAND_TEST_CHROMIUM at one)");
+  const auto driver = browser_install() / "node_modules" / "playwright-core" / "package.json";
+  if (!fs::exists(driver))
+    FAIL("playwright-core is not installed at "
+         << driver.parent_path().string()
+         << ": run scripts/setup, which installs tests/e2e/web with npm (or point "
+            "ERRAND_TEST_WEB at such an install)");
+  const auto front_end = fs::path(E2eHarness::build_dir()) / "web" / "index.html";
+  if (!fs::exists(front_end))
+    FAIL("the web front-end is not built at " << front_end.parent_path().string()
+                                              << ": build with ERRAND_BUILD_WEB on (the default "
+                                                 "preset), after scripts/setup installed web/'s "
+                                                 "npm packages");
+}
+
+// The screenshots stay in the build tree for a person to look at after the run. The tests run
+// as the test account, which cannot write there when the build is root's.
+fs::path screenshots_root() {
+  return fs::path(E2eHarness::build_dir()) / "tests" / "e2e" / "web-screenshots";
+}
+
+std::string make_screenshots_root(const errand::test::TestAccount& account) {
+  const auto dir = screenshots_root();
+  fs::create_directories(dir);
+  if (::chown(dir.c_str(), account.uid, account.gid) != 0)
+    throw std::runtime_error("cannot give " + dir.string() + " to " + account.name);
+  return dir.string();
+}
+
+// Nothing to undo: the directory is kept for its screenshots.
+const errand::test::RootPreparation screenshots{"web screenshots", make_screenshots_root,
+                                                [](const std::string&) {}};
+
+// A directory of its own for one scenario's screenshots, emptied of an earlier run's.
+fs::path screenshot_dir(const std::string& scenario) {
+  const auto prepared = errand::test::prepared_as_root("web screenshots");
+  const auto root = prepared.ok ? fs::path(prepared.value) : screenshots_root();
+  const auto dir = root / scenario;
+  std::error_code ec;
+  fs::remove_all(dir, ec);
+  fs::create_directories(dir, ec);
+  if (ec)
+    FAIL("cannot make " << dir.string() << " for the screenshots: " << ec.message()
+                        << (prepared.ok ? "" : " (" + prepared.why + ")"));
+  return dir;
+}
+
+// Runs `node <scenario>.mjs <url> <dir>` as this test's account and returns what it printed;
+// the test fails with the scenario's reason when it exits non-zero.
+std::string run_scenario(const E2eHarness& h, const std::string& scenario, const fs::path& dir) {
+  const auto script = fs::path(ERRAND_SOURCE_DIR) / "tests" / "e2e" / "web" / (scenario + ".mjs");
+  fs::create_directories(h.root() / "browser-home");
+  const auto finished = errand::test::run_to_end(
+      {node().string(), script.string(), h.web_url(), dir.string()},
+      {"PATH=/usr/bin:/bin", "HOME=" + (h.root() / "browser-home").string(),
+       "ERRAND_TEST_WEB=" + browser_install().string(),
+       "ERRAND_TEST_CHROMIUM=" + chromium().string()},
+      h.root(), 300s);
+  UNSCOPED_INFO("the scenario " << scenario << " printed:\n" << finished.out << finished.err);
+  std::cout << finished.out;  // the screenshots' paths, for the person reading the run
+  REQUIRE(finished.exit_code == 0);
+  return finished.out;
+}
+
+void require_screenshots(const fs::path& dir, std::initializer_list<const char*> pages) {
+  for (const char* page : pages) {
+    const auto file = dir / (std::string(page) + ".png");
+    std::ifstream in(file, std::ios::binary);
+    std::string signature(8, '\0');
+    in.read(signature.data(), 8);
+    INFO(file.string());
+    CHECK(signature == "\x89PNG\r\n\x1a\n");
+  }
+}
+
+std::string thread_printed(const std::string& out) {
+  const auto at = out.find("thread: ");
+  REQUIRE(at != npos);
+  const auto start = at + 8;
+  return out.substr(start, out.find('\n', start) - start);
+}
+
+json::array listed_sessions(const E2eHarness& h) {
+  const auto listed = web_request(h.web_port(), WebRequest::get("/api/sessions"));
+  INFO(listed.problem << listed.body);
+  REQUIRE(listed.status == 200);
+  return json::parse(listed.body).as_object().at("sessions").as_array();
+}
+
+}  // namespace
+
+TEST_CASE(
+    "from the web interface alone a session is started, watched live, browsed and stopped; "
+    "an observer shows it and changes nothing",
+    "[e2e][web]") {
+  require_browser_tools();
+  E2eHarness h(Backend::bailey, Front::web_only);
+  h.start();
+
+  const auto flow_dir = screenshot_dir("session_flow");
+  const auto thread = thread_printed(run_scenario(h, "session_flow", flow_dir));
+  require_screenshots(flow_dir, {"new", "session", "files", "calls", "sessions"});
+
+  // A thread of the web interface like any other: kept in threads.db, ended by !stop, resumable.
+  const auto record = h.threads_db()->find_thread(thread);
+  REQUIRE(record.has_value());
+  REQUIRE(record->has_value());
+  CHECK((*record)->project_name == kProject);
+  CHECK((*record)->state == sessions::ThreadState::resumable);
+  const auto sessions = h.sessions_of(thread);
+  REQUIRE(sessions.size() == 1);
+  CHECK(sessions[0].ended_at.has_value());
+  CHECK(sessions[0].end_reason.starts_with("stopped by "));
+  // The agent wrote the file for real, in the project the page named.
+  CHECK(errand::test::read_file(h.project_root() / kProject / "notes.txt") == "from the page\n");
+
+  REQUIRE(h.stop() == 0);
+  h.set("web.observer", true);
+  h.start();
+  const auto observer_dir = screenshot_dir("observer");
+  run_scenario(h, "observer", observer_dir);
+  require_screenshots(observer_dir, {"observer-sessions", "observer-session", "observer-new"});
+  // The start the observer's page asked for left no trace.
+  CHECK_FALSE(fs::exists(h.project_root() / "observer-refused"));
+  CHECK(listed_sessions(h).size() == 1);
+  CHECK(h.sessions_of(thread).size() == 1);
+}
+
+TEST_CASE(
+    "the web interface refuses a change asked by another site's page, or by a form, with "
+    "403 and the reason, and starts nothing",
+    "[e2e][web]") {
+  E2eHarness h(Backend::bailey, Front::web_only);
+  h.start();
+  const std::string body = R"({"prompt": "say never started", "project": "foreign"})";
+  const std::string own_origin = h.web_url();
+
+  const auto foreign = web_request(
+      h.web_port(),
+      WebRequest::post("/api/sessions",
+                       {{"Origin", "http://evil.example"}, {"Content-Type", "application/json"}},
+                       body));
+  INFO(foreign.problem << foreign.body);
+  CHECK(foreign.status == 403);
+  CHECK(foreign.body.find("http://evil.example") != npos);
+
+  // What an HTML form can send without script: the right Origin, but no JSON.
+  const auto form = web_request(
+      h.web_port(), WebRequest::post("/api/sessions",
+                                     {{"Origin", own_origin},
+                                      {"Content-Type", "application/x-www-form-urlencoded"}},
+                                     "prompt=say+never+started&project=foreign"));
+  INFO(form.problem << form.body);
+  CHECK(form.status == 403);
+  CHECK(form.body.find("\"error\"") != npos);
+
+  // A page of another site reaching 127.0.0.1 through a name it controls (DNS rebinding).
+  const auto rebound =
+      web_request(h.web_port(), WebRequest::get("/api/sessions", {{"Host", "evil.example:80"}}));
+  INFO(rebound.problem << rebound.body);
+  CHECK(rebound.status == 403);
+  CHECK(rebound.body.find("evil.example") != npos);
+
+  CHECK_FALSE(fs::exists(h.project_root() / "foreign"));
+  CHECK(listed_sessions(h).empty());
+  CHECK(h.daemon_log().find("never started") == npos);
+
+  // The same start from the interface's own page is taken: the checks refused the requests
+  // above for what they lacked, not every change.
+  const auto own =
+      web_request(h.web_port(),
+                  WebRequest::post(
+                      "/api/sessions",
+                      {{"Origin", own_origin}, {"Content-Type", "application/json; charset=utf-8"}},
+                      R"({"prompt": "say started from the page", "project": "own"})"));
+  INFO(own.problem << own.body);
+  CHECK(own.status == 202);
+  CHECK(own.body.find("\"thread\"") != npos);
+}
+
+}  // namespace errand::e2e

@@ -1,0 +1,37 @@
+#pragma once
+
+// One plain HTTP/1.1 request to the daemon's web interface on 127.0.0.1, as a browser or another
+// program on the machine would send it: the harness waits for the interface with it, and tests
+// send what a browser would not (a foreign Origin, say).
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace errand::e2e {
+
+// Sent as given; a Host naming 127.0.0.1 and the port is added unless one is given.
+using WebHeaders = std::vector<std::pair<std::string, std::string>>;
+
+struct WebRequest {
+  std::string method;
+  std::string target;
+  WebHeaders headers;
+  std::string body;
+
+  static WebRequest get(std::string target, WebHeaders headers = {});
+  static WebRequest post(std::string target, WebHeaders headers, std::string body);
+};
+
+struct WebReply {
+  unsigned status = 0;  // 0: no answer, see problem
+  std::string body;
+  std::string problem;  // why there was no answer (refused, timed out, a malformed reply)
+};
+
+WebReply web_request(std::uint16_t port, const WebRequest& request,
+                     std::chrono::milliseconds timeout = std::chrono::seconds(5));
+
+}  // namespace errand::e2e
