@@ -147,8 +147,8 @@ json::array listed_sessions(const E2eHarness& h) {
 }  // namespace
 
 TEST_CASE(
-    "from the web interface alone a session is started, watched live, browsed and stopped; "
-    "an observer shows it and changes nothing",
+    "from the web interface alone a session is started, watched live, browsed and stopped, "
+    "and an observer then shows it and changes nothing",
     "[e2e][web]") {
   require_browser_tools();
   E2eHarness h(Backend::bailey, Front::web_only);
