@@ -29,6 +29,7 @@ Options:
 
 Configuration: ERRAND_CONFIG, else ~/.config/errand/config.json, /etc/errand/config.json,
 ./config.json. Plugins: ERRAND_PLUGIN_PATH, plugins.path, then the installed plugin directory.
+The web interface's page: ERRAND_WEB_ROOT, else the installed one.
 Exit codes of `errand run`: 0 stopped by a signal, 1 failed while serving, 2 refused
 (configuration, plugins, command line), 3 the sandbox cannot enforce everything configured,
 4 another daemon holds the state directory.

@@ -135,24 +135,27 @@ json::object output() {
 }
 
 json::object web() {
-  return unsupported(
-      section(
-          "The local web interface. Absent means no interface; it has no login, so the address it "
-          "binds to is its access control.",
-          {
-              {"host", defaulted(with(text("The address the interface binds to."), "minLength", 1),
-                                 "127.0.0.1")},
-              {"port",
-               defaulted(whole_number("The port the interface listens on.", 1, 65535), 8787)},
-              {"observer",
-               defaulted(flag("Serve an interface that can watch and read but change nothing."),
-                         false)},
-              {"publicUrl",
-               with(text("The address people use to reach the interface, when it is behind a "
-                         "proxy; used in links posted to threads."),
-                    "format", "uri")},
-          }),
-      "errand has no web interface yet; remove the block");
+  return section(
+      "The local web interface: it shows sessions as they happen, browses their projects and "
+      "starts new ones. Absent means no interface. It has no login, so the address it binds to "
+      "is its access control: only loopback, private, link-local and tailnet addresses are "
+      "accepted. With no `chat` section, sessions run from this interface alone.",
+      {
+          {"host", defaulted(with(text("The address the interface binds to: an IPv4 or IPv6 "
+                                       "address of this host that is not public, or "
+                                       "\"localhost\"."),
+                                  "minLength", 1),
+                             "127.0.0.1")},
+          {"port", defaulted(whole_number("The port the interface listens on.", 1, 65535), 8787)},
+          {"observer",
+           defaulted(flag("Serve an interface that can watch and read but change nothing."),
+                     false)},
+          {"publicUrl",
+           with(text("The address people use to reach the interface when a proxy on this host "
+                     "forwards it (http or https, no path): its host is accepted in the Host "
+                     "header and its origin in the Origin header."),
+                "format", "uri")},
+      });
 }
 
 json::object github() {
@@ -228,7 +231,7 @@ json::object core_schema() {
       {"github", core_sections::github()},
   };
   root["properties"] = std::move(properties);
-  root["required"] = json::array{"projectRoot", "stateDir", "chat", "agent"};
+  root["required"] = json::array{"projectRoot", "stateDir", "agent"};
   root["additionalProperties"] = false;
   return root;
 }

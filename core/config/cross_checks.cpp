@@ -118,9 +118,21 @@ void check_kage_provider_names(const json::object& config, std::vector<Problem>&
   }
 }
 
+// Without a chat service the web interface is the only way in; without either, nothing could
+// ever start a session.
+void check_something_served(const json::object& config, std::vector<Problem>& problems) {
+  if (object_at(config, "chat") != nullptr || object_at(config, "web") != nullptr) return;
+  problems.push_back({"chat",
+                      "there is neither a `chat` section nor a `web` section, so nothing could "
+                      "start a session; add a chat service, or a `web` block such as "
+                      "{\"host\": \"127.0.0.1\", \"port\": 8787} to run sessions from the "
+                      "web interface"});
+}
+
 }  // namespace
 
 void check_across_keys(const json::object& config, std::vector<Problem>& problems) {
+  check_something_served(config, problems);
   check_roots_apart(config, problems);
   check_agent_provider(config, problems);
   check_agent_command(config, problems);

@@ -12,11 +12,12 @@ namespace {
 
 using Path = std::vector<std::string>;
 
-constexpr std::array<ReloadReach, 18> kTable{{
+constexpr std::array<ReloadReach, 19> kTable{{
     {"chat", false,
      "the chat connection, its token and who may use the bot (allowedUserIds, blockedUserIds, "
      "operatorUserIds, startOnMention) are fixed when the daemon connects"},
     {"plugins", false, "plugins are found and loaded once, at startup"},
+    {"web", false, "the web interface binds its address and port once, at startup"},
     {"stateDir", false, "the daemon's lock and databases are opened there at startup"},
     {"projectRoot", true,
      "a new thread's project is made under the new root; a resumed thread keeps its project"},

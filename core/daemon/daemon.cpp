@@ -3,6 +3,7 @@
 #include "core/config/problem.hpp"
 #include "core/config/secrets.hpp"
 #include "core/config/settings.hpp"
+#include "core/config/string_settings.hpp"
 #include "core/config/watcher.hpp"
 #include "core/daemon/agent_install_report.hpp"
 #include "core/daemon/configuration_reload.hpp"
@@ -24,6 +25,9 @@
 #include "core/sessions/session_manager.hpp"
 #include "core/threads/threads_db.hpp"
 #include "core/threads/threads_store.hpp"
+#include "core/sessions/web_identity.hpp"
+#include "core/web/web_chat.hpp"
+#include "core/web/web_interface.hpp"
 
 #include <sys/stat.h>
 #include <boost/asio/co_spawn.hpp>
@@ -58,7 +62,10 @@ struct Runtime {
   // processes, broker sessions) that must not outlive the instances that made them.
   std::unique_ptr<sessions::ThreadsStore> store;
   std::unique_ptr<sessions::TurnQueue> queue;
+  // The chat service when the configuration names none: the web interface's own.
+  std::unique_ptr<web::WebChat> web_chat;
   std::shared_ptr<sessions::SessionManager> manager;
+  std::unique_ptr<web::WebInterface> web;
 
   std::optional<ConfigurationReload> reloads;
 
@@ -209,10 +216,14 @@ int run_daemon(const RunEnvironment& env, std::ostream& out) {
     rt.log->error("{}", kage_catalog.error().message);
     return kExitRefused;
   }
-  if (auto chat = host.create_chat(settings.chat_transport, rt.config.effective); !chat) {
+  const bool web_only = sessions::web_interface_only(rt.config.effective);
+  if (web_only) {
+    rt.web_chat = std::make_unique<web::WebChat>(rt.io.get_executor());
+  } else if (auto chat = host.create_chat(settings.chat_transport, rt.config.effective); !chat) {
     rt.log->error("{}", chat.error().message);
     return kExitRefused;
   }
+  sdk::ChatTransport& chat = web_only ? *rt.web_chat : *host.chat();
 
   auto limits = sessions::queue_limits_from_config(rt.config.effective);
   if (!limits) {
@@ -223,7 +234,7 @@ int run_daemon(const RunEnvironment& env, std::ostream& out) {
   rt.queue = std::make_unique<sessions::TurnQueue>(rt.io.get_executor(), rt.clock, *limits,
                                                    rt.logging.logger("queue"));
   rt.manager = sessions::SessionManager::create(
-      sessions::SessionServices{rt.io.get_executor(), *host.chat(), *host.backend(), host.broker(),
+      sessions::SessionServices{rt.io.get_executor(), chat, *host.backend(), host.broker(),
                                 rt.scrubber, rt.clock, *rt.store, *rt.queue, rt.logging,
                                 choice.backend, settings.state_dir, rt.config.source,
                                 report.capabilities},
@@ -235,11 +246,38 @@ int run_daemon(const RunEnvironment& env, std::ostream& out) {
       return kExitRefused;
     }
   }
-  if (auto started = host.chat()->start(*rt.manager); !started) {
+  if (auto started = chat.start(*rt.manager); !started) {
     rt.log->error("the chat transport could not start: {}", started.error().message);
     return kExitRefused;
   }
   boost::asio::co_spawn(rt.io, rt.manager->register_commands(), boost::asio::detached);
+  if (const auto web_settings = web::web_settings_from(rt.config.effective)) {
+    web::WebInterface::Context context{
+        rt.io.get_executor(),
+        rt.manager,
+        *rt.store,
+        *rt.receipts,
+        rt.scrubber,
+        settings.state_dir,
+        chat,
+        rt.web_chat.get(),
+        web_only ? std::string() : settings.chat_transport,
+        web_only ? std::string(sessions::kWebChannelId)
+                 : config::string_setting(rt.config.effective, "chat.channelId"),
+        env.errand_web_root ? std::filesystem::path(*env.errand_web_root) : env.default_web_root,
+        rt.logging.logger("web")};
+    auto started_web = web::WebInterface::start(std::move(context), *web_settings);
+    if (!started_web) {
+      rt.log->error("the web interface could not start: {}", started_web.error().message);
+      return kExitRefused;
+    }
+    rt.web = std::move(*started_web);
+    out << "web interface: open " << rt.web->address() << (web_only ? " to start sessions" : "")
+        << "\n"
+        << std::flush;
+    rt.log->info("the web interface serves at {}{}", rt.web->address(),
+                 web_settings->observer ? " as an observer" : "");
+  }
 
   rt.reloads.emplace(rt.config, report);
   rt.watcher = std::make_unique<config::ConfigWatcher>(rt.io.get_executor(), rt.config.source,
@@ -255,6 +293,7 @@ int run_daemon(const RunEnvironment& env, std::ostream& out) {
     if (ec) return;
     rt.log->info("stopping on signal {}: sessions first, then the plugins", signal);
     rt.watcher->stop();
+    if (rt.web) rt.web->stop();
     // Sessions end in order (broker, sandbox, record) while the chat can still say so; the
     // plugins stop after them.
     auto stop = [&rt, &host]() -> boost::asio::awaitable<void> {
@@ -266,6 +305,7 @@ int run_daemon(const RunEnvironment& env, std::ostream& out) {
     signals.async_wait([&](const boost::system::error_code& again, int) {
       if (again) return;
       rt.log->warn("a second signal: stopping without waiting for the sessions");
+      if (rt.web) rt.web->stop();
       host.stop_all();
       rt.io.stop();
     });

@@ -20,9 +20,11 @@ RunEnvironment RunEnvironment::from_process() {
   e.errand_config = env("ERRAND_CONFIG");
   e.home = env("HOME");
   e.errand_plugin_path = env("ERRAND_PLUGIN_PATH");
+  e.errand_web_root = env("ERRAND_WEB_ROOT");
   std::error_code ec;
   e.cwd = std::filesystem::current_path(ec);
   e.default_plugin_dir = ERRAND_DEFAULT_PLUGIN_DIR;
+  e.default_web_root = ERRAND_DEFAULT_WEB_ROOT;
   return e;
 }
 

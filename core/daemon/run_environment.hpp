@@ -13,9 +13,12 @@ struct RunEnvironment {
   std::optional<std::string> errand_config;       // ERRAND_CONFIG
   std::optional<std::string> home;                // HOME
   std::optional<std::string> errand_plugin_path;  // ERRAND_PLUGIN_PATH
+  std::optional<std::string> errand_web_root;     // ERRAND_WEB_ROOT
   std::filesystem::path etc_dir = "/etc/errand";
   std::filesystem::path cwd;
   std::filesystem::path default_plugin_dir;
+  // Where the web interface's built front-end is installed.
+  std::filesystem::path default_web_root;
 
   static RunEnvironment from_process();
 };

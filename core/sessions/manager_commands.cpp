@@ -155,6 +155,7 @@ asio::awaitable<void> SessionManager::run_command(const chat::ParsedCommand& com
   chat::AccessRequest request{to.author_id, owner, action};
   if (auto allowed = chat::check_access(command.required_access(), request, settings_.access);
       !allowed) {
+    note_refusal(to, allowed.error().message);
     reply(to, allowed.error().message);
     co_return;
   }

@@ -97,6 +97,7 @@ asio::awaitable<void> SessionManager::handle_message(const sdk::InboundMessage& 
     co_return;
   }
   if (const auto* refusal = std::get_if<chat::CommandRefusal>(&classified)) {
+    note_refusal(to, refusal->sentence);
     reply(to, refusal->sentence);
     co_return;
   }
@@ -113,6 +114,7 @@ asio::awaitable<void> SessionManager::handle_message(const sdk::InboundMessage& 
   if (auto allowed = chat::check_access(chat::CommandAccess::allowed, request, settings_.access);
       !allowed) {
     const std::string sentence = allowed.error().message;
+    note_refusal(to, sentence);
     co_await refuse_prompt(services_->chat, services_->secrets, to, sdk::Reaction::refused,
                            sentence);
     co_return;
@@ -189,6 +191,7 @@ asio::awaitable<void> SessionManager::refuse_turn(const sdk::InboundMessage& mes
                                                   const std::string& sentence,
                                                   TurnOutcome outcome) {
   const auto to = ReplyTo::typed(message);
+  note_refusal(to, sentence);
   co_await refuse_prompt(services_->chat, services_->secrets, to, sdk::Reaction::refused, sentence);
   const std::string message_id = message.ref.message_id;
   auto end = [message_id, outcome](ThreadsDb& db) { return db.turn_ended(message_id, outcome); };

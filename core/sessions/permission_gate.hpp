@@ -40,6 +40,10 @@ class PermissionGate {
   void ask(agent::PermissionRequest request, agent::PermissionResponder responder,
            std::chrono::milliseconds timeout);
   bool is_open() const noexcept { return question_.has_value(); }
+  // The open question, or null.
+  const agent::PermissionRequest* open_question() const noexcept {
+    return question_ ? &question_->request : nullptr;
+  }
   // Only while a question is open. An answer that names no option leaves the question open.
   Answer answer(std::string_view given);
   // Declines an open question without a word in the thread (the session is stopping).

@@ -27,6 +27,7 @@ Session::Session(std::shared_ptr<const SessionServices> services, SessionPlan pl
       paths_(SessionPaths::of(services_->state_dir, plan_.session_id)),
       wake_(strand_),
       ended_(strand_),
+      created_at_(services_->clock.now()),
       model_(plan_.model),
       turns_(strand_, services_->queue, plan_.session_id,
              {setting_ms("timeouts.idleMs", 1800000), setting_ms("timeouts.abortMs", 15000)},

@@ -19,6 +19,7 @@
 #include "core/sandbox/policy_from_config.hpp"
 #include "core/sessions/carried_grants.hpp"
 #include "core/sessions/chat_reply.hpp"
+#include "core/sessions/live_sessions.hpp"
 #include "core/sessions/permission_gate.hpp"
 #include "core/sessions/session_paths.hpp"
 #include "core/sessions/session_secrets.hpp"
@@ -76,6 +77,8 @@ class Session : public std::enable_shared_from_this<Session> {
 
   // Completes, on the caller's executor, once the session has ended.
   boost::asio::awaitable<void> wait_ended();
+  // What the session is and does now, taken on its strand (for the web interface).
+  boost::asio::awaitable<LiveSession> snapshot();
 
   const std::string& id() const noexcept { return plan_.session_id; }
   const std::string& owner_id() const noexcept { return plan_.owner_id; }
@@ -119,6 +122,8 @@ class Session : public std::enable_shared_from_this<Session> {
   void record(const boost::json::object& entry);
   void flush_turn_text();
 
+  LiveSession describe() const;
+
   // session_commands.cpp
   void on_permission(agent::PermissionRequest request, agent::PermissionResponder responder);
   std::string status_text() const;
@@ -144,6 +149,7 @@ class Session : public std::enable_shared_from_this<Session> {
   common::StrandSignal wake_;
   common::StrandSignal ended_;
   bool session_recorded_ = false;  // threads.db knows this session
+  std::chrono::system_clock::time_point created_at_;
 
   std::shared_ptr<chat::ThreadRenderer> renderer_;
   std::optional<chat::TranscriptWriter> transcript_;

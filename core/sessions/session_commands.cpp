@@ -158,6 +158,11 @@ void Session::host_refused(std::string host, std::uint16_t port, bool suggestabl
 
 void Session::on_permission(agent::PermissionRequest request,
                             agent::PermissionResponder responder) {
+  boost::json::array options;
+  for (const auto& option : request.options)
+    options.push_back(boost::json::object{{"id", option.id}, {"name", option.name}});
+  record(boost::json::object{
+      {"type", "permission_asked"}, {"title", request.title}, {"options", std::move(options)}});
   permissions_.ask(std::move(request), std::move(responder),
                    setting_ms("timeouts.questionMs", 300000));
 }

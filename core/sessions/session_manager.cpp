@@ -2,6 +2,7 @@
 #include "core/config/string_settings.hpp"
 
 #include "core/chat/commands.hpp"
+#include "core/sessions/web_identity.hpp"
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
@@ -47,7 +48,9 @@ SessionManager::Settings SessionManager::read_settings(const json::object& confi
   Settings s;
   s.config = std::make_shared<const json::object>(config);
   s.access = chat::access_lists_from_config(config);
-  s.channel_id = config::string_setting(config, "chat.channelId");
+  if (web_interface_drives(config)) s.access.operator_ids.emplace_back(kWebInterfaceUser);
+  s.channel_id = web_interface_only(config) ? std::string(kWebChannelId)
+                                            : config::string_setting(config, "chat.channelId");
   if (const auto* mention = sdk::find_setting(config, "chat.startOnMention");
       mention != nullptr && mention->is_bool())
     s.start_on_mention = mention->as_bool();
@@ -65,7 +68,10 @@ void SessionManager::update_config(const json::object& config) {
 
 void SessionManager::enqueue(Event event) {
   asio::post(strand_, [self = shared_from_this(), event = std::move(event)]() mutable {
-    if (self->stopping_) return;
+    if (self->stopping_) {
+      self->drop(event);
+      return;
+    }
     const bool start = self->events_.empty();
     self->events_.push_back(std::move(event));
     if (start) self->wake_.cancel();
@@ -100,6 +106,8 @@ asio::awaitable<void> SessionManager::handle(Event& event) {
     handle_thread_closed(*closed);
   } else if (auto* call = std::get_if<sdk::CommandCall>(&event)) {
     co_await handle_slash(*call);
+  } else if (auto* web = std::get_if<WebMessage>(&event)) {
+    co_await handle_web(*web);
   }
 }
 
@@ -123,6 +131,7 @@ asio::awaitable<void> SessionManager::stop_all() {
   auto self = shared_from_this();
   auto collect = [self]() -> asio::awaitable<std::vector<std::shared_ptr<Session>>> {
     self->stopping_ = true;
+    for (auto& event : self->events_) self->drop(event);
     self->events_.clear();
     self->wake_.cancel();
     std::vector<std::shared_ptr<Session>> live;

@@ -9,6 +9,7 @@
 #include "core/chat/command_access.hpp"
 #include "core/chat/message_classifier.hpp"
 #include "core/sessions/chat_reply.hpp"
+#include "core/sessions/live_sessions.hpp"
 #include "core/sessions/session.hpp"
 #include "core/sessions/session_services.hpp"
 #include "core/sessions/usage_report.hpp"
@@ -19,6 +20,7 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/json/object.hpp>
 #include <deque>
+#include <functional>
 #include <errand/sdk/chat_transport.hpp>
 #include <errand/sdk/egress_broker.hpp>
 #include <map>
@@ -63,9 +65,23 @@ class SessionManager final : public sdk::ChatEvents,
   void on_provider_resumed(const std::string& provider) noexcept override;
   void on_provider_usage(const sdk::ProviderUsage& usage) noexcept override;
 
+  // The web interface (manager_web.cpp). A message it wrote, already posted where a person
+  // would have written it (the served channel, or a thread), handled like any other message and
+  // in order with them; the answer is an error carrying the sentence when the manager refused
+  // it outright (a session that could not start, a command refused). Answers that are not
+  // refusals go to the thread as usual.
+  boost::asio::awaitable<sdk::Result<void>> handle_from_web(sdk::InboundMessage message);
+  // Every session that runs now.
+  boost::asio::awaitable<std::vector<LiveSession>> live_sessions();
+
  private:
-  using Event =
-      std::variant<sdk::InboundMessage, sdk::MessageDeleted, sdk::ThreadClosed, sdk::CommandCall>;
+  // A message from the web interface, and where the manager's verdict on it goes.
+  struct WebMessage {
+    sdk::InboundMessage message;
+    std::function<void(std::optional<std::string> refusal)> done;
+  };
+  using Event = std::variant<sdk::InboundMessage, sdk::MessageDeleted, sdk::ThreadClosed,
+                             sdk::CommandCall, WebMessage>;
   // A thread the manager knows: a live session's, or one threads.db has.
   struct KnownThread {
     std::shared_ptr<Session> live;
@@ -85,6 +101,8 @@ class SessionManager final : public sdk::ChatEvents,
   static Settings read_settings(const boost::json::object& config);
 
   void enqueue(Event event);
+  // An event left unhandled because the manager is stopping; a web message is told so.
+  void drop(Event& event);
   boost::asio::awaitable<void> pump(std::shared_ptr<SessionManager> self);
   boost::asio::awaitable<void> handle(Event& event);
 
@@ -128,6 +146,9 @@ class SessionManager final : public sdk::ChatEvents,
   // all have answered or failed.
   boost::asio::awaitable<void> refresh_models(std::shared_ptr<SessionManager> self, ReplyTo to);
   void reply(const ReplyTo& to, std::string text);
+  // A refusal answered to `to`; kept when it answers the web message being handled.
+  void note_refusal(const ReplyTo& to, const std::string& sentence);
+  boost::asio::awaitable<void> handle_web(WebMessage& web);
 
   std::shared_ptr<const SessionServices> services_;
   boost::asio::any_io_executor strand_;
@@ -149,6 +170,12 @@ class SessionManager final : public sdk::ChatEvents,
   };
   std::map<std::string, FetchedModels> fetched_models_;  // by provider, from !models refresh
   bool refreshing_models_ = false;
+  // While a web message is handled: its id, and the refusal it got, if any.
+  struct WebVerdict {
+    std::string message_id;
+    std::optional<std::string> refusal;
+  };
+  std::optional<WebVerdict> web_verdict_;
 };
 
 }  // namespace errand::sessions

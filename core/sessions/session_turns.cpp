@@ -164,9 +164,18 @@ asio::awaitable<void> Session::run_turn(std::shared_ptr<Session> self) {
   }
   turns_.agent_done();
   flush_turn_text();
-  record(boost::json::object{{"type", "turn_end"},
-                             {"outcome", std::string(to_string(outcome))},
-                             {"detail", ending.detail}});
+  boost::json::object turn_end{{"type", "turn_end"},
+                                {"outcome", std::string(to_string(outcome))},
+                                {"detail", ending.detail}};
+  if (usage_) {
+    boost::json::object usage{{"used", usage_->used}, {"size", usage_->size}};
+    if (usage_->cost_amount) {
+      usage["cost"] = *usage_->cost_amount;
+      usage["currency"] = usage_->cost_currency;
+    }
+    turn_end["usage"] = std::move(usage);
+  }
+  record(turn_end);
   renderer_->end_turn(ending);
   // Recorded before the slot is given back, so threads.db never shows the next turn starting
   // before this one ended.

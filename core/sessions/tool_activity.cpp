@@ -1,5 +1,7 @@
 #include "core/sessions/tool_activity.hpp"
 
+#include "core/chat/render/unified_diff.hpp"
+
 namespace errand::sessions {
 
 namespace json = boost::json;
@@ -27,7 +29,15 @@ bool is_final(std::string_view status) {
 
 }  // namespace
 
+const std::string& ToolActivity::latest_running_title() const noexcept {
+  static const std::string none;
+  for (auto it = started_order_.rbegin(); it != started_order_.rend(); ++it)
+    if (const auto found = tools_.find(*it); found != tools_.end()) return found->second.title;
+  return none;
+}
+
 void ToolActivity::started(const agent::ToolCall& call) {
+  if (tools_.count(call.id) == 0) started_order_.push_back(call.id);
   auto& tool = tools_[call.id];
   tool.title = call.title.empty() ? call.kind : call.title;
   tool.kind = call.kind;
@@ -59,10 +69,19 @@ void ToolActivity::show_diffs(Tool& tool, const std::string& id) {
     change.old_text = content.old_text;
     change.new_text = content.new_text;
     renderer_.file_changed(std::move(change));
+    // The transcript keeps the change as a diff, so the web interface can show it as one.
+    auto diff = chat::unified_diff(content.old_text, content.new_text);
+    if (diff.text.size() > kMaxRecordedDiffBytes) {
+      diff.text.resize(kMaxRecordedDiffBytes);
+      diff.text += "\n[the rest of the diff is not recorded]\n";
+    }
     record_(json::object{{"type", "file_changed"},
                          {"tool", id},
                          {"path", shown_path(content.path)},
-                         {"created", !content.old_text.has_value()}});
+                         {"created", !content.old_text.has_value()},
+                         {"added", diff.added},
+                         {"removed", diff.removed},
+                         {"diff", std::move(diff.text)}});
   }
 }
 
@@ -98,6 +117,7 @@ void ToolActivity::finish(const std::string& id, const std::string& status,
   record_(entry);
   renderer_.tool_finished(std::move(end));
   tools_.erase(it);
+  std::erase(started_order_, id);
 }
 
 }  // namespace errand::sessions

@@ -18,6 +18,9 @@
 
 namespace errand::sessions {
 
+// A diff longer than this is cut in the transcript; the thread has its own limits.
+inline constexpr std::size_t kMaxRecordedDiffBytes = 64 * 1024;
+
 class ToolActivity {
  public:
   // record writes one transcript entry; the session owns the transcript and its error handling.
@@ -30,6 +33,8 @@ class ToolActivity {
   // An update of a call never started is ignored and reported as false.
   bool updated(const agent::ToolCallUpdate& update);
   std::size_t running() const noexcept { return tools_.size(); }
+  // The title of the tool call started last among those still running; empty when none runs.
+  const std::string& latest_running_title() const noexcept;
 
  private:
   struct Tool {
@@ -46,6 +51,7 @@ class ToolActivity {
   chat::ThreadRenderer& renderer_;
   Record record_;
   std::map<std::string, Tool> tools_;
+  std::vector<std::string> started_order_;  // ids of running calls, oldest first
 };
 
 }  // namespace errand::sessions

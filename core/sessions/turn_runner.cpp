@@ -40,7 +40,9 @@ void TurnRunner::submit(InboundPrompt prompt) {
     admitted(message_id, std::move(ticket));
   };
   submission.on_position = [this, alive](std::size_t position) {
-    if (!alive.expired()) effects_.notice(queued_sentence(position));
+    if (alive.expired()) return;
+    queue_position_ = position;
+    effects_.notice(queued_sentence(position));
   };
   submission.on_expired = [this, alive, message_id] {
     if (!alive.expired()) expired(message_id);
@@ -52,6 +54,7 @@ void TurnRunner::submit(InboundPrompt prompt) {
     begin(std::move(prompt), std::move(admitted_now->ticket), false);
   } else if (auto* waiting = std::get_if<Queued>(&outcome)) {
     effects_.react(prompt.ref, sdk::Reaction::queued, true);
+    queue_position_ = waiting->position;
     effects_.notice(queued_sentence(waiting->position));
     queued_.emplace(message_id, std::move(prompt));
   } else {

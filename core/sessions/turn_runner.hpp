@@ -88,6 +88,10 @@ class TurnRunner {
   std::uint64_t turn_number() const noexcept { return turn_number_; }
   std::size_t queued() const noexcept { return queued_.size(); }
   std::size_t held() const noexcept { return held_.size(); }
+  // Where this session's waiting prompt stands in the daemon's queue, as last reported.
+  std::optional<std::size_t> queue_position() const noexcept {
+    return queued_.empty() ? std::nullopt : queue_position_;
+  }
 
  private:
   void begin(InboundPrompt prompt, TurnTicket ticket, bool was_queued);
@@ -105,6 +109,7 @@ class TurnRunner {
   std::map<std::string, InboundPrompt> queued_;  // by message id
   std::optional<Turn> turn_;
   std::uint64_t turn_number_ = 0;
+  std::optional<std::size_t> queue_position_;
   boost::asio::steady_timer idle_timer_;
   std::uint64_t idle_generation_ = 0;
   boost::asio::steady_timer abort_timer_;

@@ -220,6 +220,7 @@ TEST_CASE("each row of the reach table decides what a reload applies", "[config]
   const std::map<std::string_view, std::pair<std::string_view, json::value>> changes{
       {"chat", {"chat.startOnMention", true}},
       {"plugins", {"plugins.path", json::array{"/opt/errand-plugins"}}},
+      {"web", {"web", json::object{{"port", 8788}}}},
       {"stateDir", {"stateDir", "/var/lib/errand-two"}},
       {"projectRoot", {"projectRoot", "/srv/errand/elsewhere"}},
       {"logging", {"logging.level", "debug"}},

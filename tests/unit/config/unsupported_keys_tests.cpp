@@ -28,11 +28,11 @@ TEST_CASE("a key nothing reads is refused with the reason, whatever its value",
       Written{"agent.rulesPath", R"("/etc/errand/rules.md")"},
       Written{"agent.fallback", R"(["claude-sonnet"])"},
       Written{"github", R"({"token": "ghp_0123456789", "userName": "b", "userEmail": "b@x"})"},
-      Written{"web", R"({"port": 8787})"}, Written{"shutdown", R"({"allowedUserIds": ["42"]})"},
+      Written{"shutdown", R"({"allowedUserIds": ["42"]})"},
       Written{"output.maxAttachmentBytes", "1048576"},
       Written{"output.maxAttachmentsPerMessage", "2"}, Written{"sandbox.diskTmp", "false"},
       // Even a value its own schema would refuse: the refusal is about the key.
-      Written{"web", R"({"port": "not a port"})"});
+      Written{"shutdown", R"({"allowedUserIds": "not a list"})"});
   auto config = minimal_config();
   set(config, written.key, boost::json::parse(written.value));
   INFO(written.key << " = " << written.value);

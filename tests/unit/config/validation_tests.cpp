@@ -178,9 +178,9 @@ TEST_CASE("a missing required key is named", "[config][validation]") {
 
 TEST_CASE("a missing required section is one problem, not one per key", "[config][validation]") {
   auto config = minimal_config();
-  config.erase("chat");
+  config.erase("agent");
   const auto problem = only_problem(config);
-  CHECK(problem.path == "chat");
+  CHECK(problem.path == "agent");
   CHECK_THAT(problem.message, ContainsSubstring("is required but missing"));
 }
 

@@ -1,0 +1,84 @@
+// What the web interface asks of the session manager: to handle a message it wrote, telling it
+// whether the manager refused it, and a snapshot of every session that runs.
+
+#include "core/sessions/session_manager.hpp"
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/redirect_error.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/use_awaitable.hpp>
+
+namespace errand::sessions {
+
+namespace asio = boost::asio;
+
+void SessionManager::drop(Event& event) {
+  if (auto* web = std::get_if<WebMessage>(&event))
+    web->done("errand is stopping and takes nothing new; try again once it is back");
+}
+
+void SessionManager::note_refusal(const ReplyTo& to, const std::string& sentence) {
+  if (web_verdict_ && !to.slash && to.message.message_id == web_verdict_->message_id)
+    web_verdict_->refusal = sentence;
+}
+
+asio::awaitable<void> SessionManager::handle_web(WebMessage& web) {
+  web_verdict_ = WebVerdict{web.message.ref.message_id, std::nullopt};
+  try {
+    co_await handle_message(web.message);
+  } catch (...) {
+    web_verdict_.reset();
+    web.done("errand failed while handling the message; its log says why");
+    throw;
+  }
+  auto refusal = std::move(web_verdict_->refusal);
+  web_verdict_.reset();
+  web.done(std::move(refusal));
+}
+
+asio::awaitable<sdk::Result<void>> SessionManager::handle_from_web(sdk::InboundMessage message) {
+  // The verdict comes back on this coroutine's executor; the timer is only a wake-up.
+  auto executor = co_await asio::this_coro::executor;
+  struct Verdict {
+    explicit Verdict(asio::any_io_executor on) : wake(on) {}
+    asio::steady_timer wake;
+    bool done = false;
+    std::optional<std::string> refusal;
+  };
+  auto verdict = std::make_shared<Verdict>(executor);
+  verdict->wake.expires_at(asio::steady_timer::time_point::max());
+  WebMessage web{std::move(message), [verdict](std::optional<std::string> refusal) {
+                   asio::post(verdict->wake.get_executor(),
+                              [verdict, refusal = std::move(refusal)]() mutable {
+                                verdict->refusal = std::move(refusal);
+                                verdict->done = true;
+                                verdict->wake.cancel();
+                              });
+                 }};
+  enqueue(std::move(web));
+  while (!verdict->done) {
+    boost::system::error_code ec;
+    co_await verdict->wake.async_wait(asio::redirect_error(asio::use_awaitable, ec));
+  }
+  if (verdict->refusal) co_return sdk::Error{sdk::Error::Kind::refused, *verdict->refusal};
+  co_return sdk::Result<void>{};
+}
+
+asio::awaitable<std::vector<LiveSession>> SessionManager::live_sessions() {
+  auto self = shared_from_this();
+  auto collect = [self]() -> asio::awaitable<std::vector<std::shared_ptr<Session>>> {
+    std::vector<std::shared_ptr<Session>> out;
+    for (const auto& [id, session] : self->sessions_) out.push_back(session);
+    co_return out;
+  };
+  const auto sessions = co_await asio::co_spawn(strand_, collect, asio::use_awaitable);
+  std::vector<LiveSession> live;
+  for (const auto& session : sessions) {
+    auto one = co_await session->snapshot();
+    live.push_back(std::move(one));
+  }
+  co_return live;
+}
+
+}  // namespace errand::sessions
