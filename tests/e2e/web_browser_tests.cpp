@@ -149,7 +149,7 @@ json::array listed_sessions(const E2eHarness& h) {
 TEST_CASE(
     "from the web interface alone a session is started, watched live, browsed and stopped, "
     "and an observer then shows it and changes nothing",
-    "[e2e][web]") {
+    "[e2e][web][key:web.observer]") {
   require_browser_tools();
   E2eHarness h(Backend::bailey, Front::web_only);
   h.start();
@@ -186,7 +186,7 @@ TEST_CASE(
 TEST_CASE(
     "the web interface refuses a change asked by another site's page, or by a form, with "
     "403 and the reason, and starts nothing",
-    "[e2e][web]") {
+    "[e2e][web][key:web.host][key:web.port]") {
   E2eHarness h(Backend::bailey, Front::web_only);
   h.start();
   const std::string body = R"({"prompt": "say never started", "project": "foreign"})";
