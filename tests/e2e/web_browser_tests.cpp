@@ -3,6 +3,7 @@
 // bailey, the scripted agent and the fake provider. The scenarios assert what the page shows and
 // write a screenshot of each page; these tests assert what the daemon kept and what it refused.
 
+#include "core/sessions/web_identity.hpp"
 #include "tests/e2e/e2e_harness.hpp"
 #include "tests/e2e/web_client.hpp"
 #include "tests/support/root_preparation.hpp"
@@ -153,6 +154,8 @@ TEST_CASE(
   require_browser_tools();
   E2eHarness h(Backend::bailey, Front::web_only);
   h.start();
+  // What a new user is told to open.
+  CHECK(h.daemon().out().find("web interface: open " + h.web_url()) != npos);
 
   const auto flow_dir = screenshot_dir("session_flow");
   const auto thread = thread_printed(run_scenario(h, "session_flow", flow_dir));
@@ -167,7 +170,8 @@ TEST_CASE(
   const auto sessions = h.sessions_of(thread);
   REQUIRE(sessions.size() == 1);
   CHECK(sessions[0].ended_at.has_value());
-  CHECK(sessions[0].end_reason.starts_with("stopped by "));
+  // The page's !stop, written as the web interface's own account.
+  CHECK(sessions[0].end_reason == "stopped by " + std::string(sessions::kWebInterfaceUser));
   // The agent wrote the file for real, in the project the page named.
   CHECK(errand::test::read_file(h.project_root() / kProject / "notes.txt") == "from the page\n");
 
