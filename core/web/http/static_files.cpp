@@ -90,12 +90,14 @@ HttpResponse front_end_file(const std::filesystem::path& front_end, std::string_
   if (page_route) relative = kIndex;
   auto file = chat::read_project_file_for_upload(front_end, relative);
   if (file) return answer_with(*file);
-  if (file.error().kind == sdk::Error::Kind::not_found) {
-    if (page_route) {
-      return json_error(http::status::not_found,
-                        "the web interface's front-end is not installed: its folder has no "
-                        "index.html; reinstall errand, or build the front-end into that folder");
-    }
+  const auto missing = file.error().kind == sdk::Error::Kind::not_found;
+  if ((missing && page_route) || file.error().kind == sdk::Error::Kind::unavailable) {
+    return json_error(http::status::not_found,
+                      "the web interface's front-end is not installed: its folder is missing or "
+                      "has no index.html; reinstall errand, or build the front-end into that "
+                      "folder");
+  }
+  if (missing) {
     return json_error(http::status::not_found, fmt::format("there is no {} here", path));
   }
   if (file.error().kind == sdk::Error::Kind::refused) {

@@ -111,6 +111,8 @@ asio::awaitable<void> run_event_stream(ServerShared& shared, beast::tcp_stream& 
   http::response<http::empty_body> head{http::status::ok, version};
   head.set(http::field::content_type, "text/event-stream");
   head.set(http::field::cache_control, "no-store");
+  // A proxy in front (web.publicUrl) would otherwise hold events back to fill its buffer.
+  head.set("X-Accel-Buffering", "no");
   add_protective_headers(head, "text/event-stream");
   head.keep_alive(false);
   http::response_serializer<http::empty_body> serializer(head);

@@ -97,9 +97,11 @@ TEST_CASE("a missing file with a dot in its name is 404, not the page") {
   CHECK_THAT(error_of(response), ContainsSubstring("there is no /assets/gone.js here"));
 }
 
-TEST_CASE("with no index.html the page's routes are 404 saying the front-end is missing") {
+TEST_CASE("with no front-end folder or no index.html, the page's routes are 404 saying so") {
   const TempDir empty;
-  const auto response = front_end_file(empty.path(), "/sessions");
+  const auto where = GENERATE(as<std::string>{}, "", "absent");
+  CAPTURE(where);
+  const auto response = front_end_file(empty.path() / where, "/sessions");
   CHECK(response.status == http::status::not_found);
   CHECK_THAT(error_of(response), ContainsSubstring("front-end is not installed"));
 }

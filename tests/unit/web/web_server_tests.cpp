@@ -204,15 +204,24 @@ asio::awaitable<void> wait_for(bool& flag) {
   }
 }
 
-// Opens /api/stream and reads its head; the buffer keeps whatever of the body came with it.
-asio::awaitable<Response> open_stream(beast::tcp_stream& stream, beast::flat_buffer& buffer,
-                                      const Served& served) {
+struct OpenStream {
+  beast::tcp_stream stream;
+  beast::flat_buffer buffer;  // whatever of the body came with the head
+  Response head;
+};
+
+// Connects, opens /api/stream and reads its head, then its first events.
+asio::awaitable<OpenStream> open_stream(const Served& served) {
+  auto connecting = connect_to(served.server->endpoint());
+  auto connected = co_await std::move(connecting);
+  OpenStream open{std::move(connected), {}, {}};
   auto request = make_request(http::verb::get, "/api/stream", served.host());
-  stream.expires_after(10s);
-  co_await http::async_write(stream, request, use_awaitable);
+  open.stream.expires_after(10s);
+  co_await http::async_write(open.stream, request, use_awaitable);
   http::response_parser<http::string_body> parser;
-  co_await http::async_read_header(stream, buffer, parser, use_awaitable);
-  co_return parser.release();
+  co_await http::async_read_header(open.stream, open.buffer, parser, use_awaitable);
+  open.head = parser.release();
+  co_return open;
 }
 
 asio::awaitable<void> routes_over_one_connection(Served& served) {
@@ -324,14 +333,13 @@ asio::awaitable<void> body_over_limit(Served& served) {
 }
 
 asio::awaitable<void> stream_until_the_page_goes(Served& served) {
-  auto connecting = connect_to(served.server->endpoint());
-  auto stream = co_await std::move(connecting);
-  beast::flat_buffer buffer;
-  auto opening = open_stream(stream, buffer, served);
-  const auto head = co_await std::move(opening);
+  auto opening = open_stream(served);
+  OpenStream opened = co_await std::move(opening);
+  auto& [stream, buffer, head] = opened;
   CHECK(head.result() == http::status::ok);
   CHECK(head[http::field::content_type] == "text/event-stream");
   CHECK(head[http::field::cache_control] == "no-store");
+  CHECK(head["X-Accel-Buffering"] == "no");
   check_protective_headers(head);
   auto reading = read_until_holds(stream, buffer, "{\"n\":3}\n\n");
   const auto events = co_await std::move(reading);
@@ -346,11 +354,9 @@ asio::awaitable<void> stream_until_the_page_goes(Served& served) {
 }
 
 asio::awaitable<void> stop_ends_a_stream(Served& served) {
-  auto connecting = connect_to(served.server->endpoint());
-  auto stream = co_await std::move(connecting);
-  beast::flat_buffer buffer;
-  auto opening = open_stream(stream, buffer, served);
-  const auto head = co_await std::move(opening);
+  auto opening = open_stream(served);
+  OpenStream opened = co_await std::move(opening);
+  auto& [stream, buffer, head] = opened;
   CHECK(head.result() == http::status::ok);
   auto reading = read_until_holds(stream, buffer, "{\"n\":3}\n\n");
   co_await std::move(reading);
