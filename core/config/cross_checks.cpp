@@ -10,6 +10,9 @@
 #include "core/agent/kage_reserved_names.hpp"
 #include "core/config/provider_checks.hpp"
 #include "core/config/suggest.hpp"
+#include "core/web/http/bind_address.hpp"
+
+#include <boost/url/parse.hpp>
 
 namespace errand::config {
 
@@ -129,10 +132,36 @@ void check_something_served(const json::object& config, std::vector<Problem>& pr
                       "web interface"});
 }
 
+// The interface has no login, so its address is its access control: one a stranger could reach
+// is refused here, at start and on every reload alike.
+void check_web_address(const json::object& config, std::vector<Problem>& problems) {
+  const auto* web = object_at(config, "web");
+  if (web == nullptr) return;
+  if (const auto* host = web->if_contains("host"); host != nullptr && host->is_string()) {
+    if (auto address = web::bind_address_of(std::string(host->as_string())); !address)
+      problems.push_back({"web.host", "`web.host` is refused: " + address.error().message});
+  }
+  if (const auto* url = web->if_contains("publicUrl"); url != nullptr && url->is_string()) {
+    auto parsed = boost::urls::parse_absolute_uri(std::string_view(url->as_string()));
+    // A URL that is not http(s) at all is the format check's to refuse.
+    if (!parsed || (parsed->scheme() != "http" && parsed->scheme() != "https")) return;
+    const bool origin_only = parsed->has_authority() && !parsed->host().empty() &&
+                             (parsed->path().empty() || parsed->path() == "/") &&
+                             !parsed->has_query() && !parsed->has_fragment() &&
+                             !parsed->has_userinfo();
+    if (!origin_only)
+      problems.push_back({"web.publicUrl",
+                          "`web.publicUrl` must be the interface's origin as people reach it: "
+                          "http or https, a host, an optional port and no path, query or user "
+                          "name, e.g. \"https://errand.example.ts.net\""});
+  }
+}
+
 }  // namespace
 
 void check_across_keys(const json::object& config, std::vector<Problem>& problems) {
   check_something_served(config, problems);
+  check_web_address(config, problems);
   check_roots_apart(config, problems);
   check_agent_provider(config, problems);
   check_agent_command(config, problems);

@@ -23,9 +23,9 @@
 #include "core/sessions/private_directory.hpp"
 #include "core/sessions/queue.hpp"
 #include "core/sessions/session_manager.hpp"
+#include "core/sessions/web_identity.hpp"
 #include "core/threads/threads_db.hpp"
 #include "core/threads/threads_store.hpp"
-#include "core/sessions/web_identity.hpp"
 #include "core/web/web_chat.hpp"
 #include "core/web/web_interface.hpp"
 
@@ -265,7 +265,8 @@ int run_daemon(const RunEnvironment& env, std::ostream& out) {
         web_only ? std::string(sessions::kWebChannelId)
                  : config::string_setting(rt.config.effective, "chat.channelId"),
         env.errand_web_root ? std::filesystem::path(*env.errand_web_root) : env.default_web_root,
-        rt.logging.logger("web")};
+        rt.logging.logger("web"),
+        [&rt] { return config::string_setting(rt.config.effective, "agent.model"); }};
     auto started_web = web::WebInterface::start(std::move(context), *web_settings);
     if (!started_web) {
       rt.log->error("the web interface could not start: {}", started_web.error().message);

@@ -20,9 +20,9 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/json/object.hpp>
 #include <deque>
-#include <functional>
 #include <errand/sdk/chat_transport.hpp>
 #include <errand/sdk/egress_broker.hpp>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>

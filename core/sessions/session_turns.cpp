@@ -165,8 +165,8 @@ asio::awaitable<void> Session::run_turn(std::shared_ptr<Session> self) {
   turns_.agent_done();
   flush_turn_text();
   boost::json::object turn_end{{"type", "turn_end"},
-                                {"outcome", std::string(to_string(outcome))},
-                                {"detail", ending.detail}};
+                               {"outcome", std::string(to_string(outcome))},
+                               {"detail", ending.detail}};
   if (usage_) {
     boost::json::object usage{{"used", usage_->used}, {"size", usage_->size}};
     if (usage_->cost_amount) {

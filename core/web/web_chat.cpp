@@ -116,8 +116,7 @@ boost::asio::awaitable<sdk::Result<void>> WebChat::register_commands(
   co_return sdk::Result<void>{};
 }
 
-boost::asio::awaitable<sdk::Result<void>> WebChat::acknowledge(sdk::CommandCall,
-                                                               sdk::Visibility) {
+boost::asio::awaitable<sdk::Result<void>> WebChat::acknowledge(sdk::CommandCall, sdk::Visibility) {
   co_return no_slash_commands();
 }
 
@@ -143,9 +142,8 @@ std::vector<PostedMessage> WebChat::messages_after(const std::string& thread_id,
   if (it == threads_.end()) return out;
   for (const auto& message : it->second)
     if (message.sequence > after) out.push_back(message);
-  std::sort(out.begin(), out.end(), [](const PostedMessage& a, const PostedMessage& b) {
-    return a.sequence < b.sequence;
-  });
+  std::sort(out.begin(), out.end(),
+            [](const PostedMessage& a, const PostedMessage& b) { return a.sequence < b.sequence; });
   return out;
 }
 

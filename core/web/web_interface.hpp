@@ -17,6 +17,7 @@
 #include <errand/sdk/host_services.hpp>
 #include <errand/sdk/result.hpp>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -52,6 +53,8 @@ class WebInterface {
     std::string channel_id;  // where a session started from the page opens its thread
     std::filesystem::path front_end;
     std::shared_ptr<spdlog::logger> log;
+    // agent.model as the configuration says now, for rows whose thread names no model.
+    std::function<std::string()> default_model;
   };
 
   // Binds and serves; refused with the reason when the address is not one to serve on, is not

@@ -6,6 +6,7 @@
 #include "tests/unit/config/config_test_support.hpp"
 
 #include <catch2/catch_test_macros.hpp>
+#include <catch2/generators/catch_generators.hpp>
 #include <catch2/matchers/catch_matchers_string.hpp>
 
 using namespace errand::config;
@@ -77,4 +78,44 @@ TEST_CASE("web settings are fixed at startup; a reload says so", "[config][web][
   CHECK(said.held.front().path == "web.port");
   CHECK_THAT(said.held.front().message, ContainsSubstring("binds its address and port once"));
   CHECK_FALSE(reached_by_reload({"web", "host"}));
+}
+
+TEST_CASE("a web address a stranger could reach is refused, at start and on reload alike",
+          "[config][web][key:web.host]") {
+  const auto refused = GENERATE(as<std::string>{}, "0.0.0.0", "::", "8.8.8.8",
+                                "2001:4860:4860::8888", "errand.example.com", "192.169.0.1");
+  auto config = chatless_config();
+  set(config, "web.host", boost::json::string(refused));
+  INFO(refused);
+  const auto problem = only_problem(config);
+  CHECK(problem.path == "web.host");
+  CHECK_THAT(problem.message, ContainsSubstring("`web.host` is refused: "));
+}
+
+TEST_CASE("a web address only this host or its networks reach is accepted",
+          "[config][web][key:web.host]") {
+  const auto accepted =
+      GENERATE(as<std::string>{}, "127.0.0.1", "localhost", "::1", "10.1.2.3", "172.16.0.9",
+               "192.168.1.2", "169.254.3.4", "100.64.0.7", "fe80::1", "fd12:3456::1");
+  auto fine = chatless_config();
+  set(fine, "web.host", boost::json::string(accepted));
+  INFO(accepted);
+  CHECK(load_core(fine).has_value());
+}
+
+TEST_CASE("web.publicUrl is an origin: a path, a query or a user name is refused",
+          "[config][web][key:web.publicUrl]") {
+  auto config = chatless_config();
+  set(config, "web.publicUrl", "https://errand.example.ts.net");
+  CHECK(load_core(config).has_value());
+  set(config, "web.publicUrl", "http://100.64.0.7:8787/");
+  CHECK(load_core(config).has_value());
+  for (const auto* bad :
+       {"https://errand.example.ts.net/errand", "https://a.example/?x=1", "https://me@a.example"}) {
+    INFO(bad);
+    set(config, "web.publicUrl", bad);
+    const auto problem = only_problem(config);
+    CHECK(problem.path == "web.publicUrl");
+    CHECK_THAT(problem.message, ContainsSubstring("must be the interface's origin"));
+  }
 }
