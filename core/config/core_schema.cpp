@@ -20,7 +20,8 @@ namespace core_sections {
 
 json::object chat() {
   return section(
-      "The chat service the bot serves, and who may use it.",
+      "The chat service the bot serves, and who may use it. It may be left out when a `web` "
+      "block is written: sessions then run from the web interface alone.",
       {
           {"transport",
            defaulted(with(text("Which chat plugin carries the bot; \"discord\" loads the "

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <random>
 
 #include "plugins/chat-discord/multipart.hpp"
@@ -49,11 +50,15 @@ std::string TransportCore::scrub(std::string_view text) const {
 
 json::object TransportCore::allowed_mentions(const std::vector<std::string>& users) const {
   json::object mentions{{"parse", json::array{}}};
-  if (!users.empty()) {
-    json::array ids;
-    for (const auto& id : users) ids.push_back(json::value(id));
-    mentions["users"] = std::move(ids);
-  }
+  // Discord refuses a whole message whose allowed_mentions names something that is not a
+  // snowflake; the core may address accounts of its own (the web interface's), which no one
+  // here can be pinged as.
+  json::array ids;
+  for (const auto& id : users)
+    if (!id.empty() &&
+        std::all_of(id.begin(), id.end(), [](char c) { return c >= '0' && c <= '9'; }))
+      ids.push_back(json::value(id));
+  if (!ids.empty()) mentions["users"] = std::move(ids);
   return mentions;
 }
 

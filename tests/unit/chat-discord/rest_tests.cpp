@@ -49,6 +49,19 @@ TEST_CASE("posts carry a nonce with enforce_nonce and mention nobody unless aske
   CHECK(posts[0].header("authorization") == "Bot " + h.fake.options().token);
 }
 
+TEST_CASE("an account that is not a Discord user is never named in allowed_mentions") {
+  Harness h;
+  const auto& channel = h.fake.options().channel_id;
+  auto posted = h.run(h.transport->post(
+      channel, {.text = "done", .mention_user_ids = {"web-interface", "42", ""}}));
+  REQUIRE(posted);
+  const auto posts = message_posts(h.fake);
+  REQUIRE(posts.size() == 1);
+  const auto& users = posts[0].json.at("allowed_mentions").at("users").as_array();
+  REQUIRE(users.size() == 1);
+  CHECK(users.at(0).as_string() == "42");
+}
+
 TEST_CASE("posted text passes the host's scrubbing, and files holding a secret are refused") {
   Harness h;
   h.secrets.add("sk-very-secret-value");
