@@ -45,7 +45,9 @@ Settings settings_from(const json::object& effective) {
     settings.plugin_dirs.emplace_back(std::string(dir.as_string()));
   }
   settings.log_level = text(effective, "logging.level");
-  settings.chat_transport = text(effective, "chat.transport");
+  // No chat section: the web interface is the chat service, and no plugin is loaded for one.
+  if (sdk::find_setting(effective, "chat") != nullptr)
+    settings.chat_transport = text(effective, "chat.transport");
   settings.limits.max_concurrent_turns = whole_number(effective, "limits.maxConcurrentTurns");
   settings.limits.max_live_sessions = whole_number(effective, "limits.maxLiveSessions");
   settings.limits.max_queue_length = whole_number(effective, "limits.maxQueueLength");

@@ -39,6 +39,14 @@ LiveSession Session::describe() const {
   if (live.state == LiveSession::State::running) {
     const std::string tool = tools_ ? tools_->latest_running_title() : std::string();
     live.doing = tool.empty() ? "thinking" : "running " + tool;
+    if (const auto* turn = turns_.current()) {
+      const std::string_view text = turn->text;
+      // Cut where a UTF-8 sequence begins, so the page never gets half a character.
+      std::size_t from =
+          text.size() > kMaxPartialTextBytes ? text.size() - kMaxPartialTextBytes : 0;
+      while (from < text.size() && (static_cast<unsigned char>(text[from]) & 0xC0) == 0x80) ++from;
+      live.partial_text = std::string(text.substr(from));
+    }
   }
   if (const auto* question = permissions_.open_question()) {
     live.question = question->title;

@@ -8,6 +8,7 @@
 #include "core/sandbox/broker_spec.hpp"
 #include "core/sessions/private_directory.hpp"
 #include "core/sessions/session.hpp"
+#include "core/sessions/web_identity.hpp"
 
 #include <sys/stat.h>
 
@@ -90,8 +91,9 @@ void Session::create_renderer() {
     log_->warn("session {}: {}; the default output settings apply", id(), settings.error().message);
   chat::RendererDeps deps{services_->chat, secrets_, services_->clock,
                           services_->logging.logger("render"), nullptr};
-  renderer_ = chat::ThreadRenderer::create(strand_, std::move(deps), plan_.thread_id,
-                                           settings ? *settings : chat::RenderSettings{});
+  auto render = settings ? *settings : chat::RenderSettings{};
+  if (web_interface_only(*plan_.config)) render.post_agent_output = false;
+  renderer_ = chat::ThreadRenderer::create(strand_, std::move(deps), plan_.thread_id, render);
   tools_.emplace(*renderer_, [this](const boost::json::object& entry) { record(entry); });
 }
 

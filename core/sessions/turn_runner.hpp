@@ -83,6 +83,7 @@ class TurnRunner {
   void fail_held();
 
   Turn* current() noexcept { return turn_ ? &*turn_ : nullptr; }
+  const Turn* current() const noexcept { return turn_ ? &*turn_ : nullptr; }
   bool running() const noexcept { return turn_.has_value(); }
   // Counts the turns begun, for the transcript's turn numbers.
   std::uint64_t turn_number() const noexcept { return turn_number_; }

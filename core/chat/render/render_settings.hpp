@@ -11,6 +11,10 @@ struct RenderSettings {
   bool forward_tool_output = false;
   std::size_t max_tool_output_chars = 1500;
   bool post_diffs = true;
+  // The agent's text, tool calls and file changes are posted. Without a chat service the web
+  // interface shows them from the transcript, so its thread carries only errand's own words
+  // (answers, notices, the end of each turn).
+  bool post_agent_output = true;
 };
 
 // Reads output.forwardToolOutput, output.maxToolOutputChars and output.postDiffs from the

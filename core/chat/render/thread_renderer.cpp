@@ -50,16 +50,16 @@ void ThreadRenderer::begin_turn(TurnStart start) {
   enqueue(std::move(start));
 }
 void ThreadRenderer::text(std::string_view chunk) {
-  if (!chunk.empty()) enqueue(TextChunk{std::string(chunk)});
+  if (!chunk.empty() && settings_.post_agent_output) enqueue(TextChunk{std::string(chunk)});
 }
 void ThreadRenderer::tool_started(ToolCallStart start) {
-  enqueue(std::move(start));
+  if (settings_.post_agent_output) enqueue(std::move(start));
 }
 void ThreadRenderer::tool_finished(ToolCallEnd end) {
-  enqueue(std::move(end));
+  if (settings_.post_agent_output) enqueue(std::move(end));
 }
 void ThreadRenderer::file_changed(FileChange change) {
-  enqueue(std::move(change));
+  if (settings_.post_agent_output) enqueue(std::move(change));
 }
 void ThreadRenderer::notice(std::string text, std::vector<std::string> mention_user_ids) {
   enqueue(NoticeEvent{std::move(text), std::move(mention_user_ids)});

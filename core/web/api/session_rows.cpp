@@ -83,6 +83,7 @@ boost::json::object session_row(const ThreadRecord* thread, const LiveSession* l
     row["queue_position"] = nullptr;
   }
   row["doing"] = live != nullptr ? secrets.scrub(live->doing) : std::string();
+  row["partial"] = live != nullptr ? secrets.scrub(live->partial_text) : std::string();
   row["started_at"] = chat::format_utc(thread != nullptr ? thread->created_at : live->started_at);
   row["updated_at"] = chat::format_utc(activity_of(thread, live));
   row["question"] = live != nullptr ? question_of(*live, secrets) : boost::json::value(nullptr);

@@ -103,6 +103,7 @@ TEST_CASE("rows merge threads.db with the live sessions, newest activity first")
   const auto now = r.clock.now();
   auto running = live("s-new", "t-new", "gamma", LiveSession::State::running, now + 5s);
   running.doing = "running `make`";
+  running.partial_text = "Looking at the build";
   running.model = "live-model";
   auto queued = live("s-queued", "t-unrecorded", "delta", LiveSession::State::queued, now + 10s);
   queued.queue_position = 2;
@@ -117,6 +118,7 @@ TEST_CASE("rows merge threads.db with the live sessions, newest activity first")
   CHECK(newest.at("session") == "s-new");
   CHECK(newest.at("state") == "running");  // the record says live too, the snapshot says more
   CHECK(newest.at("doing") == "running `make`");
+  CHECK(newest.at("partial") == "Looking at the build");
   CHECK(newest.at("model") == "live-model");
   CHECK(newest.at("project") == "gamma");
   CHECK(newest.at("queue_position").is_null());
@@ -129,6 +131,7 @@ TEST_CASE("rows merge threads.db with the live sessions, newest activity first")
   CHECK(middle.at("model") == "model-of-thread");
   CHECK(middle.at("owner") == "owner-t-middle");
   CHECK(middle.at("doing") == "");
+  CHECK(middle.at("partial") == "");
   CHECK(middle.at("started_at").as_string() == errand::chat::format_utc(now - 1min));
 
   const auto& old = row_of(list, "t-old");
@@ -152,9 +155,9 @@ TEST_CASE("rows merge threads.db with the live sessions, newest activity first")
     std::vector<std::string> keys;
     for (const auto& [key, value] : row.as_object()) keys.emplace_back(key);
     std::sort(keys.begin(), keys.end());
-    CHECK(keys == std::vector<std::string>{"doing", "model", "owner", "project", "question",
-                                           "queue_position", "session", "started_at", "state",
-                                           "thread", "updated_at"});
+    CHECK(keys == std::vector<std::string>{"doing", "model", "owner", "partial", "project",
+                                           "question", "queue_position", "session", "started_at",
+                                           "state", "thread", "updated_at"});
   }
 }
 
@@ -174,6 +177,7 @@ TEST_CASE("a configured secret in what the agent does or asks never reaches the 
   SecretScrubber secrets({secret});
   auto asking = live("s-new", "t-new", "gamma", LiveSession::State::running, r.clock.now());
   asking.doing = "running `curl -H " + secret + "`";
+  asking.partial_text = "the key is " + secret;
   asking.question = "Allow `echo " + secret + "`?";
   asking.question_options = {{"allow-" + secret, "Allow " + secret}, {"reject", "Reject"}};
 
@@ -181,6 +185,7 @@ TEST_CASE("a configured secret in what the agent does or asks never reaches the 
   CHECK_THAT(boost::json::serialize(list), !ContainsSubstring(secret));
   const auto& row = row_of(list, "t-new");
   CHECK(row.at("doing") == "running `curl -H [redacted]`");
+  CHECK(row.at("partial") == "the key is [redacted]");
   const auto& question = row.at("question").as_object();
   CHECK(question.at("text") == "Allow `echo [redacted]`?");
   const auto& options = question.at("options").as_array();
