@@ -74,6 +74,13 @@ bool blank(std::string_view text) {
   return text.find_first_not_of(" \t\r\n") == std::string_view::npos;
 }
 
+// A field of the request's body that is missing, of the wrong type or too long.
+HttpResponse bad_field(const sdk::Error& error) {
+  return json_error(error.kind == sdk::Error::Kind::limit ? http::status::payload_too_large
+                                                          : http::status::bad_request,
+                    error.message);
+}
+
 HttpResponse refused_by_manager(const sdk::Error& error) {
   // The manager's refusals are about the state of things (a project with a live session, a
   // full queue), so they answer 409; the page shows the sentence.
@@ -203,9 +210,9 @@ asio::awaitable<HttpResponse> WebApi::start_session(const HttpRequest& request) 
   auto body = body_object(request);
   if (!body) co_return json_error(http::status::bad_request, body.error().message);
   auto prompt = string_field(*body, "prompt", true);
-  if (!prompt) co_return error_response(prompt.error());
+  if (!prompt) co_return bad_field(prompt.error());
   auto project = string_field(*body, "project", false);
-  if (!project) co_return error_response(project.error());
+  if (!project) co_return bad_field(project.error());
   if (blank(*prompt))
     co_return json_error(http::status::bad_request,
                          "a session starts from a prompt; write what the agent should do");
@@ -231,7 +238,7 @@ asio::awaitable<HttpResponse> WebApi::send(const HttpRequest& request,
   auto body = body_object(request);
   if (!body) co_return json_error(http::status::bad_request, body.error().message);
   auto text = string_field(*body, "text", true);
-  if (!text) co_return error_response(text.error());
+  if (!text) co_return bad_field(text.error());
   if (blank(*text))
     co_return json_error(http::status::bad_request,
                          "the message is empty; write a prompt, a ! command or an option");

@@ -211,7 +211,7 @@ void E2eHarness::start() {
   FAIL("the daemon found its web port in use three times:\n" << daemon_log());
 }
 
-bool E2eHarness::start_daemon() {
+void E2eHarness::spawn_daemon() {
   errand::test::write_file(root_ / "config.json", json::serialize(config_));
   std::vector<std::string> env{"ERRAND_CONFIG=" + (root_ / "config.json").string(),
                                "ERRAND_PLUGIN_PATH=" + build_dir() + "/plugins",
@@ -221,6 +221,10 @@ bool E2eHarness::start_daemon() {
   for (auto& variable : errand::test::delegated_environment()) env.push_back(std::move(variable));
   daemon_ = std::make_unique<errand::test::ChildProcess>(
       std::vector<std::string>{build_dir() + "/bin/errand", "run"}, env, root_);
+}
+
+bool E2eHarness::start_daemon() {
+  spawn_daemon();
   const bool ready = front_ == Front::web_only
                          ? wait_for_web_interface()
                          : daemon_->wait_for_output("the chat connection is ready", 60s);
@@ -241,6 +245,19 @@ bool E2eHarness::wait_for_web_interface() {
            return web_request(port, WebRequest::get("/api/interface"), 2s).status == 200;
          }) &&
          !daemon_->wait_for(0ms);
+}
+
+std::optional<int> E2eHarness::start_expecting_refusal(std::chrono::milliseconds timeout) {
+  REQUIRE(!daemon_);
+  spawn_daemon();
+  auto code = daemon_->wait_for(timeout);
+  if (!code) {
+    daemon_->signal(SIGKILL);
+    daemon_->wait_for(20s);
+  }
+  logs_.push_back(daemon_->out() + daemon_->err());
+  daemon_.reset();
+  return code;
 }
 
 std::optional<int> E2eHarness::stop() {

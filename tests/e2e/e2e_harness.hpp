@@ -50,6 +50,11 @@ class E2eHarness {
   // Writes the configuration, starts the daemon and waits until it is ready: its chat gateway
   // connected, or (web_only) its web interface answering GET /api/interface.
   void start();
+  // Writes the configuration and starts a daemon expected to refuse to start: returns its exit
+  // code (none when it was still running after the timeout, and then it is killed); its output
+  // is in daemon_log().
+  std::optional<int> start_expecting_refusal(
+      std::chrono::milliseconds timeout = std::chrono::seconds(60));
   // SIGTERM and wait; returns the exit code.
   std::optional<int> stop();
   // SIGKILL: no cleanup at all, as a crash.
@@ -98,6 +103,8 @@ class E2eHarness {
   static std::string fake_agent();
 
  private:
+  // Writes the configuration and starts `errand run`, without waiting for anything.
+  void spawn_daemon();
   bool start_daemon();  // false when the daemon exited because its web port was taken meanwhile
   bool wait_for_web_interface();
 

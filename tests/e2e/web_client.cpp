@@ -52,7 +52,36 @@ asio::awaitable<void> exchange(std::uint16_t port, http::request<http::string_bo
   reply.body = std::move(in.body());
 }
 
+asio::awaitable<void> read_stream(std::uint16_t port, http::request<http::string_body> out,
+                                  std::chrono::milliseconds timeout,
+                                  const std::function<bool(const std::string&)>& enough,
+                                  std::string& so_far) {
+  beast::tcp_stream stream(co_await asio::this_coro::executor);
+  stream.expires_after(timeout);
+  const asio::ip::tcp::endpoint endpoint(asio::ip::make_address("127.0.0.1"), port);
+  co_await stream.async_connect(endpoint, asio::use_awaitable);
+  co_await http::async_write(stream, out, asio::use_awaitable);
+  char chunk[4096];
+  while (!enough(so_far)) {
+    const auto n = co_await stream.async_read_some(asio::buffer(chunk), asio::use_awaitable);
+    so_far.append(chunk, n);
+  }
+}
+
 }  // namespace
+
+std::string web_stream(std::uint16_t port, const std::string& target,
+                       const std::function<bool(const std::string&)>& enough,
+                       std::chrono::milliseconds timeout) {
+  std::string so_far;
+  asio::io_context io;
+  auto request = request_of(port, WebRequest::get(target, {{"Accept", "text/event-stream"}}));
+  // A stream that ends or times out leaves what it had; the caller's checks say what was missing.
+  asio::co_spawn(io, read_stream(port, std::move(request), timeout, enough, so_far),
+                 [](const std::exception_ptr&) {});
+  io.run();
+  return so_far;
+}
 
 WebRequest WebRequest::get(std::string target, WebHeaders headers) {
   return WebRequest{"GET", std::move(target), std::move(headers), {}};

@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -33,5 +34,11 @@ struct WebReply {
 
 WebReply web_request(std::uint16_t port, const WebRequest& request,
                      std::chrono::milliseconds timeout = std::chrono::seconds(5));
+
+// An event stream, read raw (the response head, then its events) until `enough` holds for what
+// has arrived or the timeout passes; returns what arrived either way.
+std::string web_stream(std::uint16_t port, const std::string& target,
+                       const std::function<bool(const std::string& so_far)>& enough,
+                       std::chrono::milliseconds timeout = std::chrono::seconds(60));
 
 }  // namespace errand::e2e

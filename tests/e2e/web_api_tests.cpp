@@ -1,0 +1,227 @@
+// The web interface's API against the real `errand run` with no chat service, as a program on
+// the machine sees it: what the page is shown passes the scrubbing door, the project browser
+// reaches only the project, the agent's question is answered from the page, and an address the
+// interface must not serve on stops errand at start.
+
+#include "tests/e2e/e2e_harness.hpp"
+#include "tests/e2e/web_client.hpp"
+#include "tests/support/temp_dir.hpp"
+
+#include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
+#include <catch2/catch_test_macros.hpp>
+#include <catch2/matchers/catch_matchers_string.hpp>
+#include <map>
+
+namespace errand::e2e {
+namespace {
+
+namespace json = boost::json;
+using namespace std::chrono_literals;
+using Catch::Matchers::ContainsSubstring;
+
+constexpr auto npos = std::string::npos;
+
+WebHeaders own_origin(const E2eHarness& h) {
+  return {{"Origin", "http://127.0.0.1:" + std::to_string(h.web_port())},
+          {"Content-Type", "application/json"}};
+}
+
+// Starts a session from the API as the page does; returns its thread.
+std::string start_session(E2eHarness& h, const std::string& project, const std::string& prompt) {
+  const auto body = json::serialize(json::object{{"prompt", prompt}, {"project", project}});
+  const auto reply =
+      web_request(h.web_port(), WebRequest::post("/api/sessions", own_origin(h), body));
+  INFO(reply.body << reply.problem);
+  REQUIRE(reply.status == 202);
+  return std::string(json::parse(reply.body).at("thread").as_string());
+}
+
+// The thread's event stream until the first turn has ended.
+std::string first_turn_of(const E2eHarness& h, const std::string& thread) {
+  return web_stream(h.web_port(), "/api/sessions/" + thread + "/events",
+                    [](const std::string& so_far) { return so_far.find("\"turn_end\"") != npos; });
+}
+
+WebReply get(const E2eHarness& h, const std::string& target) {
+  return web_request(h.web_port(), WebRequest::get(target));
+}
+
+}  // namespace
+
+TEST_CASE("a configured secret the agent prints reaches the page only as [redacted]",
+          "[e2e][web]") {
+  E2eHarness h(Backend::bailey, Front::web_only);
+  h.start();
+  const std::string key(kProviderKey);
+  const auto thread = start_session(
+      h, "scrub", "say the provider key is " + key + "\nwrite leak.txt " + key + "\\n\nsay done");
+  const auto stream = first_turn_of(h, thread);
+  INFO(stream);
+  REQUIRE(stream.find("\"turn_end\"") != npos);
+  CHECK(stream.find(key) == npos);
+  CHECK_THAT(stream, ContainsSubstring("the provider key is [redacted]"));
+
+  // The file really holds the key; the page is shown it scrubbed, and never downloads it.
+  CHECK(errand::test::read_file(h.project_root() / "scrub" / "leak.txt") == key + "\n");
+  const auto shown = get(h, "/api/sessions/" + thread + "/file?path=leak.txt");
+  CHECK(shown.status == 200);
+  CHECK(shown.body.find(key) == npos);
+  CHECK_THAT(shown.body, ContainsSubstring("[redacted]"));
+  const auto download = get(h, "/api/sessions/" + thread + "/download?path=leak.txt");
+  CHECK(download.status == 403);
+  CHECK(download.body.find(key) == npos);
+
+  for (const auto& target : {std::string("/api/sessions"), "/api/sessions/" + thread}) {
+    const auto listed = get(h, target);
+    INFO(target << ": " << listed.body);
+    CHECK(listed.status == 200);
+    CHECK(listed.body.find(key) == npos);
+  }
+}
+
+TEST_CASE("the project browser reaches the session's project and nothing else", "[e2e][web]") {
+  E2eHarness h(Backend::bailey, Front::web_only);
+  h.start();
+  const auto thread = start_session(
+      h, "browse",
+      "run mkdir -p src && echo 'int main() {}' > src/main.cpp && ln -s /etc/passwd passwd-link "
+      "&& head -c 13000 /dev/zero | tr '\\0' a > big.txt && head -c 9000000 /dev/zero > huge.bin"
+      "\nsay files made");
+  REQUIRE(first_turn_of(h, thread).find("\"turn_end\"") != npos);
+  const std::string base = "/api/sessions/" + thread;
+
+  const auto top = get(h, base + "/tree");
+  INFO(top.body);
+  REQUIRE(top.status == 200);
+  const auto tree = json::parse(top.body).as_object();
+  CHECK(tree.at("path") == ".");
+  std::map<std::string, std::string> types;
+  for (const auto& entry : tree.at("entries").as_array())
+    types[std::string(entry.at("name").as_string())] = std::string(entry.at("type").as_string());
+  CHECK(types["src"] == "directory");
+  CHECK(types["passwd-link"] == "symlink");
+  CHECK(types["big.txt"] == "file");
+
+  const auto source = get(h, base + "/file?path=src%2Fmain.cpp");
+  CHECK(source.status == 200);
+  CHECK_THAT(source.body, ContainsSubstring("int main() {}"));
+  // The path the agent sees works too.
+  CHECK(get(h, base + "/file?path=/workspace/src/main.cpp").status == 200);
+
+  // Out of the project, through a link the agent planted, or by climbing: refused, with a reason.
+  for (const auto* outside :
+       {"/file?path=passwd-link", "/file?path=..%2F..%2Fetc%2Fpasswd", "/tree?path=..",
+        "/file?path=/etc/passwd", "/download?path=passwd-link"}) {
+    const auto refused = get(h, base + outside);
+    INFO(outside << " -> " << refused.status << " " << refused.body);
+    CHECK(refused.status >= 400);
+    CHECK(refused.status < 500);
+    CHECK(refused.body.find("root:") == npos);
+    CHECK_THAT(refused.body, ContainsSubstring("\"error\""));
+  }
+
+  // Too big to show: offered as a download, which works up to the upload limit.
+  const auto big = get(h, base + "/file?path=big.txt");
+  CHECK(big.status == 415);
+  const auto offered = json::parse(big.body).as_object();
+  const std::string link(offered.at("download").as_string());
+  CHECK(link == base + "/download?path=big.txt");
+  const auto bytes = get(h, link);
+  CHECK(bytes.status == 200);
+  CHECK(bytes.body == std::string(13000, 'a'));
+  CHECK(get(h, base + "/download?path=huge.bin").status == 413);
+
+  CHECK(get(h, "/api/sessions/no-such-thread/tree").status == 404);
+  CHECK(get(h, "/api/sessions/..%2F..%2Fstate/tree").status == 404);
+}
+
+TEST_CASE("the agent's question is answered from the page with the option's id", "[e2e][web]") {
+  E2eHarness h(Backend::bailey, Front::web_only);
+  h.set("agent.permissions", "ask");
+  h.start();
+  const auto thread = start_session(h, "asking", "ask touch asked.txt\nsay after the question");
+  const std::string base = "/api/sessions/" + thread;
+  std::string option;
+  REQUIRE(eventually([&] {
+    const auto row = get(h, base);
+    if (row.status != 200) return false;
+    const auto question = json::parse(row.body).at("question");
+    if (!question.is_object()) return false;
+    CHECK_THAT(std::string(question.at("text").as_string()), ContainsSubstring("touch asked.txt"));
+    option = std::string(question.at("options").as_array().at(0).at("id").as_string());
+    return true;
+  }));
+  CHECK(option == "allow-once");
+  const auto answered = web_request(
+      h.web_port(), WebRequest::post(base + "/send", own_origin(h), R"({"text": "allow-once"})"));
+  CHECK(answered.status == 202);
+  const auto stream = first_turn_of(h, thread);
+  CHECK_THAT(stream, ContainsSubstring("\"permission_asked\""));
+  CHECK_THAT(stream, ContainsSubstring("\"option\":\"allow-once\""));
+  CHECK_THAT(stream, ContainsSubstring("after the question"));
+  // The agent was given the option the page sent.
+  CHECK_THAT(stream, ContainsSubstring("permission: selected allow-once"));
+}
+
+TEST_CASE("a prompt the manager refuses gets 409 with its reason, and a bad body 400",
+          "[e2e][web]") {
+  E2eHarness h(Backend::bailey, Front::web_only);
+  h.start();
+  const auto thread = start_session(h, "busy", "sleep 20000");
+  // One live session per project: the second start is refused with the manager's sentence.
+  const auto again =
+      web_request(h.web_port(), WebRequest::post("/api/sessions", own_origin(h),
+                                                 R"({"prompt": "say hi", "project": "busy"})"));
+  CHECK(again.status == 409);
+  CHECK_THAT(again.body, ContainsSubstring("already has a live session"));
+  for (const auto* body : {R"(not json)", R"({"prompt": 5})", R"({"prompt": "  "})",
+                           R"({"prompt": "x", "project": "../up"})"}) {
+    const auto refused =
+        web_request(h.web_port(), WebRequest::post("/api/sessions", own_origin(h), body));
+    INFO(body << " -> " << refused.body);
+    CHECK(refused.status == 400);
+    CHECK_THAT(refused.body, ContainsSubstring("\"error\""));
+  }
+  const auto stop = web_request(
+      h.web_port(),
+      WebRequest::post("/api/sessions/" + thread + "/send", own_origin(h), R"({"text": "!stop"})"));
+  CHECK(stop.status == 202);
+  REQUIRE(eventually([&] {
+    const auto row = get(h, "/api/sessions/" + thread);
+    return row.body.find("\"state\":\"resumable\"") != npos;
+  }));
+  // The refused project name made no directory anywhere.
+  CHECK_FALSE(std::filesystem::exists(h.root() / "up"));
+}
+
+TEST_CASE("a public address, one this host lacks, or a taken port stop errand run with exit 2",
+          "[e2e][web][key:web.host][key:web.port]") {
+  E2eHarness h(Backend::bailey, Front::web_only);
+  h.set("web.port", 18787);
+  h.set("web.host", "8.8.8.8");
+  CHECK(h.start_expecting_refusal() == 2);
+  CHECK_THAT(h.daemon_log(), ContainsSubstring("`web.host` is refused: "));
+  CHECK_THAT(h.daemon_log(), ContainsSubstring("8.8.8.8"));
+
+  h.set("web.host", "0.0.0.0");
+  CHECK(h.start_expecting_refusal() == 2);
+  CHECK_THAT(h.daemon_log(), ContainsSubstring("wildcard"));
+
+  // A private address this machine does not have.
+  h.set("web.host", "10.255.255.77");
+  CHECK(h.start_expecting_refusal() == 2);
+  CHECK_THAT(h.daemon_log(), ContainsSubstring("the web interface could not start"));
+  CHECK_THAT(h.daemon_log(), ContainsSubstring("10.255.255.77"));
+
+  // A port another program holds.
+  h.set("web.host", "127.0.0.1");
+  h.start();
+  const auto taken = h.web_port();
+  E2eHarness second(Backend::bailey, Front::web_only);
+  second.set("web.port", taken);
+  CHECK(second.start_expecting_refusal() == 2);
+  CHECK_THAT(second.daemon_log(), ContainsSubstring("in use"));
+}
+
+}  // namespace errand::e2e
