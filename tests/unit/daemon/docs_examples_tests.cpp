@@ -119,9 +119,12 @@ TEST_CASE("every JSON example in README.md and docs/ is a configuration errand a
 
 TEST_CASE("the docs example check refuses an example that is not a valid configuration") {
   DaemonHarness h;
-  const auto unread = check_example(h, {"test", R"({"web": {"port": 8787}})"});
+  const auto unread = check_example(h, {"test", R"({"github": {"userName": "bot"}})"});
   CHECK(unread.exit_code == 2);
-  CHECK(unread.err.find("`web` is not supported yet") != std::string::npos);
+  CHECK(unread.err.find("`github` is not supported yet") != std::string::npos);
+  const auto public_bind = check_example(h, {"test", R"({"web": {"host": "0.0.0.0"}})"});
+  CHECK(public_bind.exit_code == 2);
+  CHECK(public_bind.err.find("`web.host` is refused") != std::string::npos);
   const auto mistyped = check_example(h, {"test", R"({"sandbox": {"pids": "many"}})"});
   CHECK(mistyped.exit_code == 2);
   CHECK(mistyped.err.find("sandbox.pids") != std::string::npos);
