@@ -194,6 +194,11 @@ std::uint16_t E2eHarness::web_port() const {
   return static_cast<std::uint16_t>(port->to_number<int>());
 }
 
+bool E2eHarness::serves_web() const {
+  const auto* web = config_.if_contains("web");
+  return web != nullptr && web->is_object();
+}
+
 std::string E2eHarness::web_url() const {
   return "http://127.0.0.1:" + std::to_string(web_port());
 }
@@ -203,7 +208,7 @@ void E2eHarness::start() {
   // A port taken between its choice and the daemon's bind is a race with the other tests on the
   // machine, not the daemon's fault: another port is tried.
   for (int attempt = 0; attempt < 3; ++attempt) {
-    if (front_ == Front::web_only) set("web.port", free_loopback_port());
+    if (serves_web()) set("web.port", free_loopback_port());
     if (start_daemon()) return;
     logs_.push_back(daemon_->err());
     daemon_.reset();
@@ -217,7 +222,7 @@ void E2eHarness::spawn_daemon() {
                                "ERRAND_PLUGIN_PATH=" + build_dir() + "/plugins",
                                "HOME=" + (root_ / "home").string(), "PATH=/usr/bin:/bin"};
   // The built front-end (web/CMakeLists.txt builds it into the build tree).
-  if (front_ == Front::web_only) env.push_back("ERRAND_WEB_ROOT=" + build_dir() + "/web");
+  if (serves_web()) env.push_back("ERRAND_WEB_ROOT=" + build_dir() + "/web");
   for (auto& variable : errand::test::delegated_environment()) env.push_back(std::move(variable));
   daemon_ = std::make_unique<errand::test::ChildProcess>(
       std::vector<std::string>{build_dir() + "/bin/errand", "run"}, env, root_);
@@ -225,13 +230,13 @@ void E2eHarness::spawn_daemon() {
 
 bool E2eHarness::start_daemon() {
   spawn_daemon();
-  const bool ready = front_ == Front::web_only
-                         ? wait_for_web_interface()
-                         : daemon_->wait_for_output("the chat connection is ready", 60s);
+  // With a chat service the gateway comes first; the web interface, when there is one, after.
+  const bool ready = (front_ == Front::web_only ||
+                      daemon_->wait_for_output("the chat connection is ready", 60s)) &&
+                     (!serves_web() || wait_for_web_interface());
   if (ready) return true;
   const auto exited = daemon_->wait_for(0ms);
-  if (exited && front_ == Front::web_only && daemon_->err().find("is in use") != std::string::npos)
-    return false;
+  if (exited && serves_web() && daemon_->err().find("is in use") != std::string::npos) return false;
   FAIL("the daemon did not become ready (exit " << (exited ? std::to_string(*exited) : "none")
                                                 << "):\n"
                                                 << daemon_->err());

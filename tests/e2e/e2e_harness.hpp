@@ -72,6 +72,8 @@ class E2eHarness {
   // start() picks a free port, so a restart may move it.
   std::string web_url() const;
   std::uint16_t web_port() const;
+  // The configuration has a web block (web_only, or one a test added beside the chat service).
+  bool serves_web() const;
 
   // A user's message in the served channel (thread empty) or in a thread; returns its id.
   std::string post(const std::string& text, const std::string& thread = {},

@@ -224,4 +224,67 @@ TEST_CASE("a public address, one this host lacks, or a taken port stop errand ru
   CHECK_THAT(second.daemon_log(), ContainsSubstring("in use"));
 }
 
+TEST_CASE("with a chat service as well, a session started from the page opens its thread there",
+          "[e2e][web]") {
+  E2eHarness h;
+  h.set("web", json::object{{"host", "127.0.0.1"}});
+  h.start();
+  const auto thread = start_session(h, "both", "say hello from the page to the channel");
+  const auto& channel = h.discord().options().channel_id;
+  // The page's message is in the channel, as the web interface's, and the thread opened from it
+  // (a thread opened from a message has its id).
+  CHECK_THAT(h.bot_text(channel),
+             ContainsSubstring("**web interface:** both: say hello from the page to the channel"));
+  REQUIRE(h.wait_for_text(thread, "hello from the page to the channel"));
+  REQUIRE(h.wait_for_text(thread, "done in"));
+  bool opened = false;
+  for (const auto& r : h.discord().requests())
+    opened =
+        opened || (r.method == "POST" && r.path.find("/messages/" + thread + "/threads") != npos);
+  CHECK(opened);
+
+  // A prompt from the page is posted in the thread first, then run.
+  const auto sent =
+      web_request(h.web_port(), WebRequest::post("/api/sessions/" + thread + "/send", own_origin(h),
+                                                 R"({"text": "say second from the page"})"));
+  CHECK(sent.status == 202);
+  REQUIRE(h.wait_for_text(thread, "**web interface:** say second from the page"));
+  REQUIRE(h.wait_for_text(thread, "done in", std::chrono::seconds(60), 2));
+  const auto row = get(h, "/api/sessions/" + thread);
+  CHECK_THAT(row.body, ContainsSubstring("\"owner\":\"web-interface\""));
+  CHECK_THAT(row.body, ContainsSubstring("\"project\":\"both\""));
+  const auto about = get(h, "/api/interface");
+  CHECK_THAT(about.body, ContainsSubstring("\"chat\":\"discord\""));
+}
+
+TEST_CASE("a thread of the web interface is resumed from the page after a restart", "[e2e][web]") {
+  E2eHarness h(Backend::bailey, Front::web_only);
+  h.start();
+  const auto thread = start_session(h, "again", "say before the restart");
+  REQUIRE(first_turn_of(h, thread).find("\"turn_end\"") != npos);
+  REQUIRE(h.stop() == 0);
+  h.start();
+  const auto row = get(h, "/api/sessions/" + thread);
+  CHECK_THAT(row.body, ContainsSubstring("\"state\":\"resumable\""));
+  const auto sent =
+      web_request(h.web_port(), WebRequest::post("/api/sessions/" + thread + "/send", own_origin(h),
+                                                 R"({"text": "say after the restart"})"));
+  CHECK(sent.status == 202);
+  const auto stream = web_stream(
+      h.web_port(), "/api/sessions/" + thread + "/events", [](const std::string& so_far) {
+        return so_far.find("after the restart\"") != npos &&
+               so_far.rfind("\"turn_end\"") > so_far.find("after the restart\"");
+      });
+  // The history of both sessions, oldest first, in one stream.
+  const auto before = stream.find("before the restart");
+  const auto after = stream.find("after the restart\"");
+  REQUIRE(before != npos);
+  REQUIRE(after != npos);
+  CHECK(before < after);
+  const auto sessions = h.sessions_of(thread);
+  REQUIRE(sessions.size() == 2);
+  CHECK(sessions[0].end_reason == "the daemon stopped");
+  CHECK_FALSE(sessions[1].end_reason == "the daemon stopped");
+}
+
 }  // namespace errand::e2e
