@@ -1,5 +1,7 @@
 #include "core/chat/project_files.hpp"
 
+#include "common/utf8_text.hpp"
+
 #include "common/human_size.hpp"
 #include "common/unique_fd.hpp"
 
@@ -123,30 +125,6 @@ std::string last_component(const std::string& relative) {
   return slash == std::string::npos ? relative : relative.substr(slash + 1);
 }
 
-bool valid_utf8(std::string_view s) {
-  std::size_t i = 0;
-  while (i < s.size()) {
-    const auto c = static_cast<unsigned char>(s[i]);
-    std::size_t extra = 0;
-    if (c < 0x80)
-      extra = 0;
-    else if ((c & 0xE0) == 0xC0 && c >= 0xC2)
-      extra = 1;
-    else if ((c & 0xF0) == 0xE0)
-      extra = 2;
-    else if ((c & 0xF8) == 0xF0 && c <= 0xF4)
-      extra = 3;
-    else
-      return false;
-    if (extra > 0 && i + extra >= s.size()) return false;
-    for (std::size_t k = 1; k <= extra; ++k) {
-      if ((static_cast<unsigned char>(s[i + k]) & 0xC0) != 0x80) return false;
-    }
-    i += extra + 1;
-  }
-  return true;
-}
-
 sdk::Result<ProjectFile> read_regular_file(const std::filesystem::path& project,
                                            std::string_view requested, std::size_t max_bytes,
                                            std::string_view too_big_advice, PathResolver resolver) {
@@ -258,7 +236,7 @@ sdk::Result<ProjectFile> read_project_file_inline(const std::filesystem::path& p
   auto file = read_regular_file(project, requested, kMaxInlineFileBytes,
                                 "!file sends it as an upload instead", resolver);
   if (!file) return file;
-  if (file->bytes.find('\0') != std::string::npos || !valid_utf8(file->bytes)) {
+  if (file->bytes.find('\0') != std::string::npos || !common::is_valid_utf8(file->bytes)) {
     return refused(
         fmt::format("{} looks binary, so it is not shown inline; !file sends it as an "
                     "upload",

@@ -111,7 +111,7 @@ asio::awaitable<RouteReply> WebApi::handle(const HttpRequest& request) {
     if (!get) co_return wrong_method("GET");
     json::value chat =
         context_.chat_name.empty() ? json::value(nullptr) : json::value(context_.chat_name);
-    co_return json_ok(json::serialize(
+    co_return json_ok(page_json(
         json::object{{"observer", observer_}, {"chat", chat}, {"version", ERRAND_VERSION}}));
   }
   if (segments.size() == 2 && segments[1] == "events") {
@@ -122,7 +122,7 @@ asio::awaitable<RouteReply> WebApi::handle(const HttpRequest& request) {
   if (segments.size() == 2 && segments[1] == "sessions") {
     if (get) {
       auto body = co_await sessions_body();
-      co_return json_ok(json::serialize(body));
+      co_return json_ok(page_json(body));
     }
     if (post) {
       auto started = co_await start_session(request);
@@ -155,7 +155,7 @@ asio::awaitable<RouteReply> WebApi::handle_thread(const HttpRequest& request,
   if (what.empty()) {
     if (!get)
       co_return json_error(http::status::method_not_allowed, "this address answers GET only");
-    co_return json_ok(json::serialize(*row));
+    co_return json_ok(page_json(*row));
   }
   if (what == "send") {
     if (!post)
@@ -230,7 +230,7 @@ asio::awaitable<HttpResponse> WebApi::start_session(const HttpRequest& request) 
   auto written = co_await write(std::string(), text);
   if (!written) co_return refused_by_manager(written.error());
   // A thread opened from a message has that message's id.
-  co_return json_ok(json::serialize(json::object{{"thread", *written}}), http::status::accepted);
+  co_return json_ok(page_json(json::object{{"thread", *written}}), http::status::accepted);
 }
 
 asio::awaitable<HttpResponse> WebApi::send(const HttpRequest& request,
@@ -244,7 +244,7 @@ asio::awaitable<HttpResponse> WebApi::send(const HttpRequest& request,
                          "the message is empty; write a prompt, a ! command or an option");
   auto written = co_await write(thread_id, *text);
   if (!written) co_return refused_by_manager(written.error());
-  co_return json_ok(json::serialize(json::object{{"message", *written}}), http::status::accepted);
+  co_return json_ok(page_json(json::object{{"message", *written}}), http::status::accepted);
 }
 
 asio::awaitable<sdk::Result<std::string>> WebApi::write(const std::string& thread_id,
@@ -283,7 +283,7 @@ asio::awaitable<void> WebApi::stream_sessions(EventStream& out) {
   auto quiet_since = std::chrono::steady_clock::now();
   while (true) {
     auto body = co_await sessions_body();
-    auto now_text = json::serialize(body);
+    auto now_text = page_json(body);
     if (now_text != last) {
       if (!co_await out.send("sessions", now_text)) co_return;
       last = std::move(now_text);
@@ -335,7 +335,7 @@ asio::awaitable<void> WebApi::stream_thread(EventStream& out, std::string thread
       context_.log->warn("thread {}: {}", thread_id, lines.error().message);
     } else {
       for (const auto& line : *lines) {
-        if (!co_await out.send("entry", json::serialize(line))) co_return;
+        if (!co_await out.send("entry", page_json(line))) co_return;
         said = true;
       }
     }
@@ -349,14 +349,14 @@ asio::awaitable<void> WebApi::stream_thread(EventStream& out, std::string thread
                                 {"files", std::move(files)},
                                 {"edited", message.edited},
                                 {"removed", message.removed}};
-        if (!co_await out.send("message", json::serialize(data))) co_return;
+        if (!co_await out.send("message", page_json(data))) co_return;
         said = true;
       }
     }
     if (round % 2 == 0) {
       auto row = co_await row_of(thread_id);
       if (row) {
-        auto row_text = json::serialize(*row);
+        auto row_text = page_json(*row);
         if (row_text != last_row) {
           if (!co_await out.send("state", row_text)) co_return;
           last_row = std::move(row_text);
@@ -392,7 +392,7 @@ asio::awaitable<HttpResponse> WebApi::project(const std::string& thread_id, cons
     auto read = [&](sessions::ThreadsDb&) { return project_tree(project_dir, requested, secrets); };
     auto tree = co_await context_.threads.run(read);
     if (!tree) co_return error_response(tree.error());
-    co_return json_ok(json::serialize(*tree));
+    co_return json_ok(page_json(*tree));
   }
   if (what == "file") {
     auto read = [&](sessions::ThreadsDb&) {
@@ -401,8 +401,8 @@ asio::awaitable<HttpResponse> WebApi::project(const std::string& thread_id, cons
     auto file = co_await context_.threads.run(read);
     if (!file) co_return error_response(file.error());
     if (const auto* instead = std::get_if<DownloadInstead>(&*file))
-      co_return json_ok(json::serialize(to_json(*instead)), DownloadInstead::kStatus);
-    co_return json_ok(json::serialize(std::get<json::object>(*file)));
+      co_return json_ok(page_json(to_json(*instead)), DownloadInstead::kStatus);
+    co_return json_ok(page_json(std::get<json::object>(*file)));
   }
   auto read = [&](sessions::ThreadsDb&) {
     return project_download(project_dir, requested, secrets);
@@ -421,14 +421,13 @@ asio::awaitable<HttpResponse> WebApi::receipts(const std::string& thread_id) {
   auto record = co_await context_.threads.run(find);
   std::string session_id;
   if (record && *record) session_id = (*record)->last_session_id;
-  if (session_id.empty())
-    co_return json_ok(json::serialize(json::object{{"receipts", json::array{}}}));
+  if (session_id.empty()) co_return json_ok(page_json(json::object{{"receipts", json::array{}}}));
   auto& db = context_.receipts;
   const auto& secrets = context_.secrets;
   auto read = [&](sessions::ThreadsDb&) { return newest_receipts_json(db, session_id, secrets); };
   auto rows = co_await context_.threads.run(read);
   if (!rows) co_return error_response(rows.error());
-  co_return json_ok(json::serialize(*rows));
+  co_return json_ok(page_json(*rows));
 }
 
 }  // namespace errand::web

@@ -9,6 +9,7 @@
 #include <boost/beast/http/message.hpp>
 #include <boost/beast/http/status.hpp>
 #include <boost/beast/http/string_body.hpp>
+#include <boost/json/value.hpp>
 #include <functional>
 #include <string>
 #include <string_view>
@@ -50,6 +51,11 @@ class Router {
   // Only requests whose target starts with /api/ and that passed every check come here.
   virtual boost::asio::awaitable<RouteReply> handle(const HttpRequest& request) = 0;
 };
+
+// What the page is sent as JSON: every string in it, keys included, made well-formed UTF-8 first
+// (a stray byte becomes U+FFFD), since a file name the agent chose or a header a client sent can
+// hold anything, and the page's JSON.parse refuses the whole answer over one bad byte.
+std::string page_json(boost::json::value value);
 
 // {"error": sentence} with the status; every refusal the interface gives has this shape.
 HttpResponse json_error(boost::beast::http::status status, std::string_view sentence);
