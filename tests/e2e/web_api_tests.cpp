@@ -7,6 +7,7 @@
 #include "tests/e2e/web_client.hpp"
 #include "tests/support/temp_dir.hpp"
 
+#include <algorithm>
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
 #include <catch2/catch_test_macros.hpp>
@@ -285,6 +286,27 @@ TEST_CASE("a thread of the web interface is resumed from the page after a restar
   REQUIRE(sessions.size() == 2);
   CHECK(sessions[0].end_reason == "the daemon stopped");
   CHECK_FALSE(sessions[1].end_reason == "the daemon stopped");
+}
+
+TEST_CASE("errand runs from an agent, two directories and a web block, and nothing else",
+          "[e2e][web]") {
+  E2eHarness h(Backend::bailey, Front::web_only);
+  // The quickest way to try errand, as the README shows it: every other key takes its default.
+  for (const auto* key : {"sandbox", "limits", "timeouts", "output", "logging"})
+    h.config().erase(key);
+  std::vector<std::string> keys;
+  for (const auto& [key, value] : h.config()) keys.emplace_back(key);
+  std::sort(keys.begin(), keys.end());
+  REQUIRE(keys == std::vector<std::string>{"agent", "projectRoot", "stateDir", "web"});
+  h.start();
+  const auto thread = start_session(h, "", "say tried with nothing else\nrun echo minimal");
+  const auto stream = first_turn_of(h, thread);
+  CHECK_THAT(stream, ContainsSubstring("tried with nothing else"));
+  CHECK_THAT(stream, ContainsSubstring("\"outcome\":\"completed\""));
+  // With no project named, the session's directory is named after it.
+  const auto sessions = h.sessions_of(thread);
+  REQUIRE(sessions.size() == 1);
+  CHECK(std::filesystem::is_directory(h.project_root() / sessions[0].session_id));
 }
 
 }  // namespace errand::e2e
