@@ -1,5 +1,7 @@
 #include "core/chat/render/transcript.hpp"
 
+#include "common/utf8_text.hpp"
+
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -17,9 +19,15 @@ namespace errand::chat {
 
 namespace {
 
+// Scrubbed, and made well-formed UTF-8: a tool's output can hold any bytes, and a line that is
+// not valid JSON text could never be read back (a resumed session, the web interface).
+std::string kept_text(std::string_view text, const sdk::Secrets& secrets) {
+  return common::with_invalid_utf8_replaced(secrets.scrub(text));
+}
+
 boost::json::value scrubbed(const boost::json::value& v, const sdk::Secrets& secrets) {
   switch (v.kind()) {
-    case boost::json::kind::string: return boost::json::value(secrets.scrub(v.as_string()));
+    case boost::json::kind::string: return boost::json::value(kept_text(v.as_string(), secrets));
     case boost::json::kind::array: {
       boost::json::array out;
       for (const auto& item : v.as_array()) out.push_back(scrubbed(item, secrets));
@@ -28,7 +36,7 @@ boost::json::value scrubbed(const boost::json::value& v, const sdk::Secrets& sec
     case boost::json::kind::object: {
       boost::json::object out;
       for (const auto& [key, item] : v.as_object())
-        out[secrets.scrub(key)] = scrubbed(item, secrets);
+        out[kept_text(key, secrets)] = scrubbed(item, secrets);
       return out;
     }
     default: return v;

@@ -89,3 +89,28 @@ TEST_CASE("UTC timestamps round-trip to the millisecond") {
   CHECK(errand::chat::parse_utc("2031-12-31T23:59:59.999Z") == at);
   CHECK_FALSE(errand::chat::parse_utc("yesterday").has_value());
 }
+
+TEST_CASE("a tool's output that is not UTF-8 is kept readable, each stray byte as U+FFFD") {
+  TempDir record;
+  ManualClock clock;
+  errand::secrets::SecretScrubber secrets({"configured-secret-value"});
+  {
+    auto writer = TranscriptWriter::open(record.path(), secrets, clock);
+    REQUIRE(writer.has_value());
+    REQUIRE(writer
+                ->append(1, boost::json::object{{"type", "tool"},
+                                                {"output",
+                                                 "bin\xFF\xFE"
+                                                 "ary configured-secret-value"},
+                                                {"k\xC0", "v"}})
+                .has_value());
+  }
+  const auto transcript = read_transcript(record.path()).value();
+  CHECK(transcript.unreadable == 0);
+  REQUIRE(transcript.lines.size() == 1);
+  const auto& entry = transcript.lines[0].entry.as_object();
+  CHECK(entry.at("output") ==
+        "bin\xEF\xBF\xBD\xEF\xBF\xBD"
+        "ary [redacted]");
+  CHECK(entry.contains("k\xEF\xBF\xBD"));
+}
