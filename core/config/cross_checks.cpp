@@ -12,7 +12,7 @@
 #include "core/config/suggest.hpp"
 #include "core/web/http/bind_address.hpp"
 
-#include <boost/url/parse.hpp>
+#include "common/ascii_case.hpp"
 
 namespace errand::config {
 
@@ -142,18 +142,12 @@ void check_web_address(const json::object& config, std::vector<Problem>& problem
       problems.push_back({"web.host", "`web.host` is refused: " + address.error().message});
   }
   if (const auto* url = web->if_contains("publicUrl"); url != nullptr && url->is_string()) {
-    auto parsed = boost::urls::parse_absolute_uri(std::string_view(url->as_string()));
+    const std::string_view text = url->as_string();
     // A URL that is not http(s) at all is the format check's to refuse.
-    if (!parsed || (parsed->scheme() != "http" && parsed->scheme() != "https")) return;
-    const bool origin_only = parsed->has_authority() && !parsed->host().empty() &&
-                             (parsed->path().empty() || parsed->path() == "/") &&
-                             !parsed->has_query() && !parsed->has_fragment() &&
-                             !parsed->has_userinfo();
-    if (!origin_only)
-      problems.push_back({"web.publicUrl",
-                          "`web.publicUrl` must be the interface's origin as people reach it: "
-                          "http or https, a host, an optional port and no path, query or user "
-                          "name, e.g. \"https://errand.example.ts.net\""});
+    const bool http = common::ascii_lower(text.substr(0, 8)).starts_with("https://") ||
+                      common::ascii_lower(text.substr(0, 7)) == "http://";
+    if (auto reached = web::public_origin_of(text); http && !reached)
+      problems.push_back({"web.publicUrl", "`web.publicUrl` " + reached.error().message});
   }
 }
 

@@ -218,7 +218,7 @@ int run_daemon(const RunEnvironment& env, std::ostream& out) {
   }
   const bool web_only = sessions::web_interface_only(rt.config.effective);
   if (web_only) {
-    rt.web_chat = std::make_unique<web::WebChat>(rt.io.get_executor());
+    rt.web_chat = std::make_unique<web::WebChat>();
   } else if (auto chat = host.create_chat(settings.chat_transport, rt.config.effective); !chat) {
     rt.log->error("{}", chat.error().message);
     return kExitRefused;
@@ -240,17 +240,9 @@ int run_daemon(const RunEnvironment& env, std::ostream& out) {
                                 report.capabilities},
       rt.config.effective);
   if (*kage_catalog) rt.manager->use_kage_catalog(std::move(**kage_catalog));
-  if (host.broker() != nullptr) {
-    if (auto started = host.broker()->start(*rt.manager); !started) {
-      rt.log->error("the egress broker could not start: {}", started.error().message);
-      return kExitRefused;
-    }
-  }
-  if (auto started = chat.start(*rt.manager); !started) {
-    rt.log->error("the chat transport could not start: {}", started.error().message);
-    return kExitRefused;
-  }
-  boost::asio::co_spawn(rt.io, rt.manager->register_commands(), boost::asio::detached);
+  // The web interface binds before the chat service connects, so an address it may not serve
+  // on, or a port another program holds, stops the start before anyone in the channel sees the
+  // bot. Nothing it is asked is handled before the manager starts taking events below.
   if (const auto web_settings = web::web_settings_from(rt.config.effective)) {
     web::WebInterface::Context context{
         rt.io.get_executor(),
@@ -262,8 +254,7 @@ int run_daemon(const RunEnvironment& env, std::ostream& out) {
         chat,
         rt.web_chat.get(),
         web_only ? std::string() : settings.chat_transport,
-        web_only ? std::string(sessions::kWebChannelId)
-                 : config::string_setting(rt.config.effective, "chat.channelId"),
+        sessions::served_channel_id(rt.config.effective),
         env.errand_web_root ? std::filesystem::path(*env.errand_web_root) : env.default_web_root,
         rt.logging.logger("web"),
         [&rt] { return config::string_setting(rt.config.effective, "agent.model"); }};
@@ -279,6 +270,17 @@ int run_daemon(const RunEnvironment& env, std::ostream& out) {
     rt.log->info("the web interface serves at {}{}", rt.web->address(),
                  web_settings->observer ? " as an observer" : "");
   }
+  if (host.broker() != nullptr) {
+    if (auto started = host.broker()->start(*rt.manager); !started) {
+      rt.log->error("the egress broker could not start: {}", started.error().message);
+      return kExitRefused;
+    }
+  }
+  if (auto started = chat.start(*rt.manager); !started) {
+    rt.log->error("the chat transport could not start: {}", started.error().message);
+    return kExitRefused;
+  }
+  boost::asio::co_spawn(rt.io, rt.manager->register_commands(), boost::asio::detached);
 
   rt.reloads.emplace(rt.config, report);
   rt.watcher = std::make_unique<config::ConfigWatcher>(rt.io.get_executor(), rt.config.source,

@@ -3,10 +3,10 @@
 
 #include "core/sessions/session_manager.hpp"
 
+#include "common/strand_signal.hpp"
+
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/post.hpp>
-#include <boost/asio/redirect_error.hpp>
-#include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
 namespace errand::sessions {
@@ -38,29 +38,22 @@ asio::awaitable<void> SessionManager::handle_web(WebMessage& web) {
 }
 
 asio::awaitable<sdk::Result<void>> SessionManager::handle_from_web(sdk::InboundMessage message) {
-  // The verdict comes back on this coroutine's executor; the timer is only a wake-up.
+  // The verdict is handed back on this coroutine's executor, where the signal lives.
   auto executor = co_await asio::this_coro::executor;
   struct Verdict {
-    explicit Verdict(asio::any_io_executor on) : wake(on) {}
-    asio::steady_timer wake;
-    bool done = false;
+    explicit Verdict(asio::any_io_executor on) : done(std::move(on)) {}
+    common::StrandSignal done;
     std::optional<std::string> refusal;
   };
   auto verdict = std::make_shared<Verdict>(executor);
-  verdict->wake.expires_at(asio::steady_timer::time_point::max());
-  WebMessage web{std::move(message), [verdict](std::optional<std::string> refusal) {
-                   asio::post(verdict->wake.get_executor(),
-                              [verdict, refusal = std::move(refusal)]() mutable {
-                                verdict->refusal = std::move(refusal);
-                                verdict->done = true;
-                                verdict->wake.cancel();
-                              });
+  WebMessage web{std::move(message), [verdict, executor](std::optional<std::string> refusal) {
+                   asio::post(executor, [verdict, refusal = std::move(refusal)]() mutable {
+                     verdict->refusal = std::move(refusal);
+                     verdict->done.fire();
+                   });
                  }};
   enqueue(std::move(web));
-  while (!verdict->done) {
-    boost::system::error_code ec;
-    co_await verdict->wake.async_wait(asio::redirect_error(asio::use_awaitable, ec));
-  }
+  co_await verdict->done.wait();
   if (verdict->refusal) co_return sdk::Error{sdk::Error::Kind::refused, *verdict->refusal};
   co_return sdk::Result<void>{};
 }

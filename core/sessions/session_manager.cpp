@@ -49,8 +49,7 @@ SessionManager::Settings SessionManager::read_settings(const json::object& confi
   s.config = std::make_shared<const json::object>(config);
   s.access = chat::access_lists_from_config(config);
   if (web_interface_drives(config)) s.access.operator_ids.emplace_back(kWebInterfaceUser);
-  s.channel_id = web_interface_only(config) ? std::string(kWebChannelId)
-                                            : config::string_setting(config, "chat.channelId");
+  s.channel_id = served_channel_id(config);
   if (const auto* mention = sdk::find_setting(config, "chat.startOnMention");
       mention != nullptr && mention->is_bool())
     s.start_on_mention = mention->as_bool();

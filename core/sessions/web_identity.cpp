@@ -1,5 +1,7 @@
 #include "core/sessions/web_identity.hpp"
 
+#include "core/config/string_settings.hpp"
+
 #include <errand/sdk/config_values.hpp>
 
 namespace errand::sessions {
@@ -15,6 +17,11 @@ bool web_interface_only(const boost::json::object& config) {
   const auto* chat = sdk::find_setting(config, "chat");
   const auto* web = sdk::find_setting(config, "web");
   return (chat == nullptr || !chat->is_object()) && web != nullptr && web->is_object();
+}
+
+std::string served_channel_id(const boost::json::object& config) {
+  if (web_interface_only(config)) return std::string(kWebChannelId);
+  return config::string_setting(config, "chat.channelId");
 }
 
 }  // namespace errand::sessions

@@ -5,6 +5,7 @@
 // channel its sessions are opened in when no chat service is configured.
 
 #include <boost/json/object.hpp>
+#include <string>
 #include <string_view>
 
 namespace errand::sessions {
@@ -16,5 +17,8 @@ inline constexpr std::string_view kWebChannelId = "web";
 bool web_interface_drives(const boost::json::object& config);
 // No chat section: the web interface is the only way in, and its threads are the sessions'.
 bool web_interface_only(const boost::json::object& config);
+// Where a new session's opening message is written: chat.channelId, or the web interface's
+// channel when it is the only way in.
+std::string served_channel_id(const boost::json::object& config);
 
 }  // namespace errand::sessions

@@ -134,8 +134,12 @@ asio::awaitable<RouteReply> WebApi::handle(const HttpRequest& request) {
     const std::string& thread_id = segments[2];
     if (!is_api_id(thread_id))
       co_return json_error(http::status::not_found, "no session thread has the id given");
+    auto known = co_await known_thread(thread_id);
+    if (!known)
+      co_return json_error(http::status::not_found,
+                           "no session thread " + thread_id + " is known to this daemon");
     const std::string what = segments.size() == 4 ? segments[3] : std::string();
-    auto reply = co_await handle_thread(request, thread_id, what, std::string(request.target()));
+    auto reply = co_await handle_thread(request, *known, what);
     co_return reply;
   }
   co_return json_error(http::status::not_found, "no such address in the web interface's API: " +
@@ -143,38 +147,33 @@ asio::awaitable<RouteReply> WebApi::handle(const HttpRequest& request) {
 }
 
 asio::awaitable<RouteReply> WebApi::handle_thread(const HttpRequest& request,
-                                                  const std::string& thread_id,
-                                                  const std::string& what,
-                                                  const std::string& target) {
+                                                  const KnownThread& thread,
+                                                  const std::string& what) {
   const bool get = request.method() == http::verb::get || request.method() == http::verb::head;
   const bool post = request.method() == http::verb::post;
-  auto row = co_await row_of(thread_id);
-  if (!row)
-    co_return json_error(http::status::not_found,
-                         "no session thread " + thread_id + " is known to this daemon");
   if (what.empty()) {
     if (!get)
       co_return json_error(http::status::method_not_allowed, "this address answers GET only");
-    co_return json_ok(page_json(*row));
+    co_return json_ok(page_json(row_of(thread)));
   }
   if (what == "send") {
     if (!post)
       co_return json_error(http::status::method_not_allowed, "this address answers POST only");
-    auto sent = co_await send(request, thread_id);
+    auto sent = co_await send(request, thread.id);
     co_return sent;
   }
   if (!get) co_return json_error(http::status::method_not_allowed, "this address answers GET only");
   if (what == "events") {
-    co_return EventStreamWriter([this, thread_id](EventStream& out) -> asio::awaitable<void> {
-      co_await stream_thread(out, thread_id);
+    co_return EventStreamWriter([this, id = thread.id](EventStream& out) -> asio::awaitable<void> {
+      co_await stream_thread(out, id);
     });
   }
   if (what == "tree" || what == "file" || what == "download") {
-    auto answer = co_await project(thread_id, what, target);
+    auto answer = co_await project(thread, what, request.target());
     co_return answer;
   }
   if (what == "receipts") {
-    auto answer = co_await receipts(thread_id);
+    auto answer = co_await receipts(thread);
     co_return answer;
   }
   co_return json_error(http::status::not_found,
@@ -193,17 +192,25 @@ asio::awaitable<json::object> WebApi::sessions_body() {
   co_return session_list(*threads, live, context_.secrets, context_.default_model());
 }
 
-asio::awaitable<std::optional<json::object>> WebApi::row_of(const std::string& thread_id) {
+asio::awaitable<std::optional<WebApi::KnownThread>> WebApi::known_thread(
+    const std::string& thread_id) {
   auto find = [thread_id](sessions::ThreadsDb& db) { return db.find_thread(thread_id); };
   auto record = co_await context_.threads.run(find);
+  if (!record) context_.log->warn("threads.db: {}", record.error().message);
   auto live = co_await context_.manager->live_sessions();
-  const sessions::LiveSession* running = nullptr;
-  for (const auto& one : live)
-    if (one.thread_id == thread_id && (running == nullptr || one.started_at > running->started_at))
-      running = &one;
-  const sessions::ThreadRecord* recorded = record && *record ? &**record : nullptr;
-  if (recorded == nullptr && running == nullptr) co_return std::nullopt;
-  co_return session_row(recorded, running, context_.secrets, context_.default_model());
+  KnownThread known{thread_id, record ? std::move(*record) : std::nullopt, std::nullopt};
+  // A stop still finishing while the next session starts: the newest is the one that runs.
+  for (auto& one : live)
+    if (one.thread_id == thread_id && (!known.live || one.started_at > known.live->started_at))
+      known.live = std::move(one);
+  if (!known.record && !known.live) co_return std::nullopt;
+  co_return known;
+}
+
+json::object WebApi::row_of(const KnownThread& thread) const {
+  return session_row(thread.record ? &*thread.record : nullptr,
+                     thread.live ? &*thread.live : nullptr, context_.secrets,
+                     context_.default_model());
 }
 
 asio::awaitable<HttpResponse> WebApi::start_session(const HttpRequest& request) {
@@ -354,9 +361,9 @@ asio::awaitable<void> WebApi::stream_thread(EventStream& out, std::string thread
       }
     }
     if (round % 2 == 0) {
-      auto row = co_await row_of(thread_id);
-      if (row) {
-        auto row_text = page_json(*row);
+      auto known = co_await known_thread(thread_id);
+      if (known) {
+        auto row_text = page_json(row_of(*known));
         if (row_text != last_row) {
           if (!co_await out.send("state", row_text)) co_return;
           last_row = std::move(row_text);
@@ -375,17 +382,16 @@ asio::awaitable<void> WebApi::stream_thread(EventStream& out, std::string thread
   }
 }
 
-asio::awaitable<HttpResponse> WebApi::project(const std::string& thread_id, const std::string& what,
-                                              const std::string& target) {
+asio::awaitable<HttpResponse> WebApi::project(const KnownThread& thread, const std::string& what,
+                                              std::string_view target) {
   auto path = path_parameter(target);
   if (!path) co_return json_error(http::status::bad_request, path.error().message);
-  auto find = [thread_id](sessions::ThreadsDb& db) { return db.find_thread(thread_id); };
-  auto record = co_await context_.threads.run(find);
-  if (!record || !*record)
-    co_return json_error(http::status::not_found, "the thread " + thread_id +
+  if (!thread.record)
+    co_return json_error(http::status::not_found, "the thread " + thread.id +
                                                       " has no project yet; wait until its "
                                                       "session has started");
-  const std::filesystem::path project_dir = (*record)->project_path;
+  const std::filesystem::path project_dir = thread.record->project_path;
+  const std::string& thread_id = thread.id;
   const auto& secrets = context_.secrets;
   const std::string requested = *path;
   if (what == "tree") {
@@ -416,11 +422,11 @@ asio::awaitable<HttpResponse> WebApi::project(const std::string& thread_id, cons
   co_return response;
 }
 
-asio::awaitable<HttpResponse> WebApi::receipts(const std::string& thread_id) {
-  auto find = [thread_id](sessions::ThreadsDb& db) { return db.find_thread(thread_id); };
-  auto record = co_await context_.threads.run(find);
-  std::string session_id;
-  if (record && *record) session_id = (*record)->last_session_id;
+asio::awaitable<HttpResponse> WebApi::receipts(const KnownThread& thread) {
+  // The session that runs now, else the thread's last one.
+  const std::string session_id = thread.live     ? thread.live->session_id
+                                 : thread.record ? thread.record->last_session_id
+                                                 : std::string();
   if (session_id.empty()) co_return json_ok(page_json(json::object{{"receipts", json::array{}}}));
   auto& db = context_.receipts;
   const auto& secrets = context_.secrets;

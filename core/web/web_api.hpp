@@ -11,7 +11,9 @@
 #include "core/web/web_interface.hpp"
 
 #include <boost/json/object.hpp>
+#include <optional>
 #include <string>
+#include <string_view>
 
 namespace errand::web {
 
@@ -21,12 +23,20 @@ class WebApi final : public Router {
   boost::asio::awaitable<RouteReply> handle(const HttpRequest& request) override;
 
  private:
+  // A thread as threads.db records it and as it runs now; at least one of the two is there.
+  struct KnownThread {
+    std::string id;
+    std::optional<sessions::ThreadRecord> record;
+    std::optional<sessions::LiveSession> live;
+  };
+
   boost::asio::awaitable<RouteReply> handle_thread(const HttpRequest& request,
-                                                   const std::string& thread_id,
-                                                   const std::string& what,
-                                                   const std::string& path_parameter);
+                                                   const KnownThread& thread,
+                                                   const std::string& what);
   boost::asio::awaitable<boost::json::object> sessions_body();
-  boost::asio::awaitable<std::optional<boost::json::object>> row_of(const std::string& thread_id);
+  // Nothing when neither threads.db nor the session manager knows the thread.
+  boost::asio::awaitable<std::optional<KnownThread>> known_thread(const std::string& thread_id);
+  boost::json::object row_of(const KnownThread& thread) const;
   boost::asio::awaitable<HttpResponse> start_session(const HttpRequest& request);
   boost::asio::awaitable<HttpResponse> send(const HttpRequest& request,
                                             const std::string& thread_id);
@@ -36,10 +46,10 @@ class WebApi final : public Router {
                                                          const std::string& text);
   boost::asio::awaitable<void> stream_sessions(EventStream& out);
   boost::asio::awaitable<void> stream_thread(EventStream& out, std::string thread_id);
-  boost::asio::awaitable<HttpResponse> project(const std::string& thread_id,
-                                               const std::string& what,
-                                               const std::string& path_parameter);
-  boost::asio::awaitable<HttpResponse> receipts(const std::string& thread_id);
+  // tree, file or download, with the path named in the request's target.
+  boost::asio::awaitable<HttpResponse> project(const KnownThread& thread, const std::string& what,
+                                               std::string_view target);
+  boost::asio::awaitable<HttpResponse> receipts(const KnownThread& thread);
 
   WebInterface::Context context_;
   bool observer_;

@@ -28,8 +28,6 @@ sdk::Error no_slash_commands() {
 
 }  // namespace
 
-WebChat::WebChat(boost::asio::any_io_executor executor) : executor_(std::move(executor)) {}
-
 sdk::Result<void> WebChat::start(sdk::ChatEvents& events) noexcept {
   if (events_ != nullptr)
     return sdk::Error{sdk::Error::Kind::refused, "the web interface's chat was started already"};
@@ -80,28 +78,33 @@ boost::asio::awaitable<sdk::Result<std::vector<sdk::MessageRef>>> WebChat::post(
   co_return std::vector<sdk::MessageRef>{ref};
 }
 
-boost::asio::awaitable<sdk::Result<void>> WebChat::edit(sdk::MessageRef ref, std::string text) {
-  std::lock_guard lock(mutex_);
-  auto& kept = threads_[ref.channel_id];
+PostedMessage* WebChat::find(const sdk::MessageRef& ref) {
+  const auto thread = threads_.find(ref.channel_id);
+  if (thread == threads_.end()) return nullptr;
+  auto& kept = thread->second;
   const auto it = std::find_if(kept.begin(), kept.end(),
                                [&](const PostedMessage& m) { return m.id == ref.message_id; });
-  if (it == kept.end())
+  return it == kept.end() ? nullptr : &*it;
+}
+
+boost::asio::awaitable<sdk::Result<void>> WebChat::edit(sdk::MessageRef ref, std::string text) {
+  std::lock_guard lock(mutex_);
+  auto* message = find(ref);
+  if (message == nullptr)
     co_return sdk::Error{sdk::Error::Kind::not_found, "no such message: " + ref.message_id};
-  it->text = without_mentions(std::move(text));
-  it->edited = true;
-  it->sequence = ++sequence_;
+  message->text = without_mentions(std::move(text));
+  message->edited = true;
+  message->sequence = ++sequence_;
   co_return sdk::Result<void>{};
 }
 
+// A message already dropped (older than what a thread keeps) has nothing left to remove.
 boost::asio::awaitable<sdk::Result<void>> WebChat::remove(sdk::MessageRef ref) {
   std::lock_guard lock(mutex_);
-  auto& kept = threads_[ref.channel_id];
-  const auto it = std::find_if(kept.begin(), kept.end(),
-                               [&](const PostedMessage& m) { return m.id == ref.message_id; });
-  if (it != kept.end()) {
-    it->text.clear();
-    it->removed = true;
-    it->sequence = ++sequence_;
+  if (auto* message = find(ref)) {
+    message->text.clear();
+    message->removed = true;
+    message->sequence = ++sequence_;
   }
   co_return sdk::Result<void>{};
 }

@@ -6,7 +6,6 @@
 // and what the core posts in a thread is kept here for the page to show. Nothing leaves the
 // daemon: the page reads the messages through the API.
 
-#include <boost/asio/any_io_executor.hpp>
 #include <cstdint>
 #include <errand/sdk/chat_transport.hpp>
 #include <map>
@@ -30,8 +29,6 @@ class WebChat final : public sdk::ChatTransport {
  public:
   // Messages kept per thread; older ones are dropped (the transcript keeps the session's story).
   static constexpr std::size_t kKeptPerThread = 500;
-
-  explicit WebChat(boost::asio::any_io_executor executor);
 
   sdk::Result<void> start(sdk::ChatEvents& events) noexcept override;
   void stop() noexcept override;
@@ -64,7 +61,9 @@ class WebChat final : public sdk::ChatTransport {
                                             std::uint64_t after) const;
 
  private:
-  boost::asio::any_io_executor executor_;
+  // The message kept under ref, or null.
+  PostedMessage* find(const sdk::MessageRef& ref);
+
   sdk::ChatEvents* events_ = nullptr;
   mutable std::mutex mutex_;
   std::uint64_t sequence_ = 0;

@@ -111,6 +111,21 @@ sdk::Result<void> TranscriptWriter::append(std::uint64_t turn, const boost::json
   return {};
 }
 
+std::optional<TranscriptLine> parse_transcript_line(std::string_view text) {
+  boost::system::error_code ec;
+  auto v = boost::json::parse(text, ec);
+  auto* obj = ec ? nullptr : v.if_object();
+  const auto* at = obj ? obj->if_contains("at") : nullptr;
+  const auto* turn = obj ? obj->if_contains("turn") : nullptr;
+  auto* entry = obj ? obj->if_contains("entry") : nullptr;
+  std::optional<std::chrono::system_clock::time_point> when;
+  if (at && at->is_string()) when = parse_utc(at->as_string());
+  if (!when || !turn || !entry ||
+      !(turn->is_uint64() || (turn->is_int64() && turn->as_int64() >= 0)))
+    return std::nullopt;
+  return TranscriptLine{*when, turn->to_number<std::uint64_t>(), std::move(*entry)};
+}
+
 sdk::Result<Transcript> read_transcript(const std::filesystem::path& record_dir, std::size_t last) {
   const auto path = record_dir / kTranscriptFileName;
   Transcript transcript;
@@ -123,20 +138,12 @@ sdk::Result<Transcript> read_transcript(const std::filesystem::path& record_dir,
   std::string text;
   while (std::getline(in, text)) {
     if (text.empty()) continue;
-    boost::system::error_code ec;
-    auto v = boost::json::parse(text, ec);
-    const auto* obj = ec ? nullptr : v.if_object();
-    const auto* at = obj ? obj->if_contains("at") : nullptr;
-    const auto* turn = obj ? obj->if_contains("turn") : nullptr;
-    const auto* entry = obj ? obj->if_contains("entry") : nullptr;
-    std::optional<std::chrono::system_clock::time_point> when;
-    if (at && at->is_string()) when = parse_utc(at->as_string());
-    if (!when || !turn || !entry ||
-        !(turn->is_uint64() || (turn->is_int64() && turn->as_int64() >= 0))) {
+    auto line = parse_transcript_line(text);
+    if (!line) {
       ++transcript.unreadable;
       continue;
     }
-    kept.push_back(TranscriptLine{*when, turn->to_number<std::uint64_t>(), *entry});
+    kept.push_back(std::move(*line));
     if (kept.size() > last) kept.pop_front();
   }
   transcript.lines.assign(std::make_move_iterator(kept.begin()),

@@ -60,6 +60,10 @@ class TranscriptWriter {
   const sdk::Clock& clock_;
 };
 
+// One line of a transcript file (without its newline), or nothing when it is not the shape
+// TranscriptWriter writes: a line torn by a crash, say.
+std::optional<TranscriptLine> parse_transcript_line(std::string_view text);
+
 // The last `last` entries of record_dir/transcript.jsonl, oldest first. A missing file is an
 // empty transcript.
 sdk::Result<Transcript> read_transcript(const std::filesystem::path& record_dir,

@@ -12,24 +12,12 @@
 
 #include <fmt/format.h>
 #include <algorithm>
-#include <boost/json/parse.hpp>
 #include <cerrno>
 #include <cstring>
 
 namespace errand::web {
 
 namespace {
-
-// What a transcript line must hold to be shown: the shape TranscriptWriter writes.
-bool is_entry_line(const boost::json::object& line) {
-  const auto* at = line.if_contains("at");
-  const auto* turn = line.if_contains("turn");
-  const auto* entry = line.if_contains("entry");
-  if (at == nullptr || !at->is_string() || !chat::parse_utc(at->as_string())) return false;
-  if (turn == nullptr || !(turn->is_uint64() || (turn->is_int64() && turn->as_int64() >= 0)))
-    return false;
-  return entry != nullptr && entry->is_object();
-}
 
 sdk::Error unreadable(std::string_view session_id, int error) {
   return sdk::make_error(fmt::format("the transcript of session {} cannot be read: {}", session_id,
@@ -139,18 +127,17 @@ sdk::Result<bool> TranscriptFollower::read_new(Followed& followed, std::size_t& 
 void TranscriptFollower::take_line(const Followed& followed, std::string_view line,
                                    std::vector<boost::json::object>& out) {
   if (line.empty()) return;
-  boost::system::error_code ec;
-  auto parsed = boost::json::parse(line, ec);
-  auto* object = ec ? nullptr : parsed.if_object();
-  if (object == nullptr || !is_entry_line(*object)) {
+  // The page shows entries that are objects, which is all a session writes.
+  auto parsed = chat::parse_transcript_line(line);
+  if (!parsed || !parsed->entry.is_object()) {
     ++skipped_;
     return;
   }
   boost::json::object data;
   data["session"] = followed.session_id;
-  data["at"] = std::move(object->at("at"));
-  data["turn"] = std::move(object->at("turn"));
-  data["entry"] = std::move(object->at("entry"));
+  data["at"] = chat::format_utc(parsed->at);
+  data["turn"] = parsed->turn;
+  data["entry"] = std::move(parsed->entry);
   out.push_back(std::move(data));
 }
 

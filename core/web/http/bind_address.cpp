@@ -4,6 +4,7 @@
 #include "common/ascii_case.hpp"
 
 #include <fmt/format.h>
+#include <boost/url/parse.hpp>
 
 #include <array>
 #include <string>
@@ -78,6 +79,30 @@ sdk::Result<asio::ip::address> bind_address_of(std::string_view host) {
       "private (10/8, 172.16/12, 192.168/16, fc00::/7), link-local or 100.64/10 addresses: write "
       "one of those, such as 127.0.0.1, and reach it from elsewhere through a tunnel or a tailnet",
       host));
+}
+
+sdk::Result<PublicOrigin> public_origin_of(std::string_view text) {
+  const auto url = boost::urls::parse_absolute_uri(text);
+  const auto scheme = url ? common::ascii_lower(url->scheme()) : std::string();
+  const bool origin_only = url && (scheme == "http" || scheme == "https") &&
+                           !url->encoded_host().empty() && !url->has_userinfo() &&
+                           (url->path().empty() || url->path() == "/") && !url->has_query() &&
+                           !url->has_fragment();
+  if (!origin_only) {
+    return sdk::make_error(
+        fmt::format("\"{}\" is not the interface's origin: write http:// or https://, a host and "
+                    "an optional port, with no path, query or user name, such as "
+                    "https://errand.example.ts.net",
+                    text),
+        sdk::Error::Kind::refused);
+  }
+  // A browser leaves the scheme's own port out of both headers.
+  const bool default_port = !url->has_port() || (scheme == "http" && url->port() == "80") ||
+                            (scheme == "https" && url->port() == "443");
+  auto host =
+      common::ascii_lower(default_port ? url->encoded_host() : url->encoded_host_and_port());
+  auto origin = fmt::format("{}://{}", scheme, host);
+  return PublicOrigin{std::move(host), std::move(origin)};
 }
 
 }  // namespace errand::web

@@ -1,10 +1,10 @@
 #include "core/web/http/request_checks.hpp"
 
 #include "common/ascii_case.hpp"
+#include "core/web/http/bind_address.hpp"
 
 #include <fmt/format.h>
 #include <boost/beast/core/string.hpp>
-#include <boost/url/parse.hpp>
 
 #include <algorithm>
 
@@ -60,22 +60,11 @@ sdk::Result<Allowed> allowed_for(const boost::asio::ip::address& bound, std::uin
     allowed.origins.push_back(fmt::format("http://{}:{}", host, port));
   }
   if (!public_url) return allowed;
-  const auto url = boost::urls::parse_absolute_uri(*public_url);
-  const auto scheme = url ? common::ascii_lower(url->scheme()) : std::string();
-  if (!url || (scheme != "http" && scheme != "https") || url->encoded_host().empty()) {
-    return sdk::make_error(
-        fmt::format("web.publicUrl \"{}\" is not an http:// or https:// URL with a host; write "
-                    "the address people open, such as https://errand.example.ts.net",
-                    *public_url),
-        sdk::Error::Kind::refused);
-  }
-  // A browser leaves the scheme's own port out of both headers.
-  const bool default_port = !url->has_port() || (scheme == "http" && url->port() == "80") ||
-                            (scheme == "https" && url->port() == "443");
-  auto authority = common::ascii_lower(url->encoded_host_and_port());
-  if (default_port) authority = common::ascii_lower(url->encoded_host());
-  allowed.hosts.push_back(authority);
-  allowed.origins.push_back(fmt::format("{}://{}", scheme, authority));
+  auto reached = public_origin_of(*public_url);
+  if (!reached)
+    return sdk::make_error("web.publicUrl " + reached.error().message, sdk::Error::Kind::refused);
+  allowed.hosts.push_back(std::move(reached->host));
+  allowed.origins.push_back(std::move(reached->origin));
   return allowed;
 }
 

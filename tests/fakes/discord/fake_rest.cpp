@@ -1,4 +1,7 @@
+#include <algorithm>
 #include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
+#include <optional>
 
 #include "fake_impl.hpp"
 
@@ -21,6 +24,25 @@ ResponseParts answer(unsigned status, json::value body = nullptr) {
 std::string string_of(const json::object& o, const char* key) {
   const auto* v = o.if_contains(key);
   return v && v->is_string() ? std::string(v->as_string()) : std::string();
+}
+
+// Discord refuses the whole message when allowed_mentions.users names something that is not a
+// snowflake.
+std::optional<json::object> mentions_problem(const json::object& body) {
+  const auto* mentions = body.if_contains("allowed_mentions");
+  const auto* users =
+      mentions && mentions->is_object() ? mentions->as_object().if_contains("users") : nullptr;
+  if (users == nullptr || !users->is_array()) return std::nullopt;
+  for (const auto& user : users->as_array()) {
+    const std::string id = user.is_string() ? std::string(user.as_string()) : std::string();
+    const bool snowflake = !id.empty() && std::all_of(id.begin(), id.end(),
+                                                      [](char c) { return c >= '0' && c <= '9'; });
+    if (!snowflake)
+      return form_error(
+          "allowed_mentions", "NUMBER_TYPE_COERCE",
+          "Value \"" + (user.is_string() ? id : json::serialize(user)) + "\" is not snowflake.");
+  }
+  return std::nullopt;
 }
 
 }  // namespace
@@ -125,6 +147,7 @@ ResponseParts FakeDiscord::Impl::handle_rest(const Request& request, RecordedReq
             400, form_error("content", "BASE_TYPE_MAX_LENGTH", "Must be 2000 or fewer in length."));
       if (content.empty() && record.files.empty())
         return ok(400, discord_error(50006, "Cannot send an empty message"));
+      if (auto problem = mentions_problem(body)) return ok(400, std::move(*problem));
       const auto nonce = string_of(body, "nonce");
       if (nonce.size() > kMaxNonce)
         return ok(400,
@@ -248,6 +271,7 @@ ResponseParts FakeDiscord::Impl::handle_rest(const Request& request, RecordedReq
     if (code_points(content) > kMaxContent)
       return ok(400,
                 form_error("content", "BASE_TYPE_MAX_LENGTH", "Must be 2000 or fewer in length."));
+    if (auto problem = mentions_problem(body)) return ok(400, std::move(*problem));
     if (s.size() == 5 && s[3] == "messages" && s[4] == "@original" && method == "PATCH") {
       interaction->original_content = content;
       return ok(200, json::object{{"id", interaction->id}, {"content", content}});

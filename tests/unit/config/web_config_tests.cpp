@@ -116,6 +116,7 @@ TEST_CASE("web.publicUrl is an origin: a path, a query or a user name is refused
     set(config, "web.publicUrl", bad);
     const auto problem = only_problem(config);
     CHECK(problem.path == "web.publicUrl");
-    CHECK_THAT(problem.message, ContainsSubstring("must be the interface's origin"));
+    CHECK_THAT(problem.message, ContainsSubstring("`web.publicUrl` \""));
+    CHECK_THAT(problem.message, ContainsSubstring("is not the interface's origin"));
   }
 }

@@ -159,11 +159,14 @@ TEST_CASE("web.publicUrl's host and origin are allowed, with its port when it na
   CHECK_FALSE(refuse_request(request(http::verb::get, "box.lan"), default_port));
 }
 
-TEST_CASE("a web.publicUrl that is not an http(s) URL with a host is refused") {
-  const auto url = GENERATE("box.lan", "ftp://box.lan", "https://", "not a url");
+TEST_CASE("a web.publicUrl that is not an http(s) origin is refused") {
+  const auto url =
+      GENERATE("box.lan", "ftp://box.lan", "https://", "not a url", "https://box.lan/errand",
+               "https://box.lan/?a=1", "https://me@box.lan", "https://box.lan/#top");
   CAPTURE(url);
   const auto built =
       allowed_for(boost::asio::ip::make_address("127.0.0.1"), 8787, std::string(url), false);
   REQUIRE_FALSE(built);
-  CHECK_THAT(built.error().message, ContainsSubstring("is not an http:// or https:// URL"));
+  CHECK_THAT(built.error().message, ContainsSubstring("web.publicUrl \""));
+  CHECK_THAT(built.error().message, ContainsSubstring("is not the interface's origin"));
 }

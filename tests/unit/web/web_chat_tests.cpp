@@ -39,8 +39,7 @@ T run(asio::io_context& io, asio::awaitable<T> work) {
 }  // namespace
 
 TEST_CASE("the web chat is ready at once, and only starts once", "[web][web-chat]") {
-  asio::io_context io;
-  WebChat chat(io.get_executor());
+  WebChat chat;
   RecordingEvents events;
   REQUIRE(chat.start(events).has_value());
   REQUIRE(events.states.size() == 1);
@@ -51,7 +50,7 @@ TEST_CASE("the web chat is ready at once, and only starts once", "[web][web-chat
 TEST_CASE("message ids are fresh every time, and a thread has its opening message's id",
           "[web][web-chat]") {
   asio::io_context io;
-  WebChat chat(io.get_executor());
+  WebChat chat;
   std::set<std::string> ids;
   for (int i = 0; i < 200; ++i) {
     const auto ref = chat.new_message(std::string(sessions::kWebChannelId));
@@ -70,7 +69,7 @@ TEST_CASE("message ids are fresh every time, and a thread has its opening messag
 TEST_CASE("what is posted, edited and removed in a thread is read back in order of change",
           "[web][web-chat]") {
   asio::io_context io;
-  WebChat chat(io.get_executor());
+  WebChat chat;
   sdk::OutMessage first;
   first.text = "<@web-interface> stopping the session";
   auto posted = run(io, chat.post("t1", first));
@@ -112,7 +111,7 @@ TEST_CASE("what is posted, edited and removed in a thread is read back in order 
 
 TEST_CASE("a thread keeps its newest messages only", "[web][web-chat]") {
   asio::io_context io;
-  WebChat chat(io.get_executor());
+  WebChat chat;
   std::string first_id;
   for (std::size_t i = 0; i < WebChat::kKeptPerThread + 5; ++i) {
     sdk::OutMessage message;
@@ -127,7 +126,7 @@ TEST_CASE("a thread keeps its newest messages only", "[web][web-chat]") {
 
 TEST_CASE("the web chat has no slash commands and no attachments", "[web][web-chat]") {
   asio::io_context io;
-  WebChat chat(io.get_executor());
+  WebChat chat;
   auto answered = run(io, chat.answer(sdk::CommandCall{}, sdk::OutMessage{}));
   REQUIRE_FALSE(answered.has_value());
   CHECK(answered.error().message.find("type the ! command") != std::string::npos);
