@@ -80,11 +80,11 @@ TEST_CASE("an operator's !models refresh asks the provider, and !model lists wha
   const auto asked = h.provider().requests();
   REQUIRE(asked.size() == 1);
   CHECK(asked[0].target == "/v1/models");
-  CHECK(asked[0].header("x-api-key") == std::string(kProviderKey));
+  CHECK(asked[0].header("x-api-key") == h.provider_key());
   h.post("!model");
   REQUIRE(h.wait_for_text(channel, "`fake-model-small`"));
   // The key itself never reaches the channel.
-  CHECK(h.count_text(channel, std::string(kProviderKey)) == 0);
+  CHECK(h.count_text(channel, h.provider_key()) == 0);
 }
 
 TEST_CASE("in a session's thread: !ls, !cat, !file, !status, an aside, !model and !interrupt",

@@ -1,5 +1,7 @@
 #include "tests/e2e/e2e_harness.hpp"
 
+#include "core/sessions/session_naming.hpp"
+
 #include "common/daemon_mark.hpp"
 #include "core/daemon/system_clock.hpp"
 #include "plugins/sandbox-podman/impl/containers_conf.hpp"
@@ -97,7 +99,7 @@ E2eHarness::E2eHarness(Backend backend, Front front)
                              {"providers",
                               json::object{{"anthropic",
                                             json::object{{"credentialName", "ANTHROPIC_API_KEY"},
-                                                         {"credential", std::string(kProviderKey)},
+                                                         {"credential", provider_key_},
                                                          {"kind", "anthropic"},
                                                          {"baseUrl", provider_->http_url()}}}}}}},
       {"sandbox",
@@ -114,6 +116,7 @@ E2eHarness::E2eHarness(Backend backend, Front front)
     discord_ca_ = fakes::make_test_ca(root_ / "discord-ca", "errand e2e Discord CA");
     fake_discord::FakeOptions discord_options;
     discord_options.tls = fake_discord::FakeTls{discord_ca_.server_cert, discord_ca_.server_key};
+    discord_options.token = unique_secret("fake-discord-bot-token-");
     discord_ = std::make_unique<fake_discord::FakeDiscord>(discord_options);
     const auto& fake = discord_->options();
     config_["chat"] = json::object{{"token", fake.token},
@@ -179,6 +182,10 @@ void E2eHarness::set(std::string_view dotted, json::value value) {
 fake_discord::FakeDiscord& E2eHarness::discord() {
   REQUIRE(discord_);  // a web_only harness has no chat service
   return *discord_;
+}
+
+std::string unique_secret(std::string_view prefix) {
+  return std::string(prefix) + sessions::random_token() + sessions::random_token();
 }
 
 std::string E2eHarness::chat_token() const {

@@ -25,7 +25,9 @@
 namespace errand::e2e {
 
 inline constexpr std::string_view kOwner = "500000000000000005";
-inline constexpr std::string_view kProviderKey = "provider-key-e2e-0123456789abcdef";
+// Each harness has secrets of its own (a provider key and a chat token), so a test that looks
+// for one in every process on the machine never finds another test's, run at the same time.
+std::string unique_secret(std::string_view prefix);
 
 // The sandbox a scenario's sessions run in. Under podman the agent is the same fake, run from
 // the e2e image (e2e_image.hpp); under incus, from the e2e golden instance (e2e_incus.hpp).
@@ -68,6 +70,8 @@ class E2eHarness {
   std::filesystem::path state_dir() const { return root_ / "state"; }
   std::filesystem::path project_root() const { return root_ / "projects"; }
   std::string chat_token() const;
+  // The provider credential configured for this harness's daemon.
+  const std::string& provider_key() const { return provider_key_; }
   // The web interface of the daemon running now (web_only): http://127.0.0.1:<port>. Each
   // start() picks a free port, so a restart may move it.
   std::string web_url() const;
@@ -116,6 +120,7 @@ class E2eHarness {
   fakes::TestCa discord_ca_;  // the fake Discord serves https and wss with a certificate from it
   std::unique_ptr<fake_discord::FakeDiscord> discord_;
   std::unique_ptr<fakes::FakeProvider> provider_;
+  std::string provider_key_ = unique_secret("provider-key-e2e-");
   boost::json::object config_;
   std::unique_ptr<errand::test::ChildProcess> daemon_;
   std::vector<std::string> logs_;  // the output of daemons already stopped

@@ -94,7 +94,7 @@ TEST_CASE("claude-agent-acp runs a command inside the sandbox and reports its ou
   for (const auto& r : requests) {
     if (r.target.find("/v1/messages") == npos) continue;
     called_messages = true;
-    CHECK(r.header("x-api-key") == kProviderKey);
+    CHECK(r.header("x-api-key") == h.provider_key());
   }
   CHECK(called_messages);
   CHECK(any_request_body_contains(h.provider(), kPrinted));
@@ -121,7 +121,7 @@ TEST_CASE("codex-acp runs a command inside the sandbox and reports its output",
         boost::json::object{
             {"openai", boost::json::object{{"kind", "openai"},
                                            {"credentialName", "OPENAI_API_KEY"},
-                                           {"credential", std::string(kProviderKey)},
+                                           {"credential", h.provider_key()},
                                            {"baseUrl", h.provider().http_url() + "/v1"}}}});
   h.set("timeouts.startupMs", 120000);
   h.provider().drive_shell_command(kCommand);
@@ -138,7 +138,7 @@ TEST_CASE("codex-acp runs a command inside the sandbox and reports its output",
   for (const auto& r : h.provider().requests()) {
     if (r.target != "/v1/responses") continue;
     called_responses = true;
-    CHECK(r.header("authorization") == "Bearer " + std::string(kProviderKey));
+    CHECK(r.header("authorization") == "Bearer " + h.provider_key());
   }
   CHECK(called_responses);
   CHECK(any_request_body_contains(h.provider(), "errand-42 in /workspace"));

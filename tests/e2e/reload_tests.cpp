@@ -74,10 +74,10 @@ TEST_CASE("a session started after a switch to egress open still runs behind the
   // broker's proxy, and the broker presented the real key.
   CHECK(env.find("ANTHROPIC_API_KEY=errand-session-") != npos);
   CHECK(env.find("HTTPS_PROXY=http://errand:errand-session-") != npos);
-  CHECK(env.find(std::string(kProviderKey)) == npos);
+  CHECK(env.find(h.provider_key()) == npos);
   const auto calls = h.provider().requests();
   REQUIRE(!calls.empty());
-  CHECK(calls.back().header("x-api-key") == std::string(kProviderKey));
+  CHECK(calls.back().header("x-api-key") == h.provider_key());
   CHECK(h.bot_text(thread).find("Hello from the fake provider.") != npos);
 }
 

@@ -214,7 +214,7 @@ void secrets_absent_scenario(Backend backend) {
                              " > config-read.txt 2>&1; true\nenv\nprovider say hi");
   REQUIRE(h.wait_for_text(thread, "done in"));
   const auto token = h.chat_token();
-  const std::string key(kProviderKey);
+  const std::string key = h.provider_key();
 
   const auto project = h.project_root() / "secrets";
   const auto env = errand::test::read_file(project / "env.txt");

@@ -54,7 +54,7 @@ TEST_CASE("a configured secret the agent prints reaches the page only as [redact
           "[e2e][web]") {
   E2eHarness h(Backend::bailey, Front::web_only);
   h.start();
-  const std::string key(kProviderKey);
+  const std::string key = h.provider_key();
   const auto thread = start_session(
       h, "scrub", "say the provider key is " + key + "\nwrite leak.txt " + key + "\\n\nsay done");
   const auto stream = first_turn_of(h, thread);
