@@ -1,19 +1,11 @@
 #include "core/github/sandbox_identity.hpp"
 
 #include <fmt/format.h>
-#include <boost/asio/ip/address.hpp>
+#include "common/address_ranges.hpp"
 
 namespace errand::github {
 
 namespace {
-
-// Plain http would hand the token to anyone on the path, so it is offered only to a git host on
-// this machine's loopback (the tests' git server).
-bool is_loopback_host(std::string_view host) {
-  boost::system::error_code ec;
-  const auto address = boost::asio::ip::make_address(std::string(host), ec);
-  return !ec && address.is_loopback();
-}
 
 // How git writes the host in a credential request: an IPv6 address in brackets.
 std::string host_as_git_writes_it(const std::string& host) {
@@ -24,7 +16,10 @@ std::string host_as_git_writes_it(const std::string& host) {
 // blank line. Only `get` for the git host is answered; anything else reads its input and says
 // nothing, so the token never goes to another host and git stores nothing of it.
 std::string credential_helper(const GithubSettings& settings, std::string_view state_inside) {
-  const std::string protocols = is_loopback_host(settings.git_host) ? "https|http" : "https";
+  // Plain http would hand the token to anyone on the path, so it is offered only to a git host
+  // on this machine's loopback (the tests' git server).
+  const std::string protocols =
+      common::is_loopback_literal(settings.git_host) ? "https|http" : "https";
   return fmt::format(
       R"(#!/bin/sh
 # errand's git credential helper: answers git's `get` for {host} alone.
