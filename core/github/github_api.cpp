@@ -32,12 +32,26 @@ sdk::Error refused(std::string what) {
   return sdk::make_error(std::move(what), sdk::Error::Kind::refused);
 }
 
-// GitHub's own words for a refusal: the "message" of its JSON answer, or the start of the body.
-std::string message_of(const json::value& body) {
+std::string string_member(const json::value& body, std::string_view key) {
   if (const auto* object = body.if_object())
-    if (const auto* message = object->if_contains("message"); message && message->is_string())
-      return std::string(message->as_string());
+    if (const auto* value = object->if_contains(key); value && value->is_string())
+      return std::string(value->as_string());
   return {};
+}
+
+// GitHub's own words for a refusal: the "message" of its JSON answer, and for a 422 what each
+// of its "errors" says ("No commits between main and x", or the field and its code).
+std::string message_of(const json::value& body) {
+  std::string message = string_member(body, "message");
+  const auto* object = body.if_object();
+  const auto* errors = object != nullptr ? object->if_contains("errors") : nullptr;
+  if (errors == nullptr || !errors->is_array()) return message;
+  for (const auto& error : errors->as_array()) {
+    std::string said = string_member(error, "message");
+    if (said.empty()) said = string_member(error, "field") + " " + string_member(error, "code");
+    if (said != " ") message += (message.empty() ? "" : "; ") + said;
+  }
+  return message;
 }
 
 sdk::Error refusal(std::string_view what, unsigned status, const json::value& body) {
@@ -46,13 +60,6 @@ sdk::Error refusal(std::string_view what, unsigned status, const json::value& bo
       fmt::format("GitHub refused to {} ({}{})", what, status,
                   message.empty() ? std::string() : fmt::format(": \"{}\"", message)),
       status == 404 ? sdk::Error::Kind::not_found : sdk::Error::Kind::refused);
-}
-
-std::string string_member(const json::value& body, std::string_view key) {
-  if (const auto* object = body.if_object())
-    if (const auto* value = object->if_contains(key); value && value->is_string())
-      return std::string(value->as_string());
-  return {};
 }
 
 // A path segment: everything but the unreserved characters percent-encoded. A branch keeps its

@@ -2,6 +2,7 @@
 // against the App's public key, and the claims read back.
 
 #include "core/github/app_jwt.hpp"
+#include "tests/fakes/github/fake_github.hpp"
 #include "tests/support/temp_dir.hpp"
 #include "tests/unit/github/test_keys.hpp"
 
@@ -51,8 +52,8 @@ bool verifies(const std::string& public_pem, const std::string& signed_part,
                           signed_part.size()) == 1;
 }
 
-AppKey loaded(const TestKey& key, const errand::test::TempDir& dir) {
-  write_with_mode(dir / "app.pem", key.private_pem, 0600);
+AppKey loaded(const errand::fakes::TestAppKey& key, const errand::test::TempDir& dir) {
+  write_with_mode(dir / "app.pem", key.private_key_pem, 0600);
   auto loaded = load_app_key(dir / "app.pem");
   REQUIRE(loaded.has_value());
   return std::move(*loaded);
@@ -71,7 +72,7 @@ TEST_CASE("base64url leaves out padding and uses the URL alphabet", "[github][jw
 TEST_CASE("the App's JWT is RS256, verifies with its public key, and carries iss, iat and exp",
           "[github][jwt][key:github.app.appId]") {
   errand::test::TempDir dir;
-  const auto pair = make_rsa_key();
+  const auto pair = errand::fakes::make_test_app_key();
   const auto key = loaded(pair, dir);
   const auto now = std::chrono::sys_days{std::chrono::year{2026} / 1 / 2} + std::chrono::hours(3);
   const auto token = app_jwt(key, "12345", now);
@@ -92,10 +93,11 @@ TEST_CASE("the App's JWT is RS256, verifies with its public key, and carries iss
 
   const auto signature = base64url_decode(token->substr(second + 1));
   CHECK(signature.size() == 256);  // a 2048-bit RSA signature
-  CHECK(verifies(pair.public_pem, token->substr(0, second), signature));
+  CHECK(verifies(pair.public_key_pem, token->substr(0, second), signature));
   // Another key's public half does not verify it, nor does a changed claim.
-  CHECK_FALSE(verifies(make_rsa_key().public_pem, token->substr(0, second), signature));
+  CHECK_FALSE(verifies(errand::fakes::make_test_app_key().public_key_pem, token->substr(0, second),
+                       signature));
   auto altered = token->substr(0, second);
   altered[first + 3] = altered[first + 3] == 'A' ? 'B' : 'A';
-  CHECK_FALSE(verifies(pair.public_pem, altered, signature));
+  CHECK_FALSE(verifies(pair.public_key_pem, altered, signature));
 }

@@ -3,6 +3,7 @@
 // GitHub's own refusals, each naming the call, the status and GitHub's message.
 
 #include "core/github/github_api.hpp"
+#include "tests/fakes/github/fake_github.hpp"
 #include "tests/fakes/upstream/fake_upstream.hpp"
 #include "tests/fakes/upstream/test_ca.hpp"
 #include "tests/support/temp_dir.hpp"
@@ -54,7 +55,7 @@ struct Scene {
     settings.git_host = "127.0.0.1";
     settings.app = AppSettings{
         "12345", "67890", dir / "app.pem", {"repo-a"}, json::object{{"contents", "write"}}};
-    write_with_mode(dir / "app.pem", make_rsa_key().private_pem, 0600);
+    write_with_mode(dir / "app.pem", errand::fakes::make_test_app_key().private_key_pem, 0600);
     auto loaded = load_app_key(dir / "app.pem");
     REQUIRE(loaded.has_value());
     key.emplace(std::move(*loaded));

@@ -1,19 +1,15 @@
 #pragma once
 
-// Keys made for a test with OpenSSL, written as PEM: an App's RSA key, and an EC key GitHub
-// would not take.
+// Test files for the App key checks: an EC key GitHub would not take (an App's RSA key is
+// fakes::make_test_app_key), and a file written with an exact mode.
 
 #include <filesystem>
 #include <string>
 
 namespace errand::github::testing {
 
-struct TestKey {
-  std::string private_pem, public_pem;
-};
-
-TestKey make_rsa_key(int bits = 2048);
-TestKey make_ec_key();
+// A P-256 private key as PEM.
+std::string make_ec_key_pem();
 
 // Writes text to path with the given mode (the mode set after the write, whatever the umask).
 void write_with_mode(const std::filesystem::path& path, const std::string& text, int mode);
