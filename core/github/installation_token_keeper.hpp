@@ -36,6 +36,7 @@ struct TokenKeeperTiming {
   std::chrono::seconds max_backoff{120};
 };
 
+// Held by a std::shared_ptr (the loop keeps it alive); start and stop run on the executor.
 class InstallationTokenKeeper : public std::enable_shared_from_this<InstallationTokenKeeper> {
  public:
   // Asks GitHub for a token at the time given (the JWT's time).

@@ -80,7 +80,7 @@ struct Scene {
 }  // namespace
 
 TEST_CASE("an installation token is asked for with the App's JWT, narrowed as configured",
-          "[github][api][key:github.app.repositories][key:github.app.permissions]"
+          "[github][api][key:github.app.repositories][key:github.app.permissions.<name>]"
           "[key:github.caFile]") {
   Scene scene([](const UpstreamRequest&) {
     return json_reply(201, R"({"token": "ghs_minted0123456789",

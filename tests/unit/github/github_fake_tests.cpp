@@ -92,7 +92,7 @@ void branch_ahead(const std::filesystem::path& bare, const std::string& branch) 
 
 TEST_CASE("an installation token is minted by GitHub's rules, narrowed as configured",
           "[github][fake-github][key:github.app.privateKeyPath][key:github.app.repositories]"
-          "[key:github.app.permissions]") {
+          "[key:github.app.permissions.<name>]") {
   Scene scene(R"(, "repositories": ["widgets"], "permissions": {"contents": "read"})");
   scene.github.create_repository("acme", "widgets");
   const auto minted = scene.mint();
