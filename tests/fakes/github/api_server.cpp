@@ -4,7 +4,6 @@
 #include <atomic>
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
-#include <boost/asio/detached.hpp>
 #include <boost/asio/ssl/stream.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
@@ -60,12 +59,7 @@ asio::awaitable<void> serve_api(FakeGithub::Impl& impl, asio::ssl::stream<tcp::s
       }
     }
 
-    GithubRequest recorded;
-    recorded.listener = "api";
-    recorded.method = std::string(request.method_string());
-    recorded.target = target;
-    for (const auto& field : request)
-      recorded.headers.emplace_back(std::string(field.name_string()), std::string(field.value()));
+    auto recorded = request_record("api", request);
     recorded.body = request.body();
     recorded.status = reply.status;
     impl.record(std::move(recorded));
@@ -105,7 +99,7 @@ asio::awaitable<void> accept_api(FakeGithub::Impl& impl) {
           if (handshake_error) co_return;
           co_await serve_api(impl, stream);
         },
-        asio::detached);
+        [](std::exception_ptr) {});
   }
 }
 
@@ -114,12 +108,8 @@ asio::awaitable<void> accept_api(FakeGithub::Impl& impl) {
 void start_api_server(FakeGithub::Impl& impl) {
   impl.tls.use_certificate_chain(asio::buffer(impl.certificates.server_certificate_pem));
   impl.tls.use_private_key(asio::buffer(impl.certificates.server_key_pem), asio::ssl::context::pem);
-  const tcp::endpoint where(asio::ip::make_address_v4("127.0.0.2"), 0);
-  impl.api_acceptor.open(where.protocol());
-  impl.api_acceptor.bind(where);
-  impl.api_acceptor.listen();
-  impl.api_port = impl.api_acceptor.local_endpoint().port();
-  asio::co_spawn(impl.io, accept_api(impl), asio::detached);
+  impl.api_port = listen_on_fake_address(impl.api_acceptor);
+  asio::co_spawn(impl.io, accept_api(impl), [](std::exception_ptr) {});
 }
 
 }  // namespace errand::fakes

@@ -58,13 +58,15 @@ struct RepositoryCall {
 
 json::object repository_json(const FakeGithub::Impl& impl, const RepositoryCall& call) {
   const std::string full_name = call.owner + "/" + call.repo;
-  return {{"name", call.repo},
-          {"full_name", full_name},
-          {"private", true},
-          {"owner", json::object{{"login", call.owner}, {"type", "Organization"}}},
-          {"html_url", impl.api_origin() + "/" + full_name},
-          {"url", impl.api_origin() + impl.options.api_path_prefix + "/repos/" + full_name},
-          {"default_branch", "main"}};
+  return {
+      {"name", call.repo},
+      {"full_name", full_name},
+      {"private", true},
+      {"owner", json::object{{"login", call.owner}, {"type", "Organization"}}},
+      {"html_url", impl.api_origin() + "/" + full_name},
+      {"url", impl.api_origin() + impl.options.api_path_prefix + "/repos/" + full_name},
+      {"clone_url", "http://127.0.0.2:" + std::to_string(impl.git_port) + "/" + full_name + ".git"},
+      {"default_branch", "main"}};
 }
 
 ApiReply branch(FakeGithub::Impl& impl, const RepositoryCall& call, const std::string& name) {
