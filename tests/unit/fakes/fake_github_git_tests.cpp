@@ -8,6 +8,10 @@
 
 #include <openssl/rand.h>
 
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/http.hpp>
 #include <catch2/catch_test_macros.hpp>
 
 using namespace errand;
@@ -52,7 +56,59 @@ std::string random_bytes(std::size_t size) {
   return bytes;
 }
 
+// One git-upload-pack POST, as git sends it, answered by the fake's git listener.
+boost::beast::http::response<boost::beast::http::string_body> upload_pack(
+    const fakes::FakeGithub& github, const std::string& password, const std::string& body,
+    bool gzipped) {
+  namespace http = boost::beast::http;
+  boost::asio::io_context io;
+  boost::asio::ip::tcp::socket socket(io);
+  socket.connect({boost::asio::ip::make_address("127.0.0.2"), github.git_port()});
+  http::request<http::string_body> request{http::verb::post, "/octo/widgets.git/git-upload-pack",
+                                           11};
+  request.set(http::field::host, "127.0.0.2");
+  request.set(http::field::content_type, "application/x-git-upload-pack-request");
+  request.set(http::field::authorization,
+              "Basic " + test::base64(std::string("x-access-token:") + password));
+  if (gzipped) request.set(http::field::content_encoding, "gzip");
+  request.body() = body;
+  request.prepare_payload();
+  http::write(socket, request);
+  boost::beast::flat_buffer buffer;
+  http::response<http::string_body> response;
+  http::read(socket, buffer, response);
+  return response;
+}
+
 }  // namespace
+
+TEST_CASE("a gzip request body reaches http-backend as git sends it, and is inflated there") {
+  AppInstallation app;
+  const auto token = app.mint();
+  test::GitWorkTree tree;
+  const auto commit = tree.commit("README", "hello\n", "first");
+  REQUIRE(tree.git({"push", "--quiet", url_with(app.github, token), "main"}).exit_code == 0);
+
+  // Protocol v0 negotiation: one want, a flush, done.
+  const std::string negotiation = "0032want " + commit + "\n" + "0000" + "0009done\n";
+  test::TempDir dir;
+  test::write_file(dir / "request", negotiation);
+  REQUIRE(test::run_to_end({"/bin/gzip", "-n", (dir / "request").string()}, {"PATH=/usr/bin:/bin"},
+                           dir.path())
+              .exit_code == 0);
+  const auto gzipped = test::read_file(dir / "request.gz");
+  REQUIRE(gzipped != negotiation);
+
+  const auto packed = upload_pack(app.github, token, gzipped, true);
+  CHECK(packed.result_int() == 200);
+  CHECK(packed[boost::beast::http::field::content_type] == "application/x-git-upload-pack-result");
+  CHECK(packed.body().rfind("0008NAK\n", 0) == 0);
+  CHECK(packed.body().find("PACK") != std::string::npos);
+  // The same bytes not declared as gzip are not a negotiation http-backend can read.
+  const auto undeclared = upload_pack(app.github, token, gzipped, false);
+  CHECK(undeclared.body().find("PACK") == std::string::npos);
+  CHECK(upload_pack(app.github, "wrong", gzipped, true).result_int() == 401);
+}
 
 TEST_CASE("a clone, commit and push over http with an installation token lands on the branch") {
   AppInstallation app;

@@ -65,12 +65,17 @@ GithubAnswer github_call(const fakes::FakeGithub& github, const std::string& met
   return answer;
 }
 
-std::string base64url(std::string_view bytes) {
+std::string base64(std::string_view bytes) {
   std::string out(4 * ((bytes.size() + 2) / 3) + 1, '\0');
   const int written = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()),
                                       reinterpret_cast<const unsigned char*>(bytes.data()),
                                       static_cast<int>(bytes.size()));
   out.resize(static_cast<std::size_t>(written));
+  return out;
+}
+
+std::string base64url(std::string_view bytes) {
+  auto out = base64(bytes);
   while (!out.empty() && out.back() == '=') out.pop_back();
   for (auto& c : out) c = c == '+' ? '-' : c == '/' ? '_' : c;
   return out;

@@ -24,7 +24,8 @@ GithubAnswer github_call(const fakes::FakeGithub& github, const std::string& met
                          const std::string& path, const std::string& authorization,
                          const std::string& body = {});
 
-std::string base64url(std::string_view bytes);
+std::string base64(std::string_view bytes);     // standard, padded: an HTTP Basic credential
+std::string base64url(std::string_view bytes);  // URL-safe, unpadded: a JWT's parts
 
 // header.claims signed RS256 with private_key_pem (or, for alg "none", with no signature).
 std::string signed_jwt(const std::string& private_key_pem, const boost::json::object& header,
