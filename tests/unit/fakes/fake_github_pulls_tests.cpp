@@ -78,6 +78,14 @@ TEST_CASE("a pull request from a pushed branch is opened and recorded with the t
   CHECK(pulls[0].base == "main");
   CHECK(pulls[0].html_url == html_url);
   CHECK(pulls[0].token == kToken);
+  const auto read_back = github_call(repo.github, "GET", "/repos/octo/widgets/pulls/1",
+                                     std::string("token ") + kToken);
+  REQUIRE(read_back.status == 200);
+  CHECK(read_back.body.as_object().at("html_url").as_string() == html_url);
+  CHECK(read_back.body.as_object().at("head").as_object().at("ref") == "feature");
+  CHECK(
+      github_call(repo.github, "GET", "/repos/octo/widgets/pulls/2", std::string("token ") + kToken)
+          .status == 404);
 
   const auto again = repo.open_pull(R"({"title":"Again","head":"octo:feature","base":"main"})");
   CHECK(again.status == 422);
