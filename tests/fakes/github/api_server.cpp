@@ -24,6 +24,11 @@ namespace {
 // GitHub's bodies are small; a larger one is a client bug the fake should not swallow.
 constexpr std::size_t kRequestBodyLimit = 1 << 20;
 
+constexpr const char* kNoUserAgent =
+    "Request forbidden by administrative rules. Please make sure your request has a User-Agent "
+    "header (https://docs.github.com/en/rest/overview/resources-in-the-rest-api#user-agent-"
+    "required). Check https://developer.github.com for other possible causes.\n";
+
 // GitHub's request ids are five colon-separated hex fields; a counter keeps each one distinct.
 std::string request_id() {
   static std::atomic<unsigned> counter{0};
@@ -47,7 +52,10 @@ asio::awaitable<void> serve_api(FakeGithub::Impl& impl, asio::ssl::stream<tcp::s
 
     ApiReply reply;
     const auto& prefix = impl.options.api_path_prefix;
-    if (path.compare(0, prefix.size(), prefix) != 0) {
+    if (request[http::field::user_agent].empty()) {
+      // GitHub refuses a request without a User-Agent outright, with a text body.
+      reply = ApiReply{403, kNoUserAgent, {}};
+    } else if (path.compare(0, prefix.size(), prefix) != 0) {
       reply = github_error(404, "Not Found", kRestDocs);
     } else {
       ApiCall call{std::string(request.method_string()), path.substr(prefix.size()),
@@ -67,12 +75,15 @@ asio::awaitable<void> serve_api(FakeGithub::Impl& impl, asio::ssl::stream<tcp::s
     http::response<http::string_body> response{static_cast<http::status>(reply.status),
                                                request.version()};
     response.set(http::field::server, "GitHub.com");
-    response.set(http::field::content_type, "application/json; charset=utf-8");
+    response.set(http::field::content_type, reply.body.is_string()
+                                                ? "text/plain; charset=utf-8"
+                                                : "application/json; charset=utf-8");
     response.set("X-GitHub-Media-Type", "github.v3; format=json");
     response.set("X-GitHub-Api-Version-Selected", "2022-11-28");
     response.set("X-GitHub-Request-Id", request_id());
     for (const auto& [name, value] : reply.headers) response.set(name, value);
-    response.body() = boost::json::serialize(reply.body);
+    response.body() = reply.body.is_string() ? std::string(reply.body.as_string())
+                                             : boost::json::serialize(reply.body);
     response.keep_alive(request.keep_alive());
     response.prepare_payload();
     auto [write_error, written] =

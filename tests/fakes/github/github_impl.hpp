@@ -40,7 +40,7 @@ int permission_rank(std::string_view level);
 
 struct ApiReply {
   unsigned status = 200;
-  boost::json::value body;
+  boost::json::value body;  // a JSON string is sent as a text body, as GitHub's few text answers
   std::vector<std::pair<std::string, std::string>> headers;
 };
 

@@ -57,6 +57,10 @@ TEST_CASE("a branch is visible exactly when the bare repository holds it") {
   CHECK(github_call(repo.github, "GET", "/repos/octo/nothing", auth).status == 404);
   CHECK(github_call(repo.github, "GET", "/repos/octo/nothing/branches/main", auth).status == 404);
   CHECK(github_call(repo.github, "GET", "/no/such/endpoint", auth).status == 404);
+  const auto anonymous_client =
+      github_call(repo.github, "GET", "/repos/octo/widgets", auth, {}, false);
+  CHECK(anonymous_client.status == 403);
+  CHECK(anonymous_client.body.as_string().find("User-Agent") != std::string::npos);
 }
 
 TEST_CASE("a pull request from a pushed branch is opened and recorded with the token used") {
