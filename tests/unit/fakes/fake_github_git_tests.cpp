@@ -3,8 +3,8 @@
 // a push lands is what the API then reports.
 
 #include "tests/fakes/github/fake_github.hpp"
-#include "tests/unit/fakes/git_work_tree.hpp"
-#include "tests/unit/fakes/github_call.hpp"
+#include "tests/unit/fakes/support/git_work_tree.hpp"
+#include "tests/unit/fakes/support/github_call.hpp"
 
 #include <openssl/rand.h>
 

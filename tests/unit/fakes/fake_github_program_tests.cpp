@@ -3,7 +3,7 @@
 
 #include "tests/support/child_process.hpp"
 #include "tests/support/temp_dir.hpp"
-#include "tests/unit/fakes/git_work_tree.hpp"
+#include "tests/unit/fakes/support/git_work_tree.hpp"
 
 #include <boost/json/parse.hpp>
 #include <catch2/catch_test_macros.hpp>

@@ -2,8 +2,8 @@
 // repository's real refs, and a pull request is recorded only when GitHub would open it.
 
 #include "tests/fakes/github/fake_github.hpp"
-#include "tests/unit/fakes/git_work_tree.hpp"
-#include "tests/unit/fakes/github_call.hpp"
+#include "tests/unit/fakes/support/git_work_tree.hpp"
+#include "tests/unit/fakes/support/github_call.hpp"
 
 #include <catch2/catch_test_macros.hpp>
 

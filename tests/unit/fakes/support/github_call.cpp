@@ -1,4 +1,4 @@
-#include "tests/unit/fakes/github_call.hpp"
+#include "tests/unit/fakes/support/github_call.hpp"
 
 #include <openssl/evp.h>
 #include <openssl/pem.h>
