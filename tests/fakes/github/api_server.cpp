@@ -4,7 +4,6 @@
 #include <atomic>
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
-#include <boost/asio/detached.hpp>
 #include <boost/asio/ssl/stream.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
@@ -24,6 +23,11 @@ namespace {
 
 // GitHub's bodies are small; a larger one is a client bug the fake should not swallow.
 constexpr std::size_t kRequestBodyLimit = 1 << 20;
+
+constexpr const char* kNoUserAgent =
+    "Request forbidden by administrative rules. Please make sure your request has a User-Agent "
+    "header (https://docs.github.com/en/rest/overview/resources-in-the-rest-api#user-agent-"
+    "required). Check https://developer.github.com for other possible causes.\n";
 
 // GitHub's request ids are five colon-separated hex fields; a counter keeps each one distinct.
 std::string request_id() {
@@ -48,7 +52,10 @@ asio::awaitable<void> serve_api(FakeGithub::Impl& impl, asio::ssl::stream<tcp::s
 
     ApiReply reply;
     const auto& prefix = impl.options.api_path_prefix;
-    if (path.compare(0, prefix.size(), prefix) != 0) {
+    if (request[http::field::user_agent].empty()) {
+      // GitHub refuses a request without a User-Agent outright, with a text body.
+      reply = ApiReply{403, kNoUserAgent, {}};
+    } else if (path.compare(0, prefix.size(), prefix) != 0) {
       reply = github_error(404, "Not Found", kRestDocs);
     } else {
       ApiCall call{std::string(request.method_string()), path.substr(prefix.size()),
@@ -60,12 +67,7 @@ asio::awaitable<void> serve_api(FakeGithub::Impl& impl, asio::ssl::stream<tcp::s
       }
     }
 
-    GithubRequest recorded;
-    recorded.listener = "api";
-    recorded.method = std::string(request.method_string());
-    recorded.target = target;
-    for (const auto& field : request)
-      recorded.headers.emplace_back(std::string(field.name_string()), std::string(field.value()));
+    auto recorded = request_record("api", request);
     recorded.body = request.body();
     recorded.status = reply.status;
     impl.record(std::move(recorded));
@@ -73,12 +75,15 @@ asio::awaitable<void> serve_api(FakeGithub::Impl& impl, asio::ssl::stream<tcp::s
     http::response<http::string_body> response{static_cast<http::status>(reply.status),
                                                request.version()};
     response.set(http::field::server, "GitHub.com");
-    response.set(http::field::content_type, "application/json; charset=utf-8");
+    response.set(http::field::content_type, reply.body.is_string()
+                                                ? "text/plain; charset=utf-8"
+                                                : "application/json; charset=utf-8");
     response.set("X-GitHub-Media-Type", "github.v3; format=json");
     response.set("X-GitHub-Api-Version-Selected", "2022-11-28");
     response.set("X-GitHub-Request-Id", request_id());
     for (const auto& [name, value] : reply.headers) response.set(name, value);
-    response.body() = boost::json::serialize(reply.body);
+    response.body() = reply.body.is_string() ? std::string(reply.body.as_string())
+                                             : boost::json::serialize(reply.body);
     response.keep_alive(request.keep_alive());
     response.prepare_payload();
     auto [write_error, written] =
@@ -105,7 +110,7 @@ asio::awaitable<void> accept_api(FakeGithub::Impl& impl) {
           if (handshake_error) co_return;
           co_await serve_api(impl, stream);
         },
-        asio::detached);
+        [](std::exception_ptr) {});
   }
 }
 
@@ -114,12 +119,8 @@ asio::awaitable<void> accept_api(FakeGithub::Impl& impl) {
 void start_api_server(FakeGithub::Impl& impl) {
   impl.tls.use_certificate_chain(asio::buffer(impl.certificates.server_certificate_pem));
   impl.tls.use_private_key(asio::buffer(impl.certificates.server_key_pem), asio::ssl::context::pem);
-  const tcp::endpoint where(asio::ip::make_address_v4("127.0.0.2"), 0);
-  impl.api_acceptor.open(where.protocol());
-  impl.api_acceptor.bind(where);
-  impl.api_acceptor.listen();
-  impl.api_port = impl.api_acceptor.local_endpoint().port();
-  asio::co_spawn(impl.io, accept_api(impl), asio::detached);
+  impl.api_port = listen_on_fake_address(impl.api_acceptor);
+  asio::co_spawn(impl.io, accept_api(impl), [](std::exception_ptr) {});
 }
 
 }  // namespace errand::fakes

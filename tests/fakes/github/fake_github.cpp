@@ -23,6 +23,14 @@ std::filesystem::path fresh_directory() {
 
 }  // namespace
 
+std::uint16_t listen_on_fake_address(boost::asio::ip::tcp::acceptor& acceptor) {
+  const boost::asio::ip::tcp::endpoint where(boost::asio::ip::make_address_v4("127.0.0.2"), 0);
+  acceptor.open(where.protocol());
+  acceptor.bind(where);
+  acceptor.listen();
+  return acceptor.local_endpoint().port();
+}
+
 std::string GithubRequest::header(std::string_view name) const {
   for (const auto& [key, value] : headers)
     if (boost::beast::iequals(key, name)) return value;
@@ -41,6 +49,7 @@ FakeGithub::Impl::Impl(Options options_)
   ca_path = own_dir / "ca.pem";
   std::ofstream(ca_path) << certificates.ca_pem;
   start_api_server(*this);
+  start_git_server(*this);
   thread = std::thread([this] { io.run(); });
 }
 
@@ -104,6 +113,12 @@ std::string FakeGithub::api_url() const {
 }
 std::uint16_t FakeGithub::api_port() const {
   return impl_->api_port;
+}
+std::uint16_t FakeGithub::git_port() const {
+  return impl_->git_port;
+}
+std::string FakeGithub::git_url(const std::string& owner, const std::string& repo) const {
+  return "http://127.0.0.2:" + std::to_string(impl_->git_port) + "/" + owner + "/" + repo + ".git";
 }
 const std::string& FakeGithub::ca_pem() const {
   return impl_->certificates.ca_pem;

@@ -70,6 +70,7 @@ class FakeGithub {
 
   std::string api_url() const;  // https://127.0.0.2:<port><api_path_prefix>
   std::uint16_t api_port() const;
+  std::uint16_t git_port() const;
   const std::string& ca_pem() const;
   // The CA written as a PEM file in the fake's directory, for github.caFile.
   std::filesystem::path ca_file() const;
@@ -93,6 +94,8 @@ class FakeGithub {
 
   // A bare repository owner/repo (default branch main, pushes allowed) and its path.
   std::filesystem::path create_repository(const std::string& owner, const std::string& repo);
+  // http://127.0.0.2:<git port>/<owner>/<repo>.git
+  std::string git_url(const std::string& owner, const std::string& repo) const;
 
   std::vector<GithubMintedToken> minted_tokens() const;
   std::vector<GithubPullRequest> pull_requests() const;

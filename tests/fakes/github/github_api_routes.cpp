@@ -58,13 +58,15 @@ struct RepositoryCall {
 
 json::object repository_json(const FakeGithub::Impl& impl, const RepositoryCall& call) {
   const std::string full_name = call.owner + "/" + call.repo;
-  return {{"name", call.repo},
-          {"full_name", full_name},
-          {"private", true},
-          {"owner", json::object{{"login", call.owner}, {"type", "Organization"}}},
-          {"html_url", impl.api_origin() + "/" + full_name},
-          {"url", impl.api_origin() + impl.options.api_path_prefix + "/repos/" + full_name},
-          {"default_branch", "main"}};
+  return {
+      {"name", call.repo},
+      {"full_name", full_name},
+      {"private", true},
+      {"owner", json::object{{"login", call.owner}, {"type", "Organization"}}},
+      {"html_url", impl.api_origin() + "/" + full_name},
+      {"url", impl.api_origin() + impl.options.api_path_prefix + "/repos/" + full_name},
+      {"clone_url", "http://127.0.0.2:" + std::to_string(impl.git_port) + "/" + full_name + ".git"},
+      {"default_branch", "main"}};
 }
 
 ApiReply branch(FakeGithub::Impl& impl, const RepositoryCall& call, const std::string& name) {
@@ -88,6 +90,40 @@ json::object custom_error(std::string message) {
 std::string string_field(const json::object& body, std::string_view name) {
   const auto* value = body.if_contains(name);
   return value && value->is_string() ? std::string(value->as_string()) : std::string();
+}
+
+json::object pull_json(const FakeGithub::Impl& impl, const GithubPullRequest& pull,
+                       const std::string& head_commit, const std::string& base_commit) {
+  const std::string url = impl.api_origin() + impl.options.api_path_prefix + "/repos/" +
+                          pull.owner + "/" + pull.repo + "/pulls/" + std::to_string(pull.number);
+  const auto end = [&pull](const std::string& ref, const std::string& commit) {
+    return json::object{{"ref", ref}, {"sha", commit}, {"label", pull.owner + ":" + ref}};
+  };
+  return {{"number", pull.number},
+          {"state", "open"},
+          {"title", pull.title},
+          {"body", pull.body},
+          {"url", url},
+          {"html_url", pull.html_url},
+          {"head", end(pull.head, head_commit)},
+          {"base", end(pull.base, base_commit)}};
+}
+
+ApiReply get_pull(FakeGithub::Impl& impl, const RepositoryCall& call, const std::string& number) {
+  std::optional<GithubPullRequest> found;
+  {
+    std::lock_guard lock(impl.mutex);
+    for (const auto& pull : impl.pulls)
+      if (pull.owner == call.owner && pull.repo == call.repo &&
+          std::to_string(pull.number) == number)
+        found = pull;
+  }
+  if (!found)
+    return github_error(404, "Not Found",
+                        "https://docs.github.com/rest/pulls/pulls#get-a-pull-request");
+  const auto head = branch_commit(call.bare, found->head, impl.home_dir);
+  const auto base = branch_commit(call.bare, found->base, impl.home_dir);
+  return ApiReply{200, pull_json(impl, *found, head.value_or(""), base.value_or("")), {}};
 }
 
 ApiReply open_pull(FakeGithub::Impl& impl, const RepositoryCall& call, const std::string& body) {
@@ -142,19 +178,8 @@ ApiReply open_pull(FakeGithub::Impl& impl, const RepositoryCall& call, const std
   pull.html_url = impl.api_origin() + "/" + full_name + "/pull/" + std::to_string(number);
   pull.token = call.token;
   impl.pulls.push_back(pull);
-  const std::string url = impl.api_origin() + impl.options.api_path_prefix + "/repos/" + full_name +
-                          "/pulls/" + std::to_string(number);
-  json::object answer{
-      {"number", number},
-      {"state", "open"},
-      {"title", title},
-      {"body", pull.body},
-      {"url", url},
-      {"html_url", pull.html_url},
-      {"head",
-       json::object{{"ref", head}, {"sha", *head_commit}, {"label", call.owner + ":" + head}}},
-      {"base",
-       json::object{{"ref", base}, {"sha", *base_commit}, {"label", call.owner + ":" + base}}}};
+  auto answer = pull_json(impl, pull, *head_commit, *base_commit);
+  const std::string url(answer.at("url").as_string());
   return ApiReply{201, std::move(answer), {{"Location", url}}};
 }
 
@@ -180,6 +205,8 @@ ApiReply repository_route(FakeGithub::Impl& impl, const ApiCall& call,
     for (std::size_t i = 5; i < segments.size(); ++i) name += "/" + segments[i];
     return branch(impl, repository, name);
   }
+  if (segments.size() == 5 && segments[3] == "pulls" && call.method == "GET")
+    return get_pull(impl, repository, segments[4]);
   if (segments.size() == 4 && segments[3] == "pulls" && call.method == "POST")
     return open_pull(impl, repository, call.body);
   return github_error(404, "Not Found", kRestDocs);

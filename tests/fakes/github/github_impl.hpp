@@ -40,7 +40,7 @@ int permission_rank(std::string_view level);
 
 struct ApiReply {
   unsigned status = 200;
-  boost::json::value body;
+  boost::json::value body;  // a JSON string is sent as a text body, as GitHub's few text answers
   std::vector<std::pair<std::string, std::string>> headers;
 };
 
@@ -103,6 +103,23 @@ ApiReply answer_api(FakeGithub::Impl& impl, const ApiCall& call);
 // POST /app/installations/{id}/access_tokens (installation_tokens.cpp).
 ApiReply mint_installation_token(FakeGithub::Impl& impl, const std::string& installation_id,
                                  const std::string& authorization, const std::string& body);
+
+// The log entry for a request as it arrived: its line and headers, without body or status.
+template <class Request>
+GithubRequest request_record(std::string listener, const Request& request) {
+  GithubRequest recorded;
+  recorded.listener = std::move(listener);
+  recorded.method = std::string(request.method_string());
+  recorded.target = std::string(request.target());
+  for (const auto& field : request)
+    recorded.headers.emplace_back(std::string(field.name_string()), std::string(field.value()));
+  return recorded;
+}
+
+// Opens acceptor on 127.0.0.2 at a port the kernel picks, and returns the port. GitHub's own
+// address is not 127.0.0.1, so neither is the fake's: a client that ignores the configured
+// origin and assumes loopback's usual address reaches nothing.
+std::uint16_t listen_on_fake_address(boost::asio::ip::tcp::acceptor& acceptor);
 
 // The listeners (api_server.cpp, git_server.cpp), started on impl.io.
 void start_api_server(FakeGithub::Impl& impl);

@@ -2,8 +2,8 @@
 // repository's real refs, and a pull request is recorded only when GitHub would open it.
 
 #include "tests/fakes/github/fake_github.hpp"
-#include "tests/unit/fakes/git_work_tree.hpp"
-#include "tests/unit/fakes/github_call.hpp"
+#include "tests/unit/fakes/support/git_work_tree.hpp"
+#include "tests/unit/fakes/support/github_call.hpp"
 
 #include <catch2/catch_test_macros.hpp>
 
@@ -57,6 +57,10 @@ TEST_CASE("a branch is visible exactly when the bare repository holds it") {
   CHECK(github_call(repo.github, "GET", "/repos/octo/nothing", auth).status == 404);
   CHECK(github_call(repo.github, "GET", "/repos/octo/nothing/branches/main", auth).status == 404);
   CHECK(github_call(repo.github, "GET", "/no/such/endpoint", auth).status == 404);
+  const auto anonymous_client =
+      github_call(repo.github, "GET", "/repos/octo/widgets", auth, {}, false);
+  CHECK(anonymous_client.status == 403);
+  CHECK(anonymous_client.body.as_string().find("User-Agent") != std::string::npos);
 }
 
 TEST_CASE("a pull request from a pushed branch is opened and recorded with the token used") {
@@ -78,6 +82,14 @@ TEST_CASE("a pull request from a pushed branch is opened and recorded with the t
   CHECK(pulls[0].base == "main");
   CHECK(pulls[0].html_url == html_url);
   CHECK(pulls[0].token == kToken);
+  const auto read_back = github_call(repo.github, "GET", "/repos/octo/widgets/pulls/1",
+                                     std::string("token ") + kToken);
+  REQUIRE(read_back.status == 200);
+  CHECK(read_back.body.as_object().at("html_url").as_string() == html_url);
+  CHECK(read_back.body.as_object().at("head").as_object().at("ref") == "feature");
+  CHECK(
+      github_call(repo.github, "GET", "/repos/octo/widgets/pulls/2", std::string("token ") + kToken)
+          .status == 404);
 
   const auto again = repo.open_pull(R"({"title":"Again","head":"octo:feature","base":"main"})");
   CHECK(again.status == 422);

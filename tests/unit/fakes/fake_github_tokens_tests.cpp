@@ -5,7 +5,7 @@
 #include "tests/fakes/github/fake_github.hpp"
 #include "tests/fakes/upstream/test_ca.hpp"
 #include "tests/support/manual_clock.hpp"
-#include "tests/unit/fakes/github_call.hpp"
+#include "tests/unit/fakes/support/github_call.hpp"
 
 #include <boost/json/serialize.hpp>
 #include <catch2/catch_test_macros.hpp>

@@ -1,4 +1,4 @@
-#include "tests/unit/fakes/git_work_tree.hpp"
+#include "tests/unit/fakes/support/git_work_tree.hpp"
 
 #include <stdexcept>
 

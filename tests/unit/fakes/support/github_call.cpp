@@ -1,4 +1,4 @@
-#include "tests/unit/fakes/github_call.hpp"
+#include "tests/unit/fakes/support/github_call.hpp"
 
 #include <openssl/evp.h>
 #include <openssl/pem.h>
@@ -29,7 +29,7 @@ std::string GithubAnswer::message() const {
 
 GithubAnswer github_call(const fakes::FakeGithub& github, const std::string& method,
                          const std::string& path, const std::string& authorization,
-                         const std::string& body) {
+                         const std::string& body, bool with_user_agent) {
   asio::io_context io;
   asio::ssl::context tls(asio::ssl::context::tls_client);
   tls.add_certificate_authority(asio::buffer(github.ca_pem()));
@@ -44,7 +44,7 @@ GithubAnswer github_call(const fakes::FakeGithub& github, const std::string& met
   const std::string prefix = github.api_url().substr(origin.size());
   http::request<http::string_body> request{http::string_to_verb(method), prefix + path, 11};
   request.set(http::field::host, "127.0.0.2");
-  request.set(http::field::user_agent, "errand-tests");
+  if (with_user_agent) request.set(http::field::user_agent, "errand-tests");
   request.set(http::field::accept, "application/vnd.github+json");
   request.set("X-GitHub-Api-Version", "2022-11-28");
   if (!authorization.empty()) request.set(http::field::authorization, authorization);
@@ -61,16 +61,24 @@ GithubAnswer github_call(const fakes::FakeGithub& github, const std::string& met
   answer.content_type = std::string(response[http::field::content_type]);
   answer.request_id = std::string(response["X-GitHub-Request-Id"]);
   answer.location = std::string(response[http::field::location]);
-  answer.body = json::parse(response.body());
+  if (answer.content_type.rfind("application/json", 0) == 0)
+    answer.body = json::parse(response.body());
+  else
+    answer.body = response.body();
   return answer;
 }
 
-std::string base64url(std::string_view bytes) {
+std::string base64(std::string_view bytes) {
   std::string out(4 * ((bytes.size() + 2) / 3) + 1, '\0');
   const int written = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()),
                                       reinterpret_cast<const unsigned char*>(bytes.data()),
                                       static_cast<int>(bytes.size()));
   out.resize(static_cast<std::size_t>(written));
+  return out;
+}
+
+std::string base64url(std::string_view bytes) {
+  auto out = base64(bytes);
   while (!out.empty() && out.back() == '=') out.pop_back();
   for (auto& c : out) c = c == '+' ? '-' : c == '/' ? '_' : c;
   return out;

@@ -16,15 +16,16 @@ struct GithubAnswer {
   std::string content_type;
   std::string request_id;
   std::string location;
-  boost::json::value body;
+  boost::json::value body;      // a text answer is held as a JSON string
   std::string message() const;  // body's "message", empty when there is none
 };
 
 GithubAnswer github_call(const fakes::FakeGithub& github, const std::string& method,
                          const std::string& path, const std::string& authorization,
-                         const std::string& body = {});
+                         const std::string& body = {}, bool with_user_agent = true);
 
-std::string base64url(std::string_view bytes);
+std::string base64(std::string_view bytes);     // standard, padded: an HTTP Basic credential
+std::string base64url(std::string_view bytes);  // URL-safe, unpadded: a JWT's parts
 
 // header.claims signed RS256 with private_key_pem (or, for alg "none", with no signature).
 std::string signed_jwt(const std::string& private_key_pem, const boost::json::object& header,
