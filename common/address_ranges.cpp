@@ -44,6 +44,14 @@ asio::ip::address plain_address(const asio::ip::address& address) {
   return asio::ip::address_v6(v6.to_bytes());
 }
 
+bool is_loopback_literal(std::string_view host) {
+  if (host.size() >= 2 && host.front() == '[' && host.back() == ']')
+    host = host.substr(1, host.size() - 2);
+  boost::system::error_code ec;
+  const auto address = asio::ip::make_address(std::string(host), ec);
+  return !ec && address.is_loopback();
+}
+
 bool AddressRange::contains(const asio::ip::address& address) const {
   return same_prefix(base, plain_address(address), prefix);
 }

@@ -28,4 +28,8 @@ sdk::Result<AddressRange> parse_address_range(std::string_view text);
 // scope id, so two spellings of one address compare equal.
 boost::asio::ip::address plain_address(const boost::asio::ip::address& address);
 
+// True for a host that is a loopback literal: 127.0.0.0/8, ::1 or [::1]. Plain http may go
+// only there, since whatever it carries (a token) crosses no network.
+bool is_loopback_literal(std::string_view host);
+
 }  // namespace errand::common

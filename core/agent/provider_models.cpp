@@ -1,24 +1,12 @@
 #include "core/agent/provider_models.hpp"
 
-#include "common/tls_client.hpp"
+#include "common/address_ranges.hpp"
+#include "common/bounded_exchange.hpp"
 #include "common/url_port.hpp"
 #include "core/config/string_settings.hpp"
 
 #include <fmt/format.h>
-#include <boost/asio/ip/address.hpp>
-#include <boost/asio/ip/tcp.hpp>
-#include <boost/asio/redirect_error.hpp>
-#include <boost/asio/ssl/context.hpp>
-#include <boost/asio/ssl/stream.hpp>
-#include <boost/asio/use_awaitable.hpp>
-#include <boost/beast/core/error.hpp>
-#include <boost/beast/core/flat_buffer.hpp>
-#include <boost/beast/core/tcp_stream.hpp>
-#include <boost/beast/http/empty_body.hpp>
-#include <boost/beast/http/read.hpp>
 #include <boost/beast/http/string_body.hpp>
-#include <boost/beast/http/write.hpp>
-#include <boost/beast/ssl/ssl_stream.hpp>
 #include <boost/json/parse.hpp>
 #include <boost/url/parse.hpp>
 #include <boost/url/url.hpp>
@@ -27,10 +15,8 @@
 namespace errand::agent {
 
 namespace asio = boost::asio;
-namespace beast = boost::beast;
-namespace http = beast::http;
+namespace http = boost::beast::http;
 namespace json = boost::json;
-using asio::ip::tcp;
 
 namespace {
 
@@ -39,12 +25,6 @@ constexpr std::size_t kMaxAnswerBytes = 4 << 20;
 sdk::Error failed(const ModelsRequest& r, const std::string& what) {
   return sdk::make_error(fmt::format("could not ask {} for its models: {}", r.provider, what),
                          sdk::Error::Kind::unavailable);
-}
-
-bool loopback_literal(const std::string& host) {
-  boost::system::error_code ec;
-  const auto address = asio::ip::make_address(host, ec);
-  return !ec && address.is_loopback();
 }
 
 sdk::Result<std::vector<std::string>> model_ids(const ModelsRequest& r,
@@ -64,18 +44,6 @@ sdk::Result<std::vector<std::string>> model_ids(const ModelsRequest& r,
         id != nullptr && id->is_string())
       ids.emplace_back(id->as_string());
   return ids;
-}
-
-template <class Stream>
-asio::awaitable<sdk::Result<std::vector<std::string>>> exchange(
-    Stream& stream, const ModelsRequest& r, http::request<http::empty_body> request) {
-  beast::get_lowest_layer(stream).expires_after(r.timeout);
-  co_await http::async_write(stream, request, asio::use_awaitable);
-  beast::flat_buffer buffer;
-  http::response_parser<http::string_body> parser;
-  parser.body_limit(kMaxAnswerBytes);
-  co_await http::async_read(stream, buffer, parser, asio::use_awaitable);
-  co_return model_ids(r, parser.get());
 }
 
 // What makes a base URL unusable for the request, or an empty string. The list is asked for
@@ -137,7 +105,7 @@ asio::awaitable<sdk::Result<std::vector<std::string>>> fetch_provider_models(
   const bool host_is_address = url->host_type() == boost::urls::host_type::ipv4 ||
                                url->host_type() == boost::urls::host_type::ipv6;
   const bool tls = scheme == "https";
-  if (!tls && !(scheme == "http" && loopback_literal(host)))
+  if (!tls && !(scheme == "http" && common::is_loopback_literal(host)))
     co_return failed(r,
                      "its baseUrl is neither https:// nor http:// to a loopback address, so "
                      "the key would travel unencrypted");
@@ -147,8 +115,8 @@ asio::awaitable<sdk::Result<std::vector<std::string>>> fetch_provider_models(
   if (placement.empty())
     co_return failed(r, "neither its kind nor its placement says how to present the key");
 
-  http::request<http::empty_body> request{http::verb::get,
-                                          models_target(std::string(url->encoded_path())), 11};
+  http::request<http::string_body> request{http::verb::get,
+                                           models_target(std::string(url->encoded_path())), 11};
   request.set(http::field::host, std::string(url->encoded_host_and_port()));
   request.set(http::field::user_agent, "errand");
   request.set(http::field::accept, "application/json");
@@ -158,47 +126,18 @@ asio::awaitable<sdk::Result<std::vector<std::string>>> fetch_provider_models(
   } else {
     request.set(http::field::authorization, "Bearer " + r.credential);
   }
+  common::ExchangePeer peer;
+  peer.host = host;
   // Checked by base_url_refusal: digits from 1 to 65535.
-  const std::string port = url->has_port() ? std::string(url->port()) : (tls ? "443" : "80");
-
-  // co_await may not appear in a handler, so a failure is noted there and answered after it.
-  boost::system::error_code failure;
-  try {
-    tcp::resolver resolver(executor);
-    const auto endpoints = co_await resolver.async_resolve(host, port, asio::use_awaitable);
-    if (!tls) {
-      beast::tcp_stream stream(executor);
-      stream.expires_after(r.timeout);
-      co_await stream.async_connect(endpoints, asio::use_awaitable);
-      auto result = co_await exchange(stream, r, std::move(request));
-      co_return result;
-    }
-    asio::ssl::context context(asio::ssl::context::tls_client);
-    if (auto configured = common::configure_client_tls(context, {{}, "", r.extra_ca_pem});
-        !configured)
-      co_return failed(r, configured.error().message);
-    beast::ssl_stream<beast::tcp_stream> stream(executor, context);
-    const common::TlsPeer peer{host, port, host_is_address};
-    if (auto expected = common::expect_peer(stream.native_handle(), peer); !expected)
-      co_return failed(r, expected.error().message);
-    beast::get_lowest_layer(stream).expires_after(r.timeout);
-    co_await beast::get_lowest_layer(stream).async_connect(endpoints, asio::use_awaitable);
-    boost::system::error_code handshake;
-    co_await stream.async_handshake(asio::ssl::stream_base::client,
-                                    asio::redirect_error(asio::use_awaitable, handshake));
-    if (handshake) {
-      const auto refusal =
-          common::describe_tls_failure(stream.native_handle(), peer, handshake, "");
-      co_return failed(r, refusal.sentence);
-    }
-    auto result = co_await exchange(stream, r, std::move(request));
-    co_return result;
-  } catch (const boost::system::system_error& e) {
-    failure = e.code();
-  }
-  co_return failed(r, failure == beast::error::timeout
-                          ? fmt::format("no answer within {} ms", r.timeout.count())
-                          : failure.message());
+  peer.port = url->has_port() ? std::string(url->port()) : (tls ? "443" : "80");
+  peer.host_is_address = host_is_address;
+  peer.tls = tls;
+  peer.trust = {{}, "", r.extra_ca_pem};
+  peer.deadline = r.timeout;
+  peer.max_answer_bytes = kMaxAnswerBytes;
+  auto answer = co_await common::exchange_once(executor, peer, std::move(request));
+  if (!answer) co_return failed(r, answer.error().message);
+  co_return model_ids(r, *answer);
 }
 
 }  // namespace errand::agent

@@ -159,26 +159,80 @@ json::object web() {
       });
 }
 
-json::object github() {
-  return unsupported(
-      section(
-          "A GitHub identity handed to sessions. Absent means sessions get none.",
-          {
-              {"token",
-               secret(hinted(with(text("A GitHub token the agent uses (as GH_TOKEN). It does enter "
-                                       "the sandbox, and is scrubbed from what a session reports."),
-                                  "minLength", 8),
-                             "Paste the whole token: one shorter than 8 bytes could not be "
-                             "scrubbed from output safely, so it is refused."))},
-              {"userName",
-               with(text("The name the agent's commits are made under."), "minLength", 1)},
-              {"userEmail", with(text("The e-mail address the agent's commits are made under."),
-                                 "minLength", 1)},
-          },
-          {"token", "userName", "userEmail"}),
-      "no GitHub identity is handed to sessions yet; remove the block");
+}  // namespace core_sections
+
+namespace {
+
+// An App's and an installation's ids are numbers on GitHub's pages; the file may quote them.
+json::object github_id(std::string_view description) {
+  json::object id = with(text(description), "type", json::array{"string", "integer"});
+  return hinted(with(with(std::move(id), "pattern", "^[0-9]+$"), "minimum", 1),
+                "Copy the number from the App's settings page (App ID) or from the address of "
+                "the installation's settings page (…/installations/<id>).");
 }
 
+json::object github_app() {
+  return section(
+      "A GitHub App that errand signs in as: each session gets an installation token minted for "
+      "it, renewed before it expires. Give either this or `token`, not both.",
+      {
+          {"appId", github_id("The App's id.")},
+          {"installationId", github_id("The id of the App's installation on the account or "
+                                       "organisation whose repositories sessions work on.")},
+          {"privateKeyPath",
+           hinted(absolute_path("The App's private key (PEM, RSA), as GitHub generated it. It "
+                                "is read once at startup and must be readable by the daemon "
+                                "alone (no group or world permission bits)."),
+                  "Give the absolute path of the .pem file GitHub let you download.")},
+          {"repositories",
+           with(list_of("Narrows each token to these repositories of the installation (names "
+                        "without the owner). Absent: every repository the installation covers.",
+                        with(text("A repository name."), "minLength", 1)),
+                "uniqueItems", true)},
+          {"permissions",
+           map_of("Narrows each token's permissions, by GitHub's permission name "
+                  "(\"contents\", \"pull_requests\", ...). Absent: the installation's own.",
+                  one_of("The access level.", {"read", "write", "admin"}))},
+      },
+      {"appId", "installationId", "privateKeyPath"});
+}
+
+}  // namespace
+
+namespace core_sections {
+
+json::object github() {
+  return section(
+      "A GitHub identity handed to sessions: a token or an App, and the commit identity. Absent "
+      "means sessions get none.",
+      {
+          {"token",
+           secret(hinted(with(text("A GitHub token the agent uses (as GH_TOKEN, and through "
+                                   "git's credential helper). It does enter the sandbox, and "
+                                   "is scrubbed from what a session reports. Give either this "
+                                   "or `app`."),
+                              "minLength", 8),
+                         "Paste the whole token: one shorter than 8 bytes could not be "
+                         "scrubbed from output safely, so it is refused."))},
+          {"userName", with(text("The name the agent's commits are made under."), "minLength", 1)},
+          {"userEmail",
+           with(text("The e-mail address the agent's commits are made under."), "minLength", 1)},
+          {"apiBase",
+           defaulted(hinted(with(text("Where GitHub's REST API is: an https origin, with the "
+                                      "path prefix of a GitHub Enterprise Server "
+                                      "(\"https://ghe.example.com/api/v3\"). The host git "
+                                      "pushes to is github.com for api.github.com, else this "
+                                      "host."),
+                                 "format", "uri"),
+                            "Write an https URL such as \"https://api.github.com\"."),
+                     "https://api.github.com")},
+          {"caFile",
+           absolute_path("PEM certificates trusted for apiBase instead of the system's store "
+                         "(a GitHub Enterprise Server with a private authority).")},
+          {"app", github_app()},
+      },
+      {"userName", "userEmail"});
+}
 }  // namespace core_sections
 
 json::object core_schema() {

@@ -8,6 +8,7 @@
 #include <filesystem>
 
 #include "core/agent/kage_reserved_names.hpp"
+#include "core/config/github_checks.hpp"
 #include "core/config/provider_checks.hpp"
 #include "core/config/suggest.hpp"
 #include "core/web/http/bind_address.hpp"
@@ -162,6 +163,7 @@ void check_across_keys(const json::object& config, std::vector<Problem>& problem
   check_provider_definitions(config, problems);
   check_alias_names(config, problems);
   check_kage_provider_names(config, problems);
+  check_github_section(config, problems);
 }
 
 }  // namespace errand::config

@@ -12,7 +12,7 @@ namespace {
 
 using Path = std::vector<std::string>;
 
-constexpr std::array<ReloadReach, 19> kTable{{
+constexpr std::array<ReloadReach, 20> kTable{{
     {"chat", false,
      "the chat connection, its token and who may use the bot (allowedUserIds, blockedUserIds, "
      "operatorUserIds, startOnMention) are fixed when the daemon connects"},
@@ -43,6 +43,12 @@ constexpr std::array<ReloadReach, 19> kTable{{
     {"limits", true, "the queue takes the new limits at once"},
     {"timeouts", true, "sessions started after the reload use them"},
     {"output", true, "sessions started after the reload use them"},
+    // Sessions read github when they start, so a reload could reach it; it does not, because
+    // the App's key file is judged (and read) once at startup, and a reload must not hand
+    // sessions a key or an identity that skipped that judgement.
+    {"github", false,
+     "the App's key is checked and read once, at startup, and sessions get the identity the "
+     "daemon started with"},
 }};
 
 constexpr std::string_view kHeldWhy = "part of it was committed to at startup";

@@ -1,9 +1,9 @@
 #include "plugins/chat-discord/service_url.hpp"
 
-#include <boost/asio/ip/address.hpp>
 #include <boost/url/parse.hpp>
 #include <boost/url/url.hpp>
 
+#include "common/address_ranges.hpp"
 #include "common/url_port.hpp"
 
 namespace errand::discord {
@@ -36,14 +36,6 @@ sdk::Error refused(std::string_view url, const std::string& why) {
 }
 
 }  // namespace
-
-bool is_loopback_literal(std::string_view host) {
-  if (host.size() >= 2 && host.front() == '[' && host.back() == ']')
-    host = host.substr(1, host.size() - 2);
-  boost::system::error_code ec;
-  const auto address = boost::asio::ip::make_address(std::string(host), ec);
-  return !ec && address.is_loopback();
-}
 
 std::string Endpoint::host_header() const {
   const bool v6 = host.find(':') != std::string::npos;
@@ -124,7 +116,7 @@ sdk::Result<Endpoint> parse_endpoint(std::string_view url, UrlRole role) {
 
 sdk::Result<Endpoint> parse_service_url(std::string_view url, UrlRole role) {
   auto endpoint = parse_endpoint(url, role);
-  if (!endpoint || endpoint->tls || is_loopback_literal(endpoint->host)) return endpoint;
+  if (!endpoint || endpoint->tls || common::is_loopback_literal(endpoint->host)) return endpoint;
   const auto [secure, plain] = schemes_for(role);
   const char* exposed = role == UrlRole::download ? "the file could be read and altered on the way"
                                                   : "the bot token would travel unencrypted";

@@ -47,7 +47,4 @@ sdk::Result<Endpoint> parse_endpoint(std::string_view url, UrlRole role);
 // written as a literal (a local test server): the bot token travels on every request.
 sdk::Result<Endpoint> parse_service_url(std::string_view url, UrlRole role);
 
-// True for a host that is a loopback literal: 127.0.0.0/8, ::1 or [::1].
-bool is_loopback_literal(std::string_view host);
-
 }  // namespace errand::discord

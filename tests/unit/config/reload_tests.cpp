@@ -236,6 +236,9 @@ TEST_CASE("each row of the reach table decides what a reload applies", "[config]
       {"limits", {"limits.maxLiveSessions", 8}},
       {"timeouts", {"timeouts.idleMs", 60000}},
       {"output", {"output.postDiffs", false}},
+      {"github",
+       {"github",
+        json::object{{"token", "ghp_0123456789"}, {"userName", "b"}, {"userEmail", "b@x"}}}},
   };
   const auto started = effective_of(minimal_config());
   for (const auto& row : reload_reach_table()) {

@@ -119,9 +119,13 @@ TEST_CASE("every JSON example in README.md and docs/ is a configuration errand a
 
 TEST_CASE("the docs example check refuses an example that is not a valid configuration") {
   DaemonHarness h;
-  const auto unread = check_example(h, {"test", R"({"github": {"userName": "bot"}})"});
+  const auto unread = check_example(h, {"test", R"({"agent": {"fallback": ["claude-sonnet"]}})"});
   CHECK(unread.exit_code == 2);
-  CHECK(unread.err.find("`github` is not supported yet") != std::string::npos);
+  CHECK(unread.err.find("`agent.fallback` is not supported yet") != std::string::npos);
+  const auto no_identity =
+      check_example(h, {"test", R"({"github": {"userName": "bot", "userEmail": "bot@x"}})"});
+  CHECK(no_identity.exit_code == 2);
+  CHECK(no_identity.err.find("`github` gives sessions no identity") != std::string::npos);
   const auto public_bind = check_example(h, {"test", R"({"web": {"host": "0.0.0.0"}})"});
   CHECK(public_bind.exit_code == 2);
   CHECK(public_bind.err.find("`web.host` is refused") != std::string::npos);
