@@ -1,5 +1,7 @@
 #include "core/daemon/daemon.hpp"
 
+#include "core/github/github_at_start.hpp"
+
 #include "core/config/problem.hpp"
 #include "core/config/secrets.hpp"
 #include "core/config/settings.hpp"
@@ -122,6 +124,11 @@ int run_daemon(const RunEnvironment& env, std::ostream& out) {
   }
   for (const auto& warning : unresolved_provider_warnings(rt.config.effective))
     rt.log->warn("{}", warning);
+  auto github_identity = github::check_github_at_start(rt.config.effective);
+  if (!github_identity) {
+    rt.log->error("{}", github_identity.error().message);
+    return kExitRefused;
+  }
 
   if (auto made = sessions::make_private_directory(settings.state_dir); !made) {
     rt.log->error("stateDir: {}", made.error().message);
@@ -234,10 +241,13 @@ int run_daemon(const RunEnvironment& env, std::ostream& out) {
   rt.queue = std::make_unique<sessions::TurnQueue>(rt.io.get_executor(), rt.clock, *limits,
                                                    rt.logging.logger("queue"));
   rt.manager = sessions::SessionManager::create(
-      sessions::SessionServices{rt.io.get_executor(), chat, *host.backend(), host.broker(),
-                                rt.scrubber, rt.clock, *rt.store, *rt.queue, rt.logging,
-                                choice.backend, settings.state_dir, rt.config.source,
-                                report.capabilities},
+      sessions::SessionServices{
+          rt.io.get_executor(), chat, *host.backend(), host.broker(), rt.scrubber, rt.clock,
+          *rt.store, *rt.queue, rt.logging, choice.backend, settings.state_dir, rt.config.source,
+          report.capabilities,
+          *github_identity
+              ? std::make_shared<const github::GithubIdentity>(std::move(**github_identity))
+              : nullptr},
       rt.config.effective);
   if (*kage_catalog) rt.manager->use_kage_catalog(std::move(**kage_catalog));
   // The web interface binds before the chat service connects, so an address it may not serve

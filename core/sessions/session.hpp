@@ -16,6 +16,9 @@
 #include "core/chat/command_arguments.hpp"
 #include "core/chat/render/thread_renderer.hpp"
 #include "core/chat/render/transcript.hpp"
+#include "core/github/github_api.hpp"
+#include "core/github/installation_token_keeper.hpp"
+#include "core/github/sandbox_identity.hpp"
 #include "core/sandbox/policy_from_config.hpp"
 #include "core/sessions/carried_grants.hpp"
 #include "core/sessions/chat_reply.hpp"
@@ -74,6 +77,8 @@ class Session : public std::enable_shared_from_this<Session> {
   void host_refused(std::string host, std::uint16_t port, bool suggestable);
   // An owner's answer to the agent's open permission question; false when none is open.
   void answer_question(InboundPrompt answer);
+  // !pr: a pull request from the branch the agent pushed, opened with the session's token.
+  void open_pull_request(std::string title, ReplyTo to);
 
   // Completes, on the caller's executor, once the session has ended.
   boost::asio::awaitable<void> wait_ended();
@@ -105,6 +110,14 @@ class Session : public std::enable_shared_from_this<Session> {
   boost::asio::awaitable<sdk::Result<void>> open_conversation();
   boost::asio::awaitable<void> fail_start(const std::string& why);
   void create_renderer();
+
+  // session_github.cpp
+  boost::asio::awaitable<sdk::Result<void>> open_github();
+  sdk::Result<void> write_github_files(const std::vector<github::IdentityFile>& files);
+  void took_github_token(const std::string& token);
+  void drop_github_token();
+  void close_github();
+  boost::asio::awaitable<sdk::Result<std::string>> pull_request(std::string title);
 
   // session_stop.cpp
   boost::asio::awaitable<void> shut_down();
@@ -154,7 +167,12 @@ class Session : public std::enable_shared_from_this<Session> {
   std::shared_ptr<chat::ThreadRenderer> renderer_;
   std::optional<chat::TranscriptWriter> transcript_;
   std::optional<sdk::BrokerSession> broker_session_;
-  std::vector<CarriedGrant> carried_grants_;  // this thread's `always` grants
+  std::vector<CarriedGrant> carried_grants_;      // this thread's `always` grants
+  std::optional<github::GithubSettings> github_;  // none: the session has no GitHub identity
+  agent::EnvironmentList github_env_;
+  std::string github_token_;  // the static token or the App token now valid; empty: none
+  std::shared_ptr<github::GithubApi> github_api_;
+  std::shared_ptr<github::InstallationTokenKeeper> github_keeper_;  // App tokens only
   std::unique_ptr<sdk::SandboxProcess> process_;
   std::unique_ptr<agent::AcpClient> client_;
   std::string acp_session_id_;

@@ -4,6 +4,7 @@
 // to be when it is created.
 
 #include "core/agent/agent_glue.hpp"
+#include "core/github/github_at_start.hpp"
 #include "core/log/logging.hpp"
 #include "core/sessions/queue.hpp"
 #include "core/threads/threads_store.hpp"
@@ -39,6 +40,8 @@ struct SessionServices {
   std::filesystem::path config_file{};
   // What the backend's probe declared it is; the core asks these, never the backend's name.
   sdk::BackendCapabilities capabilities{};
+  // The GitHub identity judged at start (github is restart-only); null: sessions get none.
+  std::shared_ptr<const github::GithubIdentity> github{};
 };
 
 // A chat message that is a prompt for the agent.
