@@ -3,6 +3,8 @@
 #include "tests/fakes/github/git_cgi.hpp"
 #include "tests/fakes/github/github_impl.hpp"
 
+#include "common/ascii_case.hpp"
+
 #include <sys/wait.h>
 
 #include <boost/asio/as_tuple.hpp>
@@ -61,7 +63,7 @@ std::optional<GitTarget> git_target_of(std::string_view path, std::string_view q
 
 // The password of a "Basic base64(user:password)" credential, and the user.
 std::optional<std::pair<std::string, std::string>> basic_credential(std::string_view header) {
-  if (header.size() < 6 || !beast::iequals(header.substr(0, 6), "basic ")) return std::nullopt;
+  if (!common::istarts_with(header, "Basic ")) return std::nullopt;
   const auto decoded = decode_base64(header.substr(6));
   if (!decoded) return std::nullopt;
   const auto colon = decoded->find(':');

@@ -1,6 +1,8 @@
 #include "tests/fakes/github/bare_repository.hpp"
 #include "tests/fakes/github/github_impl.hpp"
 
+#include "common/ascii_case.hpp"
+
 #include <boost/json/parse.hpp>
 #include <cctype>
 
@@ -41,12 +43,10 @@ std::vector<std::string> segments_of(std::string_view path) {
 
 // The credential in "token X" or "Bearer X", the two schemes GitHub takes for a token.
 std::string credential_of(std::string_view authorization) {
-  const auto space = authorization.find(' ');
-  if (space == std::string_view::npos) return {};
-  std::string scheme(authorization.substr(0, space));
-  for (auto& c : scheme) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  if (scheme != "token" && scheme != "bearer") return {};
-  return std::string(authorization.substr(space + 1));
+  for (const std::string_view scheme : {"token ", "Bearer "})
+    if (common::istarts_with(authorization, scheme))
+      return std::string(authorization.substr(scheme.size()));
+  return {};
 }
 
 struct RepositoryCall {

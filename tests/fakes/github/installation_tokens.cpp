@@ -1,11 +1,12 @@
 #include "tests/fakes/github/github_impl.hpp"
 
+#include "common/ascii_case.hpp"
+
 #include <openssl/rand.h>
 
 #include <algorithm>
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
-#include <cctype>
 #include <ctime>
 #include <stdexcept>
 
@@ -39,10 +40,8 @@ std::string iso8601_utc(std::chrono::system_clock::time_point when) {
 }
 
 std::string bearer_of(std::string_view authorization) {
-  constexpr std::string_view scheme = "bearer ";
-  if (authorization.size() <= scheme.size()) return {};
-  for (std::size_t i = 0; i < scheme.size(); ++i)
-    if (std::tolower(static_cast<unsigned char>(authorization[i])) != scheme[i]) return {};
+  constexpr std::string_view scheme = "Bearer ";
+  if (!common::istarts_with(authorization, scheme)) return {};
   return std::string(authorization.substr(scheme.size()));
 }
 
