@@ -1,5 +1,6 @@
 #include "core/daemon/daemon.hpp"
 
+#include "common/human_size.hpp"
 #include "core/config/problem.hpp"
 #include "core/config/secrets.hpp"
 #include "core/config/settings.hpp"
@@ -20,6 +21,7 @@
 #include "core/sandbox/policy_from_config.hpp"
 #include "core/sandbox/sandbox_choice.hpp"
 #include "core/secrets/secret_scrubber.hpp"
+#include "core/sessions/house_rules.hpp"
 #include "core/sessions/private_directory.hpp"
 #include "core/sessions/queue.hpp"
 #include "core/sessions/session_manager.hpp"
@@ -122,6 +124,13 @@ int run_daemon(const RunEnvironment& env, std::ostream& out) {
   }
   for (const auto& warning : unresolved_provider_warnings(rt.config.effective))
     rt.log->warn("{}", warning);
+  if (auto rules = sessions::read_house_rules(rt.config.effective); !rules) {
+    rt.log->error("refusing to start: {}", rules.error().message);
+    return kExitRefused;
+  } else if (*rules) {
+    rt.log->info("house rules from {} ({}), read again as each session starts",
+                 (*rules)->path.string(), common::human_size((*rules)->text.size()));
+  }
 
   if (auto made = sessions::make_private_directory(settings.state_dir); !made) {
     rt.log->error("stateDir: {}", made.error().message);
@@ -235,9 +244,9 @@ int run_daemon(const RunEnvironment& env, std::ostream& out) {
                                                    rt.logging.logger("queue"));
   rt.manager = sessions::SessionManager::create(
       sessions::SessionServices{rt.io.get_executor(), chat, *host.backend(), host.broker(),
-                                rt.scrubber, rt.clock, *rt.store, *rt.queue, rt.logging,
-                                choice.backend, settings.state_dir, rt.config.source,
-                                report.capabilities},
+                                rt.scrubber, rt.scrubber.upload_guard(), rt.clock, *rt.store,
+                                *rt.queue, rt.logging, choice.backend, settings.state_dir,
+                                rt.config.source, report.capabilities},
       rt.config.effective);
   if (*kage_catalog) rt.manager->use_kage_catalog(std::move(**kage_catalog));
   // The web interface binds before the chat service connects, so an address it may not serve

@@ -25,12 +25,9 @@ TEST_CASE("a key nothing reads is refused with the reason, whatever its value",
           "[config][unsupported]") {
   const auto written = GENERATE(
       Written{"agent.delegate", R"({"model": "claude-haiku"})"},
-      Written{"agent.rulesPath", R"("/etc/errand/rules.md")"},
       Written{"agent.fallback", R"(["claude-sonnet"])"},
       Written{"github", R"({"token": "ghp_0123456789", "userName": "b", "userEmail": "b@x"})"},
-      Written{"shutdown", R"({"allowedUserIds": ["42"]})"},
-      Written{"output.maxAttachmentBytes", "1048576"},
-      Written{"output.maxAttachmentsPerMessage", "2"}, Written{"sandbox.diskTmp", "false"},
+      Written{"shutdown", R"({"allowedUserIds": ["42"]})"}, Written{"sandbox.diskTmp", "false"},
       // Even a value its own schema would refuse: the refusal is about the key.
       Written{"shutdown", R"({"allowedUserIds": "not a list"})"});
   auto config = minimal_config();
