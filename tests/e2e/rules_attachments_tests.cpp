@@ -5,6 +5,7 @@
 #include "core/chat/render/transcript.hpp"
 #include "core/sessions/session_paths.hpp"
 #include "tests/e2e/e2e_harness.hpp"
+#include "tests/support/result_printing.hpp"
 
 #include <boost/json/serialize.hpp>
 #include <catch2/catch_test_macros.hpp>
@@ -33,7 +34,7 @@ std::vector<boost::json::object> house_rules_entries(const E2eHarness& h,
   for (const auto& session : h.sessions_of(thread)) {
     const auto record = sessions::SessionPaths::of(h.state_dir(), session.session_id).record;
     auto transcript = chat::read_transcript(record);
-    REQUIRE(transcript);
+    REQUIRE(transcript.has_value());
     for (const auto& line : transcript->lines)
       if (line.entry.is_object() && line.entry.as_object().contains("type") &&
           line.entry.as_object().at("type") == "house_rules")

@@ -1,4 +1,5 @@
 #include "core/sessions/house_rules.hpp"
+#include "tests/support/result_printing.hpp"
 #include "tests/support/temp_dir.hpp"
 
 #include <sys/stat.h>
