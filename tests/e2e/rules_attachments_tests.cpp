@@ -53,7 +53,7 @@ TEST_CASE(
   const auto rules_path = h.root() / "house-rules.md";
   const std::string rules = "Sign every commit as rules-e2e-first-version.\n";
   write_text(rules_path, rules);
-  h.set("agent.rulesPath", rules_path.string());
+  h.set("agent.rulesPath", boost::json::string(rules_path.string()));
   h.start();
   CHECK_THAT(h.daemon_log(), ContainsSubstring("house rules from " + rules_path.string()));
 
@@ -74,8 +74,8 @@ TEST_CASE(
   // Recorded as given, once, and never posted as a notice.
   const auto entries = house_rules_entries(h, thread);
   REQUIRE(entries.size() == 1);
-  CHECK(entries[0].at("path") == rules_path.string());
-  CHECK(entries[0].at("text") == rules);
+  CHECK(entries[0].at("path").as_string() == rules_path.string());
+  CHECK(entries[0].at("text").as_string() == rules);
 
   // A project file holding the rules is not uploaded; the reason says why.
   write_text(h.project_root() / "rules" / "copied.md", "# notes\n" + rules + "end\n");
@@ -107,14 +107,14 @@ TEST_CASE("errand run stops with exit 2 when agent.rulesPath cannot be read",
           "[e2e][key:agent.rulesPath]") {
   E2eHarness h;
   const auto missing = h.root() / "no-such-rules.md";
-  h.set("agent.rulesPath", missing.string());
+  h.set("agent.rulesPath", boost::json::string(missing.string()));
   CHECK(h.start_expecting_refusal() == 2);
   CHECK_THAT(h.daemon_log(), ContainsSubstring("agent.rulesPath names " + missing.string()));
   CHECK_THAT(h.daemon_log(), ContainsSubstring("No such file or directory"));
 
   const auto directory = h.root() / "rules-dir";
   fs::create_directories(directory);
-  h.set("agent.rulesPath", directory.string());
+  h.set("agent.rulesPath", boost::json::string(directory.string()));
   CHECK(h.start_expecting_refusal() == 2);
   CHECK_THAT(h.daemon_log(), ContainsSubstring("it is a directory"));
 }
