@@ -123,11 +123,22 @@ sdk::Result<OpenedSession> parse_opened_session(const json::value& result,
 json::object prompt_params(const std::string& session_id, const std::vector<PromptBlock>& blocks) {
   json::array prompt;
   for (const auto& block : blocks) {
-    if (block.type == PromptBlock::Type::text)
-      prompt.push_back(json::object{{"type", "text"}, {"text", block.text}});
-    else
-      prompt.push_back(
-          json::object{{"type", "image"}, {"data", block.data}, {"mimeType", block.mime_type}});
+    switch (block.type) {
+      case PromptBlock::Type::text:
+        prompt.push_back(json::object{{"type", "text"}, {"text", block.text}});
+        break;
+      case PromptBlock::Type::image:
+        prompt.push_back(
+            json::object{{"type", "image"}, {"data", block.data}, {"mimeType", block.mime_type}});
+        break;
+      case PromptBlock::Type::resource_link: {
+        json::object link{{"type", "resource_link"}, {"uri", block.uri}, {"name", block.name}};
+        if (!block.mime_type.empty()) link["mimeType"] = block.mime_type;
+        if (block.size) link["size"] = *block.size;
+        prompt.push_back(std::move(link));
+        break;
+      }
+    }
   }
   return {{"sessionId", session_id}, {"prompt", std::move(prompt)}};
 }

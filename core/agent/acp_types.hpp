@@ -7,6 +7,8 @@
 #include <boost/json/value.hpp>
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -68,17 +70,41 @@ struct OpenedSession {
   boost::json::array config_options;  // configOptions, when the agent offers any
 };
 
-// One block of a prompt: text, or an image (base64 data and its MIME type).
+// One block of a prompt: text, an image (base64 data and its MIME type), or a resource link
+// naming a file the agent can read itself (its uri as the sandbox sees it, a name, and the
+// MIME type and size when known). ACP requires every agent to take text and resource links;
+// images only when the agent says it takes them.
 struct PromptBlock {
-  enum class Type { text, image };
+  enum class Type { text, image, resource_link };
   Type type = Type::text;
   std::string text;
   std::string data;
   std::string mime_type;
+  std::string uri;
+  std::string name;
+  std::optional<std::uint64_t> size;
 
-  static PromptBlock of_text(std::string text) { return {Type::text, std::move(text), {}, {}}; }
+  static PromptBlock of_text(std::string text) {
+    PromptBlock block;
+    block.text = std::move(text);
+    return block;
+  }
   static PromptBlock of_image(std::string base64, std::string mime) {
-    return {Type::image, {}, std::move(base64), std::move(mime)};
+    PromptBlock block;
+    block.type = Type::image;
+    block.data = std::move(base64);
+    block.mime_type = std::move(mime);
+    return block;
+  }
+  static PromptBlock of_resource_link(std::string uri, std::string name, std::string mime,
+                                      std::optional<std::uint64_t> size) {
+    PromptBlock block;
+    block.type = Type::resource_link;
+    block.uri = std::move(uri);
+    block.name = std::move(name);
+    block.mime_type = std::move(mime);
+    block.size = size;
+    return block;
   }
 };
 

@@ -37,6 +37,9 @@ struct AgentLaunch {
   // session/set_config_option calls to make once the session is open (configId, value), e.g.
   // the model of an agent that takes no model on its command line, or a thinking level.
   std::vector<std::pair<std::string, std::string>> config_options;
+  // The glue handed LaunchInputs::house_rules to the agent itself (kage's --system); when false
+  // the session puts them ahead of the first prompt instead.
+  bool took_house_rules = false;
 };
 
 struct LaunchInputs {
@@ -52,6 +55,8 @@ struct LaunchInputs {
   // No install directory may hold these: every session reads what is in one.
   std::filesystem::path config_file{};  // the configuration the daemon loaded
   std::filesystem::path home{};         // empty: the daemon's own home (daemon_home())
+  // agent.rulesPath's text as this session read it; empty: none.
+  std::string house_rules{};
 };
 
 class AgentGlue {

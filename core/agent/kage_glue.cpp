@@ -118,6 +118,13 @@ sdk::Result<AgentLaunch> KageGlue::prepare(const LaunchInputs& inputs) const {
   }
   if (!model.thinking_level.empty())
     launch.config_options.emplace_back("thinking", model.thinking_level);
+  // kage reads no rules file of its own from its home; --system is how it takes standing
+  // instructions for a whole session.
+  if (!inputs.house_rules.empty()) {
+    launch.argv.push_back("--system");
+    launch.argv.push_back(inputs.house_rules);
+    launch.took_house_rules = true;
+  }
 
   launch.env.emplace_back("KAGE_HOME", std::string(kage_home_inside));
   std::map<std::string, std::string> keys;

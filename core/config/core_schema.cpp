@@ -121,15 +121,18 @@ json::object output() {
                    defaulted(whole_number("Tool output longer than this is cut when posted.", 1),
                              1500)},
                   {"maxAttachmentBytes",
-                   unsupported(whole_number("The largest attachment accepted from a message, "
-                                            "in bytes.",
-                                            1),
-                               "an image attachment is fetched up to a fixed 5 MiB and other "
-                               "attachments are named in the prompt, not fetched; remove the "
-                               "key")},
+                   defaulted(whole_number("The largest attachment of a message passed to the "
+                                          "agent, in bytes; a larger one is refused and the "
+                                          "thread told. The default, 10 MiB, is Discord's own "
+                                          "upload limit for an account without Nitro.",
+                                          1),
+                             10 * 1024 * 1024)},
                   {"maxAttachmentsPerMessage",
-                   unsupported(whole_number("How many attachments one message may carry.", 1),
-                               "every attachment of a message is considered; remove the key")},
+                   defaulted(whole_number("How many attachments of one message are passed to "
+                                          "the agent; those past it are refused and the thread "
+                                          "told. The default is Discord's own limit of 10.",
+                                          1),
+                             10)},
                   {"postDiffs", defaulted(flag("Post a diff after the agent edits files."), true)},
               }),
       json::object{});

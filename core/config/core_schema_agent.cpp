@@ -130,10 +130,11 @@ json::object agent() {
            with(text("The model a session starts on; absent means the provider's default."),
                 "minLength", 1)},
           {"rulesPath",
-           unsupported(absolute_path("A file of house rules handed to the agent at the start "
-                                     "of every session."),
-                       "nothing hands the file to the agent yet; put the rules where the agent "
-                       "itself reads them, and remove the key")},
+           absolute_path("A file of house rules (UTF-8 text, at most 64 KiB), read again when "
+                         "each session starts and handed to the agent: kage gets it as its "
+                         "system rules, any other agent as a leading block of the first "
+                         "prompt. A file that cannot be read stops the start and refuses a "
+                         "reload. Uploads holding its text are refused.")},
           {"aliases",
            defaulted(map_of("Short names for models, usable with !model and in agent.model.",
                             with(text("The model the alias stands for."), "minLength", 1)),

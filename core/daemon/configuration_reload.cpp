@@ -4,6 +4,7 @@
 #include "core/config/reload.hpp"
 #include "core/daemon/enforcement_report.hpp"
 #include "core/sandbox/sandbox_choice.hpp"
+#include "core/sessions/house_rules.hpp"
 
 namespace errand::daemon {
 
@@ -35,6 +36,12 @@ std::optional<ConfigurationReload::Accepted> ConfigurationReload::next(
   }
   if (!(applied->effective == current.effective) && !enforcement_allows(*applied, probe, log))
     return std::nullopt;
+  // The next session reads the file again, so one that is unreadable now would fail it.
+  if (auto rules = sessions::read_house_rules(applied->effective); !rules) {
+    log.error("configuration reload refused; the daemon keeps the configuration it had: {}",
+              rules.error().message);
+    return std::nullopt;
+  }
 
   const auto changes = config::held_changes(startup_effective_, file_effective_, loaded->effective);
   for (const auto& held : changes.held) log.warn("{}: {}", held.path, held.message);

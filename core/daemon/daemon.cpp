@@ -1,7 +1,7 @@
 #include "core/daemon/daemon.hpp"
 
+#include "common/human_size.hpp"
 #include "core/github/github_at_start.hpp"
-
 #include "core/config/problem.hpp"
 #include "core/config/secrets.hpp"
 #include "core/config/settings.hpp"
@@ -22,6 +22,7 @@
 #include "core/sandbox/policy_from_config.hpp"
 #include "core/sandbox/sandbox_choice.hpp"
 #include "core/secrets/secret_scrubber.hpp"
+#include "core/sessions/house_rules.hpp"
 #include "core/sessions/private_directory.hpp"
 #include "core/sessions/queue.hpp"
 #include "core/sessions/session_manager.hpp"
@@ -128,6 +129,13 @@ int run_daemon(const RunEnvironment& env, std::ostream& out) {
   if (!github_identity) {
     rt.log->error("{}", github_identity.error().message);
     return kExitRefused;
+  }
+  if (auto rules = sessions::read_house_rules(rt.config.effective); !rules) {
+    rt.log->error("refusing to start: {}", rules.error().message);
+    return kExitRefused;
+  } else if (*rules) {
+    rt.log->info("house rules from {} ({}), read again as each session starts",
+                 (*rules)->path.string(), common::human_size((*rules)->text.size()));
   }
 
   if (auto made = sessions::make_private_directory(settings.state_dir); !made) {
@@ -242,9 +250,9 @@ int run_daemon(const RunEnvironment& env, std::ostream& out) {
                                                    rt.logging.logger("queue"));
   rt.manager = sessions::SessionManager::create(
       sessions::SessionServices{
-          rt.io.get_executor(), chat, *host.backend(), host.broker(), rt.scrubber, rt.clock,
-          *rt.store, *rt.queue, rt.logging, choice.backend, settings.state_dir, rt.config.source,
-          report.capabilities,
+          rt.io.get_executor(), chat, *host.backend(), host.broker(), rt.scrubber,
+          rt.scrubber.upload_guard(), rt.clock, *rt.store, *rt.queue, rt.logging, choice.backend,
+          settings.state_dir, rt.config.source, report.capabilities,
           *github_identity
               ? std::make_shared<const github::GithubIdentity>(std::move(**github_identity))
               : nullptr},

@@ -55,7 +55,7 @@ bool SecretScrubber::contains_secret(std::string_view bytes) const {
   for (const auto& secret : snapshot()) {
     if (bytes.find(secret) != std::string_view::npos) return true;
   }
-  return false;
+  return upload_guard_.found_in(bytes);
 }
 
 void SecretScrubber::add(std::string_view value) {

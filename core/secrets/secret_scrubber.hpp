@@ -1,5 +1,7 @@
 #pragma once
 
+#include "core/secrets/upload_guard.hpp"
+
 #include <errand/sdk/host_services.hpp>
 #include <mutex>
 #include <string>
@@ -24,9 +26,12 @@ class SecretScrubber final : public sdk::Secrets {
   void set_configured(const std::vector<std::string>& configured);
 
   std::string scrub(std::string_view text) const override;
+  // Also true when bytes hold a text the upload guard keeps (which scrub leaves alone).
   bool contains_secret(std::string_view bytes) const override;
   void add(std::string_view value) override;
   void remove(std::string_view value) override;
+
+  UploadGuard& upload_guard() noexcept { return upload_guard_; }
 
  private:
   // Longest first, so a secret that contains another is replaced whole.
@@ -35,6 +40,7 @@ class SecretScrubber final : public sdk::Secrets {
   mutable std::mutex mutex_;
   std::vector<std::string> configured_;
   std::vector<std::string> minted_;
+  UploadGuard upload_guard_;
 };
 
 }  // namespace errand::secrets

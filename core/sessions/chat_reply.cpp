@@ -54,8 +54,8 @@ boost::asio::awaitable<void> send_file_reply(sdk::ChatTransport& chat, const sdk
   if (secrets.contains_secret(file.bytes) || secrets.contains_secret(file.filename)) {
     // send_reply scrubs the sentence, the file's name in it included.
     const std::string sentence = fmt::format(
-        "`{}` was not uploaded: it holds a configured secret or a session credential, and "
-        "uploads are never altered to hide one",
+        "`{}` was not uploaded: it holds a configured secret, a session credential or the "
+        "house rules (agent.rulesPath), and uploads are never altered to hide them",
         file.filename);
     co_await send_reply(chat, secrets, to, sentence);
     co_return;

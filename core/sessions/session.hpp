@@ -22,6 +22,7 @@
 #include "core/sandbox/policy_from_config.hpp"
 #include "core/sessions/carried_grants.hpp"
 #include "core/sessions/chat_reply.hpp"
+#include "core/sessions/house_rules.hpp"
 #include "core/sessions/live_sessions.hpp"
 #include "core/sessions/permission_gate.hpp"
 #include "core/sessions/session_paths.hpp"
@@ -102,6 +103,8 @@ class Session : public std::enable_shared_from_this<Session> {
   boost::asio::awaitable<sdk::Result<void>> open_thread();
   boost::asio::awaitable<sdk::Result<void>> record_start();
   sdk::Result<void> prepare_directories();
+  // agent.rulesPath, read again for this session; a file gone or unreadable stops the start.
+  sdk::Result<void> read_house_rules_now();
   boost::asio::awaitable<sdk::Result<void>> open_broker();
   // A resumed session asks its broker again for the thread's `always` grants.
   void carry_grants();
@@ -129,6 +132,11 @@ class Session : public std::enable_shared_from_this<Session> {
   TurnRunner::Effects turn_effects();
   boost::asio::awaitable<void> run_turn(std::shared_ptr<Session> self);
   boost::asio::awaitable<std::vector<agent::PromptBlock>> prompt_blocks(const InboundPrompt& p);
+  // A file attachment saved to the inbox, named to the agent as a resource link; an error is
+  // the sentence the thread is told.
+  boost::asio::awaitable<sdk::Result<agent::PromptBlock>> inbox_block(
+      const std::filesystem::path& relative, const sdk::Attachment& attachment,
+      std::uint64_t max_bytes);
 
   // session_output.cpp
   void on_update(const agent::SessionUpdate& update);
@@ -180,6 +188,10 @@ class Session : public std::enable_shared_from_this<Session> {
   // The variables the agent was started with, so an authMethod reading them can be chosen.
   std::vector<std::string> environment_names_;
   bool replaying_ = false;
+  std::optional<HouseRules> house_rules_;
+  // The agent did not take the rules at launch and has no earlier conversation holding them,
+  // so the first prompt carries them.
+  bool rules_in_first_prompt_ = false;
   std::string model_;
 
   TurnRunner turns_;

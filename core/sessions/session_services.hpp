@@ -6,6 +6,7 @@
 #include "core/agent/agent_glue.hpp"
 #include "core/github/github_at_start.hpp"
 #include "core/log/logging.hpp"
+#include "core/secrets/upload_guard.hpp"
 #include "core/sessions/queue.hpp"
 #include "core/threads/threads_store.hpp"
 
@@ -30,6 +31,8 @@ struct SessionServices {
   sdk::SandboxBackend& backend;
   sdk::EgressBroker* broker = nullptr;  // null when no session uses one
   sdk::Secrets& secrets;
+  // Where each session leaves the house rules it was given, so every upload door refuses them.
+  secrets::UploadGuard& upload_guard;
   const sdk::Clock& clock;
   ThreadsStore& threads;
   TurnQueue& queue;

@@ -70,6 +70,7 @@ asio::awaitable<void> Session::main(std::shared_ptr<Session> self) {
 asio::awaitable<sdk::Result<Session::StartResult>> Session::start_up() {
   if (auto opened = co_await open_thread(); !opened) co_return opened.error();
   if (stop_request_) co_return StartResult::stopped;
+  if (auto read = read_house_rules_now(); !read) co_return read.error();
   if (auto prepared = prepare_directories(); !prepared) co_return prepared.error();
   if (auto recorded = co_await record_start(); !recorded) co_return recorded.error();
   auto sandbox = sandbox::policy_from_config(*plan_.config);
@@ -150,6 +151,19 @@ sdk::Result<void> Session::prepare_directories() {
                             {"backend", services_->backend_name}};
   if (plan_.previous_session_id) entry["previous"] = *plan_.previous_session_id;
   record(entry);
+  // Recorded as given, not posted: the thread is the person's, the rules the operator's.
+  if (house_rules_)
+    record(boost::json::object{{"type", "house_rules"},
+                               {"path", house_rules_->path.string()},
+                               {"text", house_rules_->text}});
+  return {};
+}
+
+sdk::Result<void> Session::read_house_rules_now() {
+  auto rules = read_house_rules(*plan_.config);
+  if (!rules) return rules.error();
+  house_rules_ = std::move(*rules);
+  if (house_rules_) services_->upload_guard.keep(house_rules_->text);
   return {};
 }
 
@@ -252,8 +266,10 @@ asio::awaitable<sdk::Result<void>> Session::launch_sandbox() {
   inputs.model = model_;
   inputs.agent_installed_on_host = services_->capabilities.agent_from_host_install;
   inputs.config_file = services_->config_file;
+  if (house_rules_) inputs.house_rules = house_rules_->text;
   auto launch = plan_.glue->prepare(inputs);
   if (!launch) co_return launch.error();
+  rules_in_first_prompt_ = !inputs.house_rules.empty() && !launch->took_house_rules;
   if (auto written = agent::write_launch_files(paths_.state, *launch); !written)
     co_return sdk::make_error("the agent's files could not be written: " + written.error().message);
   sdk::LaunchSpec spec;
@@ -334,6 +350,8 @@ asio::awaitable<sdk::Result<void>> Session::open_conversation() {
       if (opened) {
         acp_session_id_ = opened->session_id.empty() ? previous_id : opened->session_id;
         loaded = true;
+        // The conversation it loaded began with them.
+        rules_in_first_prompt_ = false;
         resume_note = "the agent has its earlier conversation";
       } else {
         resume_note = "the agent could not load its earlier conversation (" +

@@ -1,13 +1,17 @@
 // Prompts and turns: each prompt waits for a slot in the daemon's turn queue, then runs as one
 // ACP session/prompt rendered into the thread. A slot is given back exactly once, on every path.
 
+#include "core/agent/state_files.hpp"
+#include "core/sessions/attachment_inbox.hpp"
 #include "core/sessions/session.hpp"
 
 #include <boost/asio/co_spawn.hpp>
+#include <set>
 
 namespace errand::sessions {
 
 namespace asio = boost::asio;
+namespace fs = std::filesystem;
 
 namespace {
 
@@ -76,27 +80,74 @@ TurnRunner::Effects Session::turn_effects() {
   return effects;
 }
 
+// A refused attachment refuses only itself: the prompt still runs with the rest, and both the
+// thread and the agent are told exactly which file did not arrive and why.
 asio::awaitable<std::vector<agent::PromptBlock>> Session::prompt_blocks(const InboundPrompt& p) {
   std::vector<agent::PromptBlock> blocks;
-  std::string text = p.text;
+  std::vector<std::string> refused;
+  std::set<fs::path> saved;
   const bool images = client_ && client_->hello().image_prompts;
-  for (const auto& attachment : p.attachments) {
-    if (images && is_image(attachment)) {
-      const sdk::Attachment wanted = attachment;
-      const std::size_t limit = 5u << 20;
-      auto fetched = co_await services_->chat.fetch_attachment(wanted, limit);
-      if (fetched) {
-        blocks.push_back(agent::PromptBlock::of_image(base64(*fetched), attachment.content_type));
-        continue;
-      }
-      renderer_->notice("the attachment `" + attachment.filename +
-                        "` was not passed on: " + fetched.error().message);
+  const auto limits = attachment_limits(*plan_.config);
+  for (std::size_t i = 0; i < p.attachments.size(); ++i) {
+    const sdk::Attachment attachment = p.attachments[i];
+    if (auto refusal = attachment_refusal(attachment, i, limits)) {
+      refused.push_back(std::move(*refusal));
       continue;
     }
-    text += "\n(attached, not passed on: " + attachment.filename + ")";
+    if (images && is_image(attachment)) {
+      auto fetched = co_await services_->chat.fetch_attachment(attachment, limits.max_bytes);
+      if (!fetched) {
+        refused.push_back("`" + attachment.filename +
+                          "` was not passed on: " + fetched.error().message);
+        continue;
+      }
+      blocks.push_back(agent::PromptBlock::of_image(base64(*fetched), attachment.content_type));
+      continue;
+    }
+    auto relative = inbox_relative_path(p.ref.message_id, attachment.filename);
+    // Two attachments of one message may share a name; neither may replace the other.
+    if (saved.count(relative) != 0)
+      relative.replace_filename(std::to_string(i + 1) + "-" + relative.filename().string());
+    saved.insert(relative);
+    auto block = co_await inbox_block(relative, attachment, limits.max_bytes);
+    if (!block) {
+      refused.push_back(block.error().message);
+      continue;
+    }
+    blocks.push_back(std::move(*block));
   }
+  std::string text = p.text;
+  std::string notice;
+  for (const auto& why : refused) {
+    text += "\n(" + why + ")";
+    notice += "\n- " + why;
+  }
+  if (!refused.empty() && renderer_)
+    renderer_->notice("not every attachment reached the agent:" + notice);
   blocks.insert(blocks.begin(), agent::PromptBlock::of_text(text));
+  if (rules_in_first_prompt_ && house_rules_) {
+    blocks.insert(blocks.begin(),
+                  agent::PromptBlock::of_text(house_rules_prompt_text(house_rules_->text)));
+    rules_in_first_prompt_ = false;
+  }
   co_return blocks;
+}
+
+asio::awaitable<sdk::Result<agent::PromptBlock>> Session::inbox_block(
+    const fs::path& relative, const sdk::Attachment& attachment, std::uint64_t max_bytes) {
+  const std::string name = relative.filename().string();
+  auto fetched = co_await services_->chat.fetch_attachment(attachment, max_bytes);
+  if (!fetched)
+    co_return sdk::make_error("`" + attachment.filename +
+                              "` was not passed on: " + fetched.error().message);
+  // The size the chat service announced is the sender's word; the bytes are what count.
+  if (fetched->size() > max_bytes)
+    co_return sdk::make_error(over_byte_limit(attachment.filename, fetched->size(), max_bytes));
+  if (auto written = agent::write_beneath(paths_.state, relative, *fetched); !written)
+    co_return sdk::make_error("`" + attachment.filename +
+                              "` could not be saved for the agent: " + written.error().message);
+  co_return agent::PromptBlock::of_resource_link(inbox_uri(relative), name, attachment.content_type,
+                                                 fetched->size());
 }
 
 asio::awaitable<void> Session::run_turn(std::shared_ptr<Session> self) {

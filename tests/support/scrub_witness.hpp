@@ -31,6 +31,7 @@ class ScrubWitness final : public sdk::Secrets {
   }
   void add(std::string_view value) override { scrubber_.add(value); }
   void remove(std::string_view value) override { scrubber_.remove(value); }
+  secrets::UploadGuard& upload_guard() noexcept { return scrubber_.upload_guard(); }
 
   std::vector<std::string> asked() const {
     std::lock_guard lock(mutex_);

@@ -278,8 +278,8 @@ asio::awaitable<sdk::Result<void>> ThreadRenderer::handle_upload(UploadEvent& up
       deps_.secrets.contains_secret(upload.file.filename)) {
     auto sentence = fmt::format(
         "{} was not uploaded: it holds a secret (a configured credential or this session's "
-        "stand-in). Uploads are never altered, so the whole file is refused; take the secret "
-        "out of the file and ask again.",
+        "stand-in) or the house rules (agent.rulesPath). Uploads are never altered, so the "
+        "whole file is refused; take that text out of the file and ask again.",
         name);
     co_await send_addressed(upload.asked_by, sentence);
     co_return sdk::make_error(std::move(sentence), sdk::Error::Kind::refused);

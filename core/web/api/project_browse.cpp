@@ -114,8 +114,9 @@ sdk::Result<Download> project_download(const std::filesystem::path& project,
   if (secrets.contains_secret(file->bytes) || secrets.contains_secret(file->path)) {
     return sdk::make_error(
         secrets.scrub(
-            fmt::format("{} is not sent: it holds a configured secret or a session credential, and "
-                        "downloads are never altered to hide one",
+            fmt::format("{} is not sent: it holds a configured secret, a session credential or "
+                        "the house rules (agent.rulesPath), and downloads are never altered to "
+                        "hide them",
                         chat::inline_code(file->path, 300))),
         sdk::Error::Kind::refused);
   }

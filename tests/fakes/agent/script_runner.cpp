@@ -1,5 +1,6 @@
 #include "tests/fakes/agent/script_runner.hpp"
 
+#include "tests/fakes/agent/prompt_report.hpp"
 #include "tests/fakes/agent/provider_call.hpp"
 #include "tests/fakes/agent/proxy_fetch.hpp"
 #include "tests/fakes/agent/shell_command.hpp"
@@ -78,6 +79,9 @@ std::string ScriptRunner::run(const json::array& prompt) {
   base_variable_ = env_or("FAKE_AGENT_BASE_URL_VARIABLE", "ANTHROPIC_BASE_URL");
   key_variable_ = env_or("FAKE_AGENT_CREDENTIAL_VARIABLE", "ANTHROPIC_API_KEY");
   dialect_ = env_or("FAKE_AGENT_DIALECT", "anthropic");
+  prompt_ = prompt;
+  // The last text block is the person's message, and so the script; text blocks before it are
+  // context errand put ahead (the house rules), which `blocks` shows rather than runs.
   std::string script;
   for (const auto& block : prompt) {
     if (!block.is_object()) continue;
@@ -87,7 +91,7 @@ std::string ScriptRunner::run(const json::array& prompt) {
       const std::string text(b.at("text").as_string());
       append_history(session_.history,
                      {{"sessionUpdate", "user_message_chunk"}, {"content", text_block(text)}});
-      script += text + "\n";
+      script = text + "\n";
     } else if (type == "image") {
       message("received an image (" + std::string(b.at("mimeType").as_string()) + ", " +
               std::to_string(b.at("data").as_string().size()) + " bytes of base64)");
@@ -141,6 +145,10 @@ bool ScriptRunner::directive(std::string_view word, std::string_view rest) {
     std::string text;
     for (const auto& e : entries) text += e + "\n";
     update({{"sessionUpdate", "agent_message_chunk"}, {"content", text_block(text)}});
+  } else if (word == "blocks") {
+    message(describe_blocks(prompt_));
+  } else if (word == "links") {
+    message(read_links(prompt_));
   } else if (word == "sleep") {
     if (cancellation_.wait_for(std::chrono::milliseconds(std::stol(std::string(rest)))))
       return false;

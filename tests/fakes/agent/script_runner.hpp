@@ -39,6 +39,7 @@ class ScriptRunner {
   Wire& wire_;
   FakeSession& session_;
   Cancellation& cancellation_;
+  boost::json::array prompt_;  // the blocks of the prompt being run
   std::string stop_reason_ = "end_turn";
   std::string base_variable_, key_variable_, dialect_;
 };

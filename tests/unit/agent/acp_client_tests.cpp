@@ -1,6 +1,7 @@
 // The ACP client against the real fake agent: set-up, prompts and what they stream, cancel,
 // set_config_option, session/load, extension calls.
 
+#include "core/agent/acp_requests.hpp"
 #include "tests/support/temp_dir.hpp"
 #include "tests/unit/agent/acp_harness.hpp"
 
@@ -8,6 +9,7 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <catch2/catch_test_macros.hpp>
+#include <fstream>
 
 using namespace errand::agent;
 using namespace errand::agent::test;
@@ -133,6 +135,44 @@ TEST_CASE("a prompt carries an image block to an agent that takes images") {
       {PromptBlock::of_text("say got it"), PromptBlock::of_image("aGVsbG8=", "image/png")}));
   REQUIRE(turn);
   CHECK(agent.message_text() == "received an image (image/png, 8 bytes of base64)got it");
+}
+
+TEST_CASE("a resource link is serialised as ACP writes it, size and type only when known") {
+  const auto params = errand::agent::prompt_params(
+      "s1", {PromptBlock::of_resource_link("file:///state/inbox/1/a.csv", "a.csv", "text/csv", 12),
+             PromptBlock::of_resource_link("file:///state/inbox/1/b", "b", "", std::nullopt)});
+  const auto& prompt = params.at("prompt").as_array();
+  REQUIRE(prompt.size() == 2);
+  CHECK(prompt[0].as_object() == boost::json::object{{"type", "resource_link"},
+                                                     {"uri", "file:///state/inbox/1/a.csv"},
+                                                     {"name", "a.csv"},
+                                                     {"mimeType", "text/csv"},
+                                                     {"size", 12}});
+  CHECK(prompt[1].as_object() == boost::json::object{{"type", "resource_link"},
+                                                     {"uri", "file:///state/inbox/1/b"},
+                                                     {"name", "b"}});
+}
+
+TEST_CASE("the fake agent runs the last text block, shows the others and reads linked files") {
+  errand::test::TempDir dir;
+  const auto linked = dir.path() / "linked file.txt";
+  std::ofstream(linked) << "contents of the link";
+  AgentUnderTest agent(dir.path());
+  const auto session = agent.open_session();
+  const std::string uri = "file://" + (dir.path() / "linked%20file.txt").string();
+  auto turn = agent.loop().run(agent.client().prompt(
+      session,
+      {PromptBlock::of_text("say context is not run"), PromptBlock::of_text("blocks\nlinks"),
+       PromptBlock::of_resource_link(uri, "linked file.txt", "text/plain", 20)}));
+  REQUIRE(turn);
+  const auto said = agent.message_text();
+  CHECK(said.find("text: say context is not run\n") != std::string::npos);
+  // Said once, by `blocks`: the context block was not run as a script.
+  const auto first = said.find("context is not run");
+  CHECK(said.find("context is not run", first + 1) == std::string::npos);
+  CHECK(said.find("resource_link " + uri + " name=linked file.txt mimeType=text/plain size=20") !=
+        std::string::npos);
+  CHECK(said.find(uri + ":\ncontents of the link") != std::string::npos);
 }
 
 TEST_CASE("session/cancel ends a running prompt with stopReason cancelled") {

@@ -7,6 +7,7 @@
 #include "tests/support/temp_dir.hpp"
 
 #include <sys/stat.h>
+#include <algorithm>
 #include <boost/json/parse.hpp>
 #include <catch2/catch_test_macros.hpp>
 #include <filesystem>
@@ -274,4 +275,22 @@ TEST_CASE("make_agent_glue picks the glue agent.kind names", "[key:agent.kind]")
   auto generic = make_agent_glue(acp, nullptr);
   REQUIRE(generic);
   CHECK((*generic)->kind() == "acp");
+}
+
+TEST_CASE("kage takes the house rules as --system, and says it took them") {
+  const auto config = config_with(two_providers, "open");
+  KageGlue glue(catalog_of({"anthropic"}));
+  LaunchInputs inputs{&config, provider_routes(config, nullptr), "", "", false, ""};
+  auto without = glue.prepare(inputs);
+  REQUIRE(without);
+  CHECK_FALSE(without->took_house_rules);
+  CHECK(std::find(without->argv.begin(), without->argv.end(), "--system") == without->argv.end());
+  inputs.house_rules = "Run the tests.\nNever push to main.";
+  auto with = glue.prepare(inputs);
+  REQUIRE(with);
+  CHECK(with->took_house_rules);
+  const auto at = std::find(with->argv.begin(), with->argv.end(), "--system");
+  REQUIRE(at != with->argv.end());
+  REQUIRE(at + 1 != with->argv.end());
+  CHECK(*(at + 1) == "Run the tests.\nNever push to main.");
 }

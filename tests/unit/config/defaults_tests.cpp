@@ -52,6 +52,8 @@ TEST_CASE("defaults are filled for every key left out", "[config][defaults]") {
   CHECK(setting(effective, "timeouts.idleMs") == 1800000);
   CHECK(setting(effective, "timeouts.abortMs") == 15000);
   CHECK(setting(effective, "output.postDiffs") == true);
+  CHECK(setting(effective, "output.maxAttachmentBytes") == 10 * 1024 * 1024);
+  CHECK(setting(effective, "output.maxAttachmentsPerMessage") == 10);
   CHECK(setting(effective, "agent.providers.anthropic.maxConcurrentRequests") == 4);
   CHECK(setting(effective, "agent.providers.anthropic.broker") == true);
   CHECK(setting(effective, "agent.providers.anthropic.strictCapabilities") == false);
@@ -64,7 +66,7 @@ TEST_CASE("optional blocks left out stay absent", "[config][defaults]") {
   CHECK(find_setting(effective, "agent.delegate") == nullptr);
   CHECK(find_setting(effective, "shutdown") == nullptr);
   CHECK(find_setting(effective, "sandbox.image") == nullptr);
-  CHECK(find_setting(effective, "output.maxAttachmentBytes") == nullptr);
+  CHECK(find_setting(effective, "agent.rulesPath") == nullptr);
   CHECK(find_setting(effective, "sandbox.policyExtra") == nullptr);
   CHECK(find_setting(effective, "sandbox.env") == nullptr);
   CHECK(find_setting(effective, "agent.providers.anthropic.placement") == nullptr);

@@ -7,6 +7,7 @@
 
 #include <catch2/catch_test_macros.hpp>
 #include <csignal>
+#include <fstream>
 #include <thread>
 
 using namespace errand::test;
@@ -155,5 +156,26 @@ TEST_CASE("a reload whose held fields no longer fit the new file is refused whol
   CHECK(daemon->err().find("`projectRoot` (" + state + "/projects) is inside `stateDir`") !=
         std::string::npos);
   CHECK(daemon->err().find(std::string(kReloaded)) == std::string::npos);
+  stop_serving(*daemon);
+}
+
+TEST_CASE("a reload naming a rules file that cannot be read is refused with the reason",
+          "[key:agent.rulesPath]") {
+  DaemonHarness h;
+  const auto rules = h.dir().path() / "rules.md";
+  std::ofstream(rules) << "Keep every change small.\n";
+  const auto with_rules = [&](const std::filesystem::path& path) {
+    return replaced(h.config_text(), "\"agent\": {",
+                    "\"agent\": {\"rulesPath\": \"" + path.string() + "\", ");
+  };
+  auto daemon = start_serving(h, with_rules(rules));
+  CHECK(daemon->err().find("house rules from " + rules.string()) != std::string::npos);
+
+  const auto missing = h.dir().path() / "gone.md";
+  h.write_config(with_rules(missing));
+  REQUIRE(wait_for_count(*daemon, "configuration reload refused", 1));
+  CHECK(daemon->err().find("agent.rulesPath names " + missing.string()) != std::string::npos);
+  CHECK(occurrences(daemon->err(), std::string(kReloaded)) == 0);
+  CHECK(!daemon->wait_for(200ms).has_value());  // still serving
   stop_serving(*daemon);
 }

@@ -96,3 +96,21 @@ TEST_CASE("a file reply naming a secret is refused, its name scrubbed once in th
   CHECK(posted.text.find(kStandIn) == std::string::npos);
   CHECK(h.secrets.rescrubbed().empty());
 }
+
+TEST_CASE("a file holding the house rules is refused whole, and the rules are never scrubbed") {
+  ReplyHarness h;
+  const std::string rules = "Always run the tests before you push.\n";
+  h.secrets.upload_guard().keep(rules);
+  sdk::OutFile file;
+  file.filename = "AGENTS.md";
+  file.bytes = "# copied\n" + rules + "more\n";
+  h.run([&]() -> boost::asio::awaitable<void> {
+    co_await errand::sessions::send_file_reply(h.transport, h.secrets, ReplyHarness::typed(), file);
+  });
+  REQUIRE(h.transport.posts.size() == 1);
+  const auto& posted = h.transport.posts[0].message;
+  CHECK(posted.files.empty());
+  CHECK_THAT(posted.text, ContainsSubstring("`AGENTS.md` was not uploaded"));
+  // A text that merely quotes the rules is text, not an upload: it passes as written.
+  CHECK(h.secrets.scrub("the rules say: " + rules) == "the rules say: " + rules);
+}
