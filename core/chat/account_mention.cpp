@@ -29,8 +29,9 @@ std::string shown(std::string_view text) {
 }  // namespace
 
 sdk::Result<std::string> account_from_mention(std::string_view text) {
-  const auto advice = "mention the person (@name) or give their account id, such as "
-                      "123456789012345678";
+  const auto advice =
+      "mention the person (@name) or give their account id, such as "
+      "123456789012345678";
   std::string_view id = text;
   if (text.starts_with("<") && text.ends_with(">")) {
     auto inner = text.substr(1, text.size() - 2);
@@ -50,9 +51,10 @@ sdk::Result<std::string> account_from_mention(std::string_view text) {
   std::uint64_t value = 0;
   const auto [end, ec] = std::from_chars(id.data(), id.data() + id.size(), value);
   if (ec != std::errc() || end != id.data() + id.size() || value == 0)
-    return refused(fmt::format("`{}` is not an account id: an id is a whole number between 1 and "
-                               "18446744073709551615; {}",
-                               shown(text), advice));
+    return refused(
+        fmt::format("`{}` is not an account id: an id is a whole number between 1 and "
+                    "18446744073709551615; {}",
+                    shown(text), advice));
   // A leading zero would make two spellings of one account.
   if (id.front() == '0')
     return refused(fmt::format("`{}` is not an account id: ids have no leading zeros; {}",

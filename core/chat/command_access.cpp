@@ -30,8 +30,7 @@ sdk::Error refused(std::string sentence) {
 
 AccessLists access_lists_from_config(const boost::json::object& config) {
   return AccessLists{id_list(config, "chat.operatorUserIds"),
-                     id_list(config, "chat.allowedUserIds"),
-                     id_list(config, "chat.blockedUserIds"),
+                     id_list(config, "chat.allowedUserIds"), id_list(config, "chat.blockedUserIds"),
                      id_list(config, "shutdown.allowedUserIds")};
 }
 

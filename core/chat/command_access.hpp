@@ -17,9 +17,9 @@
 namespace errand::chat {
 
 struct AccessLists {
-  std::vector<std::string> operator_ids;  // chat.operatorUserIds
-  std::vector<std::string> allowed_ids;   // chat.allowedUserIds; "*" admits every account
-  std::vector<std::string> blocked_ids;   // chat.blockedUserIds
+  std::vector<std::string> operator_ids;       // chat.operatorUserIds
+  std::vector<std::string> allowed_ids;        // chat.allowedUserIds; "*" admits every account
+  std::vector<std::string> blocked_ids;        // chat.blockedUserIds
   std::vector<std::string> shutdown_ids = {};  // shutdown.allowedUserIds
 };
 

@@ -18,11 +18,11 @@ std::vector<CommandDefinition> build_table() {
                .name = "help",
                .description = "List the commands you can use here",
                .access = Access::anyone});
-  t.push_back({.id = CommandId::status,
-               .name = "status",
-               .description =
-                   "What this session (or, in the channel, the daemon) is doing, and the queue",
-               .access = Access::anyone});
+  t.push_back(
+      {.id = CommandId::status,
+       .name = "status",
+       .description = "What this session (or, in the channel, the daemon) is doing, and the queue",
+       .access = Access::anyone});
   t.push_back({.id = CommandId::stop,
                .name = "stop",
                .description = "End this session; writing in the thread again resumes it",
@@ -56,9 +56,9 @@ std::vector<CommandDefinition> build_table() {
       {.id = CommandId::grant,
        .name = "grant",
        .description = "Let this session reach a host it was refused: once, for a while, or always",
-       .arguments =
-           {{"host", "The host name, or *.example.com", A::host, true},
-            {"duration", "How long: 10m, 2h, 1d, or always (default: once)", A::duration, false}},
+       .arguments = {{"host", "The host name, or *.example.com", A::host, true},
+                     {"duration", "How long: 10m, 2h, 1d, or always (default: once)", A::duration,
+                      false}},
        .access = Access::owner,
        .place = Place::thread});
   t.push_back({.id = CommandId::file,
@@ -66,13 +66,12 @@ std::vector<CommandDefinition> build_table() {
                .description = "Upload a file from the project (up to 8 MiB)",
                .arguments = {{"path", "The file, relative to the project", A::path, true}},
                .place = Place::thread});
-  t.push_back(
-      {.id = CommandId::ls,
-       .name = "ls",
-       .description = "List a folder of the project",
-       .arguments = {{"path", "The folder, relative to the project (default: its top)", A::path,
-                      false}},
-       .place = Place::thread});
+  t.push_back({.id = CommandId::ls,
+               .name = "ls",
+               .description = "List a folder of the project",
+               .arguments = {{"path", "The folder, relative to the project (default: its top)",
+                              A::path, false}},
+               .place = Place::thread});
   t.push_back({.id = CommandId::cat,
                .name = "cat",
                .description = "Show a file of the project inline (up to 12 KiB)",
@@ -144,7 +143,7 @@ std::vector<sdk::CommandSpec> slash_command_specs() {
 std::string usage_of(const CommandDefinition& command) {
   std::string usage = "!" + std::string(command.name);
   for (const auto& a : command.arguments) {
-    const auto shown = a.kind == ArgumentKind::duration ? std::string("duration|always")
+    const auto shown = a.kind == ArgumentKind::duration  ? std::string("duration|always")
                        : a.kind == ArgumentKind::account ? "@" + std::string(a.name)
                                                          : std::string(a.name);
     usage += a.required ? fmt::format(" <{}>", shown) : fmt::format(" [{}]", shown);

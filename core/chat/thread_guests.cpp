@@ -18,8 +18,7 @@ sdk::Error refused(std::string sentence) {
 sdk::Result<std::vector<std::string>> edit_guests(const std::vector<std::string>& guests,
                                                   const GuestEdit& edit, const AccessLists& lists) {
   const auto who = shown_account(edit.account_id);
-  const bool listed =
-      std::find(guests.begin(), guests.end(), edit.account_id) != guests.end();
+  const bool listed = std::find(guests.begin(), guests.end(), edit.account_id) != guests.end();
   if (!edit.bot_id.empty() && edit.account_id == edit.bot_id)
     return refused(fmt::format("{} is errand itself, not a person; nothing changed", who));
   if (edit.account_id == edit.owner_id)

@@ -153,9 +153,9 @@ asio::awaitable<void> SessionManager::run_command(const chat::ParsedCommand& com
                                                   const std::optional<KnownThread>& thread) {
   const std::string action = "!" + std::string(command.definition->name);
   const std::string owner = thread ? thread->owner_id() : std::string();
-  chat::AccessRequest request{to.author_id, owner, action,
-                              thread ? std::span<const std::string>(thread->guests())
-                                     : std::span<const std::string>()};
+  chat::AccessRequest request{
+      to.author_id, owner, action,
+      thread ? std::span<const std::string>(thread->guests()) : std::span<const std::string>()};
   if (auto allowed = chat::check_access(command.required_access(), request, settings_.access);
       !allowed) {
     refuse(to, allowed.error().message);

@@ -12,11 +12,11 @@ namespace errand::sessions {
 namespace asio = boost::asio;
 
 asio::awaitable<void> SessionManager::guests_command(const chat::ParsedCommand& command,
-                                                     const ReplyTo& to,
-                                                     const KnownThread& thread) {
+                                                     const ReplyTo& to, const KnownThread& thread) {
   if (!thread.record) {
-    refuse(to, "this thread's session is still starting and threads.db has no record of it yet; "
-               "try again in a moment");
+    refuse(to,
+           "this thread's session is still starting and threads.db has no record of it yet; "
+           "try again in a moment");
     co_return;
   }
   if (command.id() == chat::CommandId::guests) {

@@ -108,17 +108,17 @@ asio::awaitable<void> SessionManager::handle_message(const sdk::InboundMessage& 
     co_await run_command(*command, to, thread);
     co_return;
   }
-  const std::string prompt_text = after_turn ? *command->argument("prompt")
-                                             : std::get<chat::PromptMessage>(classified).text;
+  const std::string prompt_text =
+      after_turn ? *command->argument("prompt") : std::get<chat::PromptMessage>(classified).text;
   if (!in_thread && settings_.start_on_mention && !message.mentions_bot) co_return;
   if (prompt_text.find_first_not_of(" \t\r\n") == std::string::npos && message.attachments.empty())
     co_return;
-  chat::AccessRequest request{message.author.id, thread ? thread->owner_id() : std::string_view{},
-                              after_turn ? "!then"
-                              : in_thread ? "a prompt"
-                                          : "starting a session",
-                              thread ? std::span<const std::string>(thread->guests())
-                                     : std::span<const std::string>()};
+  chat::AccessRequest request{
+      message.author.id, thread ? thread->owner_id() : std::string_view{},
+      after_turn  ? "!then"
+      : in_thread ? "a prompt"
+                  : "starting a session",
+      thread ? std::span<const std::string>(thread->guests()) : std::span<const std::string>()};
   const auto required = after_turn ? command->required_access() : chat::CommandAccess::allowed;
   if (auto allowed = chat::check_access(required, request, settings_.access); !allowed) {
     const std::string sentence = allowed.error().message;

@@ -149,8 +149,8 @@ class SessionManager final : public sdk::ChatEvents,
   boost::asio::awaitable<void> project_command(const chat::ParsedCommand& command,
                                                const ReplyTo& to, const KnownThread& thread);
   // manager_guests.cpp: !allow, !deny and !guests.
-  boost::asio::awaitable<void> guests_command(const chat::ParsedCommand& command,
-                                              const ReplyTo& to, const KnownThread& thread);
+  boost::asio::awaitable<void> guests_command(const chat::ParsedCommand& command, const ReplyTo& to,
+                                              const KnownThread& thread);
   boost::asio::awaitable<void> shutdown(const ReplyTo& to);
   std::string channel_status() const;
   std::string model_list() const;

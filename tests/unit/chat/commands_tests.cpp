@@ -266,9 +266,8 @@ TEST_CASE("access: a thread's guests may do what allowed users may there, and no
 
 TEST_CASE("access: only shutdown.allowedUserIds may stop the daemon, operators included",
           "[key:shutdown.allowedUserIds]") {
-  boost::json::object config{
-      {"chat", {{"allowedUserIds", {"*"}}, {"operatorUserIds", {"op"}}}},
-      {"shutdown", {{"allowedUserIds", {"sam", "blocked-sam"}}}}};
+  boost::json::object config{{"chat", {{"allowedUserIds", {"*"}}, {"operatorUserIds", {"op"}}}},
+                             {"shutdown", {{"allowedUserIds", {"sam", "blocked-sam"}}}}};
   auto lists = access_lists_from_config(config);
   CHECK(lists.shutdown_ids == std::vector<std::string>{"sam", "blocked-sam"});
   lists.blocked_ids = {"blocked-sam"};

@@ -35,13 +35,15 @@ TEST_CASE("!allow adds a guest at the end and !deny takes exactly that one out")
   CHECK(*after == std::vector<std::string>{"300"});
 }
 
-TEST_CASE("an edit that cannot apply is refused and names the account", "[key:chat.blockedUserIds]") {
+TEST_CASE("an edit that cannot apply is refused and names the account",
+          "[key:chat.blockedUserIds]") {
   const auto allow = GuestEdit::Kind::allow;
   const auto deny = GuestEdit::Kind::deny;
   CHECK_THAT(refusal({}, edit(allow, kBot)), ContainsSubstring("<@999> is errand itself"));
   CHECK_THAT(refusal({}, edit(allow, kOwner)), ContainsSubstring("<@100> owns this thread"));
   CHECK_THAT(refusal({}, edit(deny, kOwner)), ContainsSubstring("owns this thread"));
-  CHECK_THAT(refusal({"200"}, edit(allow, "200")), ContainsSubstring("a guest of this thread already"));
+  CHECK_THAT(refusal({"200"}, edit(allow, "200")),
+             ContainsSubstring("a guest of this thread already"));
   CHECK_THAT(refusal({"200"}, edit(deny, "300")), ContainsSubstring("<@300> is not a guest"));
   AccessLists blocked;
   blocked.blocked_ids = {"666"};
