@@ -219,7 +219,7 @@ json::object core_schema() {
       {"timeouts", core_sections::timeouts()},
       {"output", core_sections::output()},
       {"shutdown",
-       section("Who may stop the daemon from chat. Left out, nobody may: !shutdown is refused.",
+       section("Who may stop the daemon from chat with !shutdown; nobody may without it.",
                {{"allowedUserIds",
                  hinted(with(user_ids("Accounts that may use !shutdown, which stops every "
                                       "session in order and then the daemon (exit 0), as "
