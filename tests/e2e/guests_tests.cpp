@@ -2,14 +2,20 @@
 // the bailey sandbox and the fake Discord.
 
 #include "tests/e2e/e2e_harness.hpp"
+#include "tests/e2e/web_client.hpp"
 
+#include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
 #include <catch2/catch_test_macros.hpp>
+#include <catch2/matchers/catch_matchers_string.hpp>
 
 namespace errand::e2e {
 namespace {
 
 using namespace std::chrono_literals;
+using Catch::Matchers::ContainsSubstring;
 using sessions::TurnOutcome;
+namespace json = boost::json;
 
 // Neither in chat.allowedUserIds nor an operator: only the owner's !allow lets them in.
 constexpr std::string_view kGuest = "800000000000000008";
@@ -154,6 +160,56 @@ TEST_CASE("!shutdown by an allowed account tells the channel, stops every sessio
     CHECK(h.count_text(thread, "errand is stopping") == 1);
   }
   CHECK(h.daemon_log().find("!shutdown from chat") != std::string::npos);
+}
+
+WebHeaders own_origin(const E2eHarness& h) {
+  return {{"Origin", "http://127.0.0.1:" + std::to_string(h.web_port())},
+          {"Content-Type", "application/json"}};
+}
+
+// What the page sends into a thread; the answer is 202, or 409 with the manager's refusal.
+WebReply send_from_web(E2eHarness& h, const std::string& thread, const std::string& text) {
+  return web_request(h.web_port(),
+                     WebRequest::post("/api/sessions/" + thread + "/send", own_origin(h),
+                                      json::serialize(json::object{{"text", text}})));
+}
+
+TEST_CASE(
+    "from the web interface, which has no mentions, !allow takes an id and !shutdown is "
+    "refused unless web-interface is listed",
+    "[e2e][web]") {
+  E2eHarness h(Backend::bailey, Front::web_only);
+  h.start();
+  const auto started = web_request(
+      h.web_port(), WebRequest::post("/api/sessions", own_origin(h),
+                                     R"({"prompt": "say ready", "project": "webguests"})"));
+  INFO(started.body << started.problem);
+  REQUIRE(started.status == 202);
+  const std::string thread(json::parse(started.body).at("thread").as_string());
+  REQUIRE(eventually([&] {
+    const auto found = h.threads_db()->find_thread(thread);
+    return found && *found;
+  }));
+
+  const auto allowed = send_from_web(h, thread, "!allow " + std::string(kGuest));
+  CHECK(allowed.status == 202);
+  REQUIRE(eventually([&] {
+    return h.threads_db()->find_thread(thread).value()->guests ==
+           std::vector<std::string>{std::string(kGuest)};
+  }));
+  const auto named = send_from_web(h, thread, "!allow bob");
+  CHECK(named.status == 409);
+  CHECK_THAT(named.body, ContainsSubstring("`bob` is not an account"));
+  const auto again = send_from_web(h, thread, "!allow " + std::string(kGuest));
+  CHECK(again.status == 409);
+  CHECK_THAT(again.body, ContainsSubstring("a guest of this thread already"));
+  const auto shutdown = send_from_web(h, thread, "!shutdown");
+  CHECK(shutdown.status == 409);
+  CHECK_THAT(shutdown.body, ContainsSubstring("shutdown.allowedUserIds"));
+  CHECK_FALSE(h.daemon().wait_for(1s).has_value());
+  const auto denied = send_from_web(h, thread, "!deny " + std::string(kGuest));
+  CHECK(denied.status == 202);
+  REQUIRE(eventually([&] { return h.threads_db()->find_thread(thread).value()->guests.empty(); }));
 }
 
 }  // namespace
