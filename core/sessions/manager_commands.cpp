@@ -286,7 +286,9 @@ asio::awaitable<void> SessionManager::shutdown(const ReplyTo& to) {
       log_->warn("the served channel could not be told of the shutdown: {}",
                  posted.error().message);
     co_await send_reply(services_->chat, services_->secrets, to,
-                        "shutting down; the served channel has been told");
+                        posted ? "shutting down; the served channel has been told"
+                               : "shutting down; the served channel could not be told (" +
+                                     posted.error().message + ")");
   }
   shutdown_hook_();
 }
