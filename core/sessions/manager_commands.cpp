@@ -285,10 +285,12 @@ asio::awaitable<void> SessionManager::shutdown(const ReplyTo& to) {
     if (!posted)
       log_->warn("the served channel could not be told of the shutdown: {}",
                  posted.error().message);
-    co_await send_reply(services_->chat, services_->secrets, to,
-                        posted ? "shutting down; the served channel has been told"
-                               : "shutting down; the served channel could not be told (" +
-                                     posted.error().message + ")");
+    // Named before the await: GCC 12 mishandles temporaries inside a co_await expression.
+    const std::string answer = posted
+                                   ? std::string("shutting down; the served channel has been told")
+                                   : "shutting down; the served channel could not be told (" +
+                                         posted.error().message + ")";
+    co_await send_reply(services_->chat, services_->secrets, to, answer);
   }
   shutdown_hook_();
 }

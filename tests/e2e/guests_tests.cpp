@@ -148,7 +148,9 @@ TEST_CASE("!shutdown by an allowed account tells the channel, stops every sessio
   CHECK_FALSE(h.daemon().wait_for(1s).has_value());
 
   h.post("!shutdown", one);
-  REQUIRE(h.wait_for_exit(60s) == 0);
+  const auto exit_code = h.wait_for_exit(60s);
+  INFO(h.daemon_log());
+  REQUIRE(exit_code == 0);
   CHECK(h.count_text(channel, "errand is shutting down, asked by <@" + std::string(kOwner)) == 1);
   CHECK(h.count_text(one, "the served channel has been told") == 1);
   for (const auto& thread : {one, two}) {
