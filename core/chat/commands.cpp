@@ -7,100 +7,108 @@ namespace errand::chat {
 
 namespace {
 
+// Each entry names only what differs from CommandDefinition's defaults (allowed users, in the
+// channel or a thread), so a new command is one more push_back.
 std::vector<CommandDefinition> build_table() {
   using A = ArgumentKind;
+  using Access = CommandAccess;
+  using Place = CommandPlace;
   std::vector<CommandDefinition> t;
-  t.push_back({CommandId::help,
-               "help",
-               "List the commands you can use here",
-               {},
-               CommandAccess::anyone,
-               std::nullopt,
-               CommandPlace::both,
-               std::nullopt});
-  t.push_back({CommandId::status,
-               "status",
-               "What this session (or, in the channel, the daemon) is doing, and the queue",
-               {},
-               CommandAccess::anyone,
-               std::nullopt,
-               CommandPlace::both,
-               std::nullopt});
-  t.push_back({CommandId::stop,
-               "stop",
-               "End this session; writing in the thread again resumes it",
-               {},
-               CommandAccess::owner,
-               std::nullopt,
-               CommandPlace::thread,
-               std::nullopt});
-  t.push_back({CommandId::interrupt,
-               "interrupt",
-               "Stop the running turn and keep the session",
-               {},
-               CommandAccess::owner,
-               std::nullopt,
-               CommandPlace::thread,
-               std::nullopt});
-  t.push_back({CommandId::model,
-               "model",
-               "List the models, or move this session to another one keeping the conversation",
-               {{"name", "The model to switch to (in a session's thread)", A::word, false}},
-               CommandAccess::allowed,
-               CommandAccess::owner,
-               CommandPlace::both,
-               CommandPlace::thread});
-  // It spends a call per provider with the real keys, so it is an operator's to make.
-  t.push_back({CommandId::models,
-               "models",
-               "refresh: ask each configured provider again which models it offers",
-               {{"what", "refresh", A::word, true}},
-               CommandAccess::operators,
-               std::nullopt,
-               CommandPlace::both,
-               std::nullopt});
-  t.push_back({CommandId::usage,
-               "usage",
-               "How much of the provider's usage window is left and when it resets",
-               {},
-               CommandAccess::anyone,
-               std::nullopt,
-               CommandPlace::both,
-               std::nullopt});
+  t.push_back({.id = CommandId::help,
+               .name = "help",
+               .description = "List the commands you can use here",
+               .access = Access::anyone});
   t.push_back(
-      {CommandId::grant,
-       "grant",
-       "Let this session reach a host it was refused: once, for a while, or always",
-       {{"host", "The host name, or *.example.com", A::host, true},
-        {"duration", "How long: 10m, 2h, 1d, or always (default: once)", A::duration, false}},
-       CommandAccess::owner,
-       std::nullopt,
-       CommandPlace::thread,
-       std::nullopt});
-  t.push_back({CommandId::file,
-               "file",
-               "Upload a file from the project (up to 8 MiB)",
-               {{"path", "The file, relative to the project", A::path, true}},
-               CommandAccess::allowed,
-               std::nullopt,
-               CommandPlace::thread,
-               std::nullopt});
-  t.push_back({CommandId::ls,
-               "ls",
-               "List a folder of the project",
-               {{"path", "The folder, relative to the project (default: its top)", A::path, false}},
-               CommandAccess::allowed,
-               std::nullopt,
-               CommandPlace::thread,
-               std::nullopt});
-  t.push_back({CommandId::cat,
-               "cat",
-               "Show a file of the project inline (up to 12 KiB)",
-               {{"path", "The file, relative to the project", A::path, true}},
-               CommandAccess::allowed,
-               std::nullopt,
-               CommandPlace::thread,
-               std::nullopt});
+      {.id = CommandId::status,
+       .name = "status",
+       .description = "What this session (or, in the channel, the daemon) is doing, and the queue",
+       .access = Access::anyone});
+  t.push_back({.id = CommandId::stop,
+               .name = "stop",
+               .description = "End this session; writing in the thread again resumes it",
+               .access = Access::owner,
+               .place = Place::thread});
+  t.push_back({.id = CommandId::interrupt,
+               .name = "interrupt",
+               .description = "Stop the running turn and keep the session",
+               .access = Access::owner,
+               .place = Place::thread});
+  t.push_back(
+      {.id = CommandId::model,
+       .name = "model",
+       .description =
+           "List the models, or move this session to another one keeping the conversation",
+       .arguments = {{"name", "The model to switch to (in a session's thread)", A::word, false}},
+       .access = Access::allowed,
+       .access_with_arguments = Access::owner,
+       .place_with_arguments = Place::thread});
+  // It spends a call per provider with the real keys, so it is an operator's to make.
+  t.push_back({.id = CommandId::models,
+               .name = "models",
+               .description = "refresh: ask each configured provider again which models it offers",
+               .arguments = {{"what", "refresh", A::word, true}},
+               .access = Access::operators});
+  t.push_back({.id = CommandId::usage,
+               .name = "usage",
+               .description = "How much of the provider's usage window is left and when it resets",
+               .access = Access::anyone});
+  t.push_back(
+      {.id = CommandId::grant,
+       .name = "grant",
+       .description = "Let this session reach a host it was refused: once, for a while, or always",
+       .arguments = {{"host", "The host name, or *.example.com", A::host, true},
+                     {"duration", "How long: 10m, 2h, 1d, or always (default: once)", A::duration,
+                      false}},
+       .access = Access::owner,
+       .place = Place::thread});
+  t.push_back({.id = CommandId::file,
+               .name = "file",
+               .description = "Upload a file from the project (up to 8 MiB)",
+               .arguments = {{"path", "The file, relative to the project", A::path, true}},
+               .place = Place::thread});
+  t.push_back({.id = CommandId::ls,
+               .name = "ls",
+               .description = "List a folder of the project",
+               .arguments = {{"path", "The folder, relative to the project (default: its top)",
+                              A::path, false}},
+               .place = Place::thread});
+  t.push_back({.id = CommandId::cat,
+               .name = "cat",
+               .description = "Show a file of the project inline (up to 12 KiB)",
+               .arguments = {{"path", "The file, relative to the project", A::path, true}},
+               .place = Place::thread});
+  t.push_back({.id = CommandId::pwd,
+               .name = "pwd",
+               .description = "The project's name, and where the agent sees it in the sandbox",
+               .place = Place::thread});
+  t.push_back(
+      {.id = CommandId::then,
+       .name = "then",
+       .description =
+           "A prompt for after the running turn (now, when none runs); never an answer to the "
+           "agent's question",
+       .arguments = {{"prompt", "What to ask the agent", A::text, true}},
+       .place = Place::thread});
+  t.push_back({.id = CommandId::guests,
+               .name = "guests",
+               .description = "Who owns this thread and who its guests are",
+               .place = Place::thread});
+  t.push_back({.id = CommandId::allow,
+               .name = "allow",
+               .description = "Make someone a guest of this thread: they may prompt and read",
+               .arguments = {{"user", "The person: a mention or an account id", A::account, true}},
+               .access = Access::owner,
+               .place = Place::thread});
+  t.push_back({.id = CommandId::deny,
+               .name = "deny",
+               .description = "Take a guest of this thread back out",
+               .arguments = {{"user", "The guest: a mention or an account id", A::account, true}},
+               .access = Access::owner,
+               .place = Place::thread});
+  t.push_back({.id = CommandId::shutdown,
+               .name = "shutdown",
+               .description = "Stop every session in order, then the daemon",
+               .access = Access::shutdown});
   return t;
 }
 
@@ -135,8 +143,9 @@ std::vector<sdk::CommandSpec> slash_command_specs() {
 std::string usage_of(const CommandDefinition& command) {
   std::string usage = "!" + std::string(command.name);
   for (const auto& a : command.arguments) {
-    const auto shown =
-        a.kind == ArgumentKind::duration ? std::string("duration|always") : std::string(a.name);
+    const auto shown = a.kind == ArgumentKind::duration  ? std::string("duration|always")
+                       : a.kind == ArgumentKind::account ? "@" + std::string(a.name)
+                                                         : std::string(a.name);
     usage += a.required ? fmt::format(" <{}>", shown) : fmt::format(" [{}]", shown);
   }
   return usage;
@@ -145,9 +154,10 @@ std::string usage_of(const CommandDefinition& command) {
 std::string_view describe(CommandAccess access) {
   switch (access) {
     case CommandAccess::anyone: return "anyone";
-    case CommandAccess::allowed: return "allowed users";
+    case CommandAccess::allowed: return "allowed users and the thread's guests";
     case CommandAccess::owner: return "the thread's owner and operators";
     case CommandAccess::operators: return "operators";
+    case CommandAccess::shutdown: return "shutdown.allowedUserIds";
   }
   return "operators";
 }

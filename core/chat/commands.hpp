@@ -12,14 +12,35 @@
 
 namespace errand::chat {
 
-enum class CommandId { help, status, stop, interrupt, model, models, usage, grant, file, ls, cat };
+enum class CommandId {
+  help,
+  status,
+  stop,
+  interrupt,
+  model,
+  models,
+  usage,
+  grant,
+  file,
+  ls,
+  cat,
+  allow,
+  deny,
+  guests,
+  then,
+  pwd,
+  shutdown,
+};
 
 // Who may use a command, from the widest to the narrowest.
 enum class CommandAccess {
   anyone,     // any account that is not blocked
-  allowed,    // chat.allowedUserIds ("*" = everyone), the thread's owner and operators
+  allowed,    // chat.allowedUserIds ("*" = everyone), the thread's guests, owner and operators
   owner,      // the thread's owner (who started it) and operators
   operators,  // chat.operatorUserIds only
+  // shutdown.allowedUserIds only: stopping the daemon ends every session, so being an
+  // operator of sessions is not enough.
+  shutdown,
 };
 
 // Where a command may be typed.
@@ -30,6 +51,8 @@ enum class ArgumentKind {
   path,      // a path inside the project; may hold spaces, so it takes the rest of the line
   host,      // a host name or *.example.com
   duration,  // 10m, 2h, 1d, 30s, or "always"
+  account,   // a mention (<@id>, <@!id>) or a bare account id; parsed to the id
+  text,      // free text, the rest of the message, over several lines if need be
 };
 
 struct ArgumentSpec {
@@ -43,14 +66,14 @@ struct CommandDefinition {
   CommandId id;
   std::string_view name;  // without the "!"
   std::string_view description;
-  std::vector<ArgumentSpec> arguments;
+  std::vector<ArgumentSpec> arguments = {};
   CommandAccess access = CommandAccess::allowed;
   // Narrower access once an argument is given (!model lists for anyone allowed, switching is the
   // owner's); the same as access when absent.
-  std::optional<CommandAccess> access_with_arguments;
+  std::optional<CommandAccess> access_with_arguments = std::nullopt;
   CommandPlace place = CommandPlace::both;
   // Where an argument is given, where it may be used (!model <name> needs a session).
-  std::optional<CommandPlace> place_with_arguments;
+  std::optional<CommandPlace> place_with_arguments = std::nullopt;
 };
 
 const std::vector<CommandDefinition>& command_table();

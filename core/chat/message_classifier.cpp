@@ -1,6 +1,7 @@
 #include "core/chat/message_classifier.hpp"
 
 #include "common/ascii_case.hpp"
+#include "core/chat/account_mention.hpp"
 
 #include <fmt/format.h>
 #include <algorithm>
@@ -80,7 +81,7 @@ std::variant<ParsedCommand, CommandRefusal> finish(const CommandDefinition& def,
         return refuse(def, fmt::format("!{} needs a {}: {}", def.name, spec.name, usage));
       continue;
     }
-    const auto& value = it->second;
+    auto& value = it->second;
     switch (spec.kind) {
       case ArgumentKind::path:
         if (value.find_first_of("\r\n") != std::string::npos)
@@ -93,6 +94,13 @@ std::variant<ParsedCommand, CommandRefusal> finish(const CommandDefinition& def,
         break;
       case ArgumentKind::host: host = value; break;
       case ArgumentKind::duration: duration = value; break;
+      case ArgumentKind::account: {
+        auto account = account_from_mention(value);
+        if (!account) return refuse(def, account.error().message + "; " + usage);
+        value = std::move(*account);
+        break;
+      }
+      case ArgumentKind::text: break;
     }
     parsed.arguments.emplace(spec.name, value);
   }
@@ -137,7 +145,7 @@ ClassifiedMessage classify_message(std::string_view text, Where where) {
   for (const auto& spec : def->arguments) {
     rest = trim_left(rest);
     if (rest.empty()) break;
-    if (spec.kind == ArgumentKind::path) {
+    if (spec.kind == ArgumentKind::path || spec.kind == ArgumentKind::text) {
       given.emplace(spec.name, std::string(trim(rest)));
       rest = {};
       break;

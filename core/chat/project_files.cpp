@@ -25,8 +25,6 @@ namespace errand::chat {
 
 namespace {
 
-constexpr std::string_view kWorkspace = "/workspace";
-
 sdk::Error refused(std::string sentence, sdk::Error::Kind kind = sdk::Error::Kind::refused) {
   return sdk::make_error(std::move(sentence), kind);
 }
@@ -172,9 +170,9 @@ sdk::Result<std::string> relative_project_path(std::string_view requested) {
   std::string path(requested);
   if (path.find('\0') != std::string::npos)
     return refused("a path with a NUL byte in it cannot name a file");
-  if (path.starts_with(kWorkspace) &&
-      (path.size() == kWorkspace.size() || path[kWorkspace.size()] == '/')) {
-    path = path.substr(kWorkspace.size());
+  if (path.starts_with(kSandboxProjectPath) &&
+      (path.size() == kSandboxProjectPath.size() || path[kSandboxProjectPath.size()] == '/')) {
+    path = path.substr(kSandboxProjectPath.size());
   } else if (path.starts_with('/')) {
     return refused(
         fmt::format("{} is outside the project: give a path relative to the project, "

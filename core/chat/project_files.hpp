@@ -18,6 +18,9 @@ namespace errand::chat {
 inline constexpr std::size_t kMaxInlineFileBytes = 12 * 1024;
 inline constexpr std::size_t kMaxUploadFileBytes = 8 * 1024 * 1024;
 inline constexpr std::size_t kMaxListedEntries = 100;
+// Where every backend mounts the project for the agent; a path starting with it is taken as
+// relative to the project.
+inline constexpr std::string_view kSandboxProjectPath = "/workspace";
 
 enum class PathResolver {
   automatic,       // openat2, or the walk when the kernel has no openat2

@@ -276,10 +276,15 @@ json::object core_schema() {
       {"timeouts", core_sections::timeouts()},
       {"output", core_sections::output()},
       {"shutdown",
-       unsupported(section("Who may stop the daemon from chat.",
-                           {{"allowedUserIds", user_ids("Accounts that may use !shutdown.")}}),
-                   "there is no !shutdown command yet; stop the daemon through its service "
-                   "manager (SIGTERM), and remove the block")},
+       section("Who may stop the daemon from chat with !shutdown; nobody may without it.",
+               {{"allowedUserIds",
+                 hinted(with(user_ids("Accounts that may use !shutdown, which stops every "
+                                      "session in order and then the daemon (exit 0), as "
+                                      "SIGTERM does. Operators may not unless listed here."),
+                             "minItems", 1),
+                        "List the account ids that may stop the daemon, or leave the shutdown "
+                        "block out.")}},
+               {"allowedUserIds"})},
       {"broker",
        defaulted(section("Settings of the egress broker plugin. errand itself defines none; the "
                          "broker plugin contributes its keys here.",

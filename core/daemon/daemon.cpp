@@ -36,10 +36,13 @@
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/post.hpp>
 #include <boost/asio/signal_set.hpp>
 #include <boost/json/serialize.hpp>
 #include <csignal>
+#include <functional>
 #include <ostream>
+#include <string>
 
 namespace errand::daemon {
 
@@ -310,9 +313,12 @@ int run_daemon(const RunEnvironment& env, std::ostream& out) {
 
   boost::asio::signal_set signals(rt.io, SIGINT, SIGTERM);
   int exit_code = kExitStopped;
-  signals.async_wait([&](const boost::system::error_code& ec, int signal) {
-    if (ec) return;
-    rt.log->info("stopping on signal {}: sessions first, then the plugins", signal);
+  bool stopping = false;
+  // SIGTERM, SIGINT and an allowed !shutdown stop the daemon the same way, once.
+  auto begin_stop = [&](const std::string& why) {
+    if (stopping) return;
+    stopping = true;
+    rt.log->info("stopping ({}): sessions first, then the plugins", why);
     rt.watcher->stop();
     if (rt.web) rt.web->stop();
     // Sessions end in order (broker, sandbox, record) while the chat can still say so; the
@@ -323,14 +329,23 @@ int run_daemon(const RunEnvironment& env, std::ostream& out) {
       rt.io.stop();
     };
     boost::asio::co_spawn(rt.io, stop, boost::asio::detached);
-    signals.async_wait([&](const boost::system::error_code& again, int) {
-      if (again) return;
-      rt.log->warn("a second signal: stopping without waiting for the sessions");
-      if (rt.web) rt.web->stop();
-      host.stop_all();
-      rt.io.stop();
-    });
-  });
+  };
+  std::function<void(const boost::system::error_code&, int)> on_signal =
+      [&](const boost::system::error_code& ec, int signal) {
+        if (ec) return;
+        if (stopping) {
+          rt.log->warn("a second signal: stopping without waiting for the sessions");
+          if (rt.web) rt.web->stop();
+          host.stop_all();
+          rt.io.stop();
+          return;
+        }
+        begin_stop("signal " + std::to_string(signal));
+        signals.async_wait(on_signal);
+      };
+  signals.async_wait(on_signal);
+  rt.manager->on_shutdown_requested(
+      [&] { boost::asio::post(rt.io, [&] { begin_stop("!shutdown from chat"); }); });
 
   rt.log->info("errand {} serving with the {} sandbox backend", ERRAND_VERSION, report.backend);
   try {

@@ -2,6 +2,7 @@
 // channel, and in a thread whose session is not running).
 
 #include "core/agent/provider_models.hpp"
+#include "core/chat/account_mention.hpp"
 #include "core/chat/commands.hpp"
 #include "core/chat/project_files.hpp"
 #include "core/config/string_settings.hpp"
@@ -152,11 +153,12 @@ asio::awaitable<void> SessionManager::run_command(const chat::ParsedCommand& com
                                                   const std::optional<KnownThread>& thread) {
   const std::string action = "!" + std::string(command.definition->name);
   const std::string owner = thread ? thread->owner_id() : std::string();
-  chat::AccessRequest request{to.author_id, owner, action};
+  chat::AccessRequest request{
+      to.author_id, owner, action,
+      thread ? std::span<const std::string>(thread->guests()) : std::span<const std::string>()};
   if (auto allowed = chat::check_access(command.required_access(), request, settings_.access);
       !allowed) {
-    note_refusal(to, allowed.error().message);
-    reply(to, allowed.error().message);
+    refuse(to, allowed.error().message);
     co_return;
   }
   const auto& live = thread ? thread->live : nullptr;
@@ -237,7 +239,60 @@ asio::awaitable<void> SessionManager::run_command(const chat::ParsedCommand& com
     case chat::CommandId::cat:
       if (thread) co_await project_command(command, to, *thread);
       break;
+    case chat::CommandId::pwd:
+      if (thread)
+        reply(to, fmt::format("project `{}`; the agent works in it at `{}` inside the sandbox",
+                              thread->project_name(), chat::kSandboxProjectPath));
+      break;
+    case chat::CommandId::allow:
+    case chat::CommandId::deny:
+    case chat::CommandId::guests:
+      if (thread) co_await guests_command(command, to, *thread);
+      break;
+    case chat::CommandId::then:
+      // A typed !then never comes here (handle_message takes it as a prompt); a slash command
+      // is no message of the thread, so a turn could not be marked or recorded on it.
+      refuse(to,
+             "/then cannot carry a prompt: a turn is marked on the message that asked for it, "
+             "and a slash command is none; type `!then <prompt>` in the thread instead");
+      break;
+    case chat::CommandId::shutdown: co_await shutdown(to); break;
   }
+}
+
+asio::awaitable<void> SessionManager::shutdown(const ReplyTo& to) {
+  if (!shutdown_hook_) {
+    refuse(to, "this errand cannot be stopped from chat; stop it through its service manager");
+    co_return;
+  }
+  if (shutting_down_) {
+    reply(to, "errand is shutting down already");
+    co_return;
+  }
+  shutting_down_ = true;
+  log_->info("!shutdown by {}: stopping every session, then the daemon", to.author_id);
+  const std::string announcement = fmt::format(
+      "errand is shutting down, asked by {}: every session stops now, in order, and then the "
+      "daemon. Writing in a session's thread once errand is back resumes it.",
+      chat::shown_account(to.author_id));
+  // Told before anything stops, and awaited, so the channel hears it while the chat can speak.
+  if (to.channel_id() == settings_.channel_id) {
+    co_await send_reply(services_->chat, services_->secrets, to, announcement);
+  } else {
+    sdk::OutMessage told;
+    told.text = services_->secrets.scrub(announcement);
+    auto posted = co_await services_->chat.post(settings_.channel_id, told);
+    if (!posted)
+      log_->warn("the served channel could not be told of the shutdown: {}",
+                 posted.error().message);
+    // Named before the await: GCC 12 mishandles temporaries inside a co_await expression.
+    const std::string answer = posted
+                                   ? std::string("shutting down; the served channel has been told")
+                                   : "shutting down; the served channel could not be told (" +
+                                         posted.error().message + ")";
+    co_await send_reply(services_->chat, services_->secrets, to, answer);
+  }
+  shutdown_hook_();
 }
 
 asio::awaitable<void> SessionManager::handle_slash(const sdk::CommandCall& call) {

@@ -101,18 +101,26 @@ asio::awaitable<void> SessionManager::handle_message(const sdk::InboundMessage& 
     reply(to, refusal->sentence);
     co_return;
   }
-  if (const auto* command = std::get_if<chat::ParsedCommand>(&classified)) {
+  // !then is a prompt with a rule of its own; every other command is answered here.
+  const auto* command = std::get_if<chat::ParsedCommand>(&classified);
+  const bool after_turn = command != nullptr && command->id() == chat::CommandId::then;
+  if (command != nullptr && !after_turn) {
     co_await run_command(*command, to, thread);
     co_return;
   }
-  const auto& prompt = std::get<chat::PromptMessage>(classified);
+  const std::string prompt_text =
+      after_turn ? *command->argument("prompt") : std::get<chat::PromptMessage>(classified).text;
   if (!in_thread && settings_.start_on_mention && !message.mentions_bot) co_return;
-  if (prompt.text.find_first_not_of(" \t\r\n") == std::string::npos && message.attachments.empty())
+  if (prompt_text.find_first_not_of(" \t\r\n") == std::string::npos && message.attachments.empty())
     co_return;
-  chat::AccessRequest request{message.author.id, thread ? thread->owner_id() : std::string_view{},
-                              in_thread ? "a prompt" : "starting a session"};
-  if (auto allowed = chat::check_access(chat::CommandAccess::allowed, request, settings_.access);
-      !allowed) {
+  chat::AccessRequest request{
+      message.author.id, thread ? thread->owner_id() : std::string_view{},
+      after_turn  ? "!then"
+      : in_thread ? "a prompt"
+                  : "starting a session",
+      thread ? std::span<const std::string>(thread->guests()) : std::span<const std::string>()};
+  const auto required = after_turn ? command->required_access() : chat::CommandAccess::allowed;
+  if (auto allowed = chat::check_access(required, request, settings_.access); !allowed) {
     const std::string sentence = allowed.error().message;
     note_refusal(to, sentence);
     co_await refuse_prompt(services_->chat, services_->secrets, to, sdk::Reaction::refused,
@@ -121,9 +129,9 @@ asio::awaitable<void> SessionManager::handle_message(const sdk::InboundMessage& 
   }
   if (!co_await admit(message)) co_return;
   if (in_thread)
-    co_await thread_prompt(message, prompt.text, *thread);
+    co_await thread_prompt(message, prompt_text, *thread, after_turn);
   else
-    co_await channel_prompt(message, prompt.text);
+    co_await channel_prompt(message, prompt_text);
 }
 
 asio::awaitable<sdk::Result<std::shared_ptr<const agent::AgentGlue>>> SessionManager::agent_glue() {
@@ -248,10 +256,14 @@ asio::awaitable<void> SessionManager::channel_prompt(const sdk::InboundMessage& 
 }
 
 asio::awaitable<void> SessionManager::thread_prompt(const sdk::InboundMessage& message,
-                                                    const std::string& text, KnownThread& thread) {
+                                                    const std::string& text, KnownThread& thread,
+                                                    bool after_turn) {
   InboundPrompt prompt{message.ref, message.author.id, text, message.attachments};
   if (thread.live) {
-    thread.live->prompt(std::move(prompt));
+    if (after_turn)
+      thread.live->prompt_after_turn(std::move(prompt));
+    else
+      thread.live->prompt(std::move(prompt));
     co_return;
   }
   const auto& record = *thread.record;

@@ -23,6 +23,11 @@ void SessionManager::note_refusal(const ReplyTo& to, const std::string& sentence
     web_verdict_->refusal = sentence;
 }
 
+void SessionManager::refuse(const ReplyTo& to, const std::string& sentence) {
+  note_refusal(to, sentence);
+  reply(to, sentence);
+}
+
 asio::awaitable<void> SessionManager::handle_web(WebMessage& web) {
   web_verdict_ = WebVerdict{web.message.ref.message_id, std::nullopt};
   try {

@@ -61,23 +61,33 @@ void Session::prompt(InboundPrompt prompt) {
       self->answer_question(std::move(prompt));
       return;
     }
-    switch (self->phase_) {
-      case Phase::starting: self->turns_.hold(std::move(prompt)); return;
-      case Phase::ready: self->turns_.submit(std::move(prompt)); return;
-      case Phase::stopping:
-      case Phase::ended: {
-        if (self->renderer_) {
-          self->renderer_->answer_prompt(
-              {prompt.ref, sdk::Reaction::refused,
-               "this session is stopping; send the message again once it has stopped and it "
-               "will start a new one",
-               prompt.author_id});
-        }
-        self->end_turn_record(prompt.ref.message_id, TurnOutcome::rejected);
-        return;
-      }
-    }
+    self->take_turn(std::move(prompt));
   });
+}
+
+void Session::prompt_after_turn(InboundPrompt prompt) {
+  asio::post(strand_, [self = shared_from_this(), prompt = std::move(prompt)]() mutable {
+    self->take_turn(std::move(prompt));
+  });
+}
+
+void Session::take_turn(InboundPrompt prompt) {
+  switch (phase_) {
+    case Phase::starting: turns_.hold(std::move(prompt)); return;
+    case Phase::ready: turns_.submit(std::move(prompt)); return;
+    case Phase::stopping:
+    case Phase::ended: {
+      if (renderer_) {
+        renderer_->answer_prompt(
+            {prompt.ref, sdk::Reaction::refused,
+             "this session is stopping; send the message again once it has stopped and it "
+             "will start a new one",
+             prompt.author_id});
+      }
+      end_turn_record(prompt.ref.message_id, TurnOutcome::rejected);
+      return;
+    }
+  }
 }
 
 void Session::withdraw(std::string message_id) {

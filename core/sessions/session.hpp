@@ -68,7 +68,11 @@ class Session : public std::enable_shared_from_this<Session> {
   Session& operator=(const Session&) = delete;
 
   void start();
+  // A prompt; the owner's, while the agent's permission question is open, is its answer.
   void prompt(InboundPrompt prompt);
+  // !then: always a turn of its own, after the running one (now when none runs), and never an
+  // answer to an open question.
+  void prompt_after_turn(InboundPrompt prompt);
   void withdraw(std::string message_id);
   void request_stop(StopRequest request);
   void interrupt(ReplyTo to);
@@ -149,6 +153,8 @@ class Session : public std::enable_shared_from_this<Session> {
   void on_permission(agent::PermissionRequest request, agent::PermissionResponder responder);
   std::string status_text() const;
 
+  // On the strand: held while starting, submitted for a turn once ready, refused once stopping.
+  void take_turn(InboundPrompt prompt);
   void spawn(boost::asio::awaitable<void> work);
   void reply(const ReplyTo& to, std::string text);
   // A mark on a message in the thread, in order with the renderer's own; none before the

@@ -23,6 +23,17 @@ const std::string& SessionManager::KnownThread::owner_id() const {
   return record ? record->owner_id : none;
 }
 
+const std::vector<std::string>& SessionManager::KnownThread::guests() const {
+  static const std::vector<std::string> none;
+  return record ? record->guests : none;
+}
+
+const std::string& SessionManager::KnownThread::project_name() const {
+  static const std::string none;
+  if (live) return live->project_name();
+  return record ? record->project_name : none;
+}
+
 std::filesystem::path SessionManager::KnownThread::project_dir() const {
   if (live) return live->project_dir();
   return record ? std::filesystem::path(record->project_path) : std::filesystem::path();

@@ -50,6 +50,9 @@ class SessionManager final : public sdk::ChatEvents,
   // Stops taking anything new and stops every session (broker, then sandbox, then the record);
   // completes once all have ended.
   boost::asio::awaitable<void> stop_all();
+  // What an allowed !shutdown asks of the daemon: to stop as it does on SIGTERM. Called on the
+  // manager's strand once the served channel has been told; set before events are taken.
+  void on_shutdown_requested(std::function<void()> hook) { shutdown_hook_ = std::move(hook); }
 
   void on_message(const sdk::InboundMessage& message) noexcept override;
   void on_message_deleted(const sdk::MessageDeleted& deleted) noexcept override;
@@ -87,6 +90,10 @@ class SessionManager final : public sdk::ChatEvents,
     std::shared_ptr<Session> live;
     std::optional<ThreadRecord> record;
     const std::string& owner_id() const;
+    // threads.db's list: the one !allow and !deny edit, so it is current even while a session
+    // runs.
+    const std::vector<std::string>& guests() const;
+    const std::string& project_name() const;
     std::filesystem::path project_dir() const;
   };
   struct Settings {
@@ -110,8 +117,10 @@ class SessionManager final : public sdk::ChatEvents,
   boost::asio::awaitable<void> handle_message(const sdk::InboundMessage& message);
   boost::asio::awaitable<void> channel_prompt(const sdk::InboundMessage& message,
                                               const std::string& text);
+  // after_turn: a !then, never taken as the answer to the agent's open question.
   boost::asio::awaitable<void> thread_prompt(const sdk::InboundMessage& message,
-                                             const std::string& text, KnownThread& thread);
+                                             const std::string& text, KnownThread& thread,
+                                             bool after_turn);
   boost::asio::awaitable<bool> admit(const sdk::InboundMessage& message);
   boost::asio::awaitable<std::optional<KnownThread>> find_thread(const std::string& thread_id);
   boost::asio::awaitable<sdk::Result<std::shared_ptr<const agent::AgentGlue>>> agent_glue();
@@ -139,6 +148,10 @@ class SessionManager final : public sdk::ChatEvents,
   boost::asio::awaitable<void> handle_slash(const sdk::CommandCall& call);
   boost::asio::awaitable<void> project_command(const chat::ParsedCommand& command,
                                                const ReplyTo& to, const KnownThread& thread);
+  // manager_guests.cpp: !allow, !deny and !guests.
+  boost::asio::awaitable<void> guests_command(const chat::ParsedCommand& command, const ReplyTo& to,
+                                              const KnownThread& thread);
+  boost::asio::awaitable<void> shutdown(const ReplyTo& to);
   std::string channel_status() const;
   std::string model_list() const;
   std::string usage_answer() const;
@@ -148,6 +161,8 @@ class SessionManager final : public sdk::ChatEvents,
   void reply(const ReplyTo& to, std::string text);
   // A refusal answered to `to`; kept when it answers the web message being handled.
   void note_refusal(const ReplyTo& to, const std::string& sentence);
+  // note_refusal, then the sentence as the answer.
+  void refuse(const ReplyTo& to, const std::string& sentence);
   boost::asio::awaitable<void> handle_web(WebMessage& web);
 
   std::shared_ptr<const SessionServices> services_;
@@ -170,6 +185,8 @@ class SessionManager final : public sdk::ChatEvents,
   };
   std::map<std::string, FetchedModels> fetched_models_;  // by provider, from !models refresh
   bool refreshing_models_ = false;
+  std::function<void()> shutdown_hook_;
+  bool shutting_down_ = false;
   // While a web message is handled: its id, and the refusal it got, if any.
   struct WebVerdict {
     std::string message_id;

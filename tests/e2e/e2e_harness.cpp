@@ -281,6 +281,15 @@ std::optional<int> E2eHarness::stop() {
   return code;
 }
 
+std::optional<int> E2eHarness::wait_for_exit(std::chrono::milliseconds timeout) {
+  REQUIRE(daemon_);
+  auto code = daemon_->wait_for(timeout);
+  if (!code) return code;
+  logs_.push_back(daemon_->err());
+  daemon_.reset();
+  return code;
+}
+
 void E2eHarness::kill_daemon() {
   REQUIRE(daemon_);
   daemon_->signal(SIGKILL);

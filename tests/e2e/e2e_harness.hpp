@@ -61,6 +61,9 @@ class E2eHarness {
   std::optional<int> stop();
   // SIGKILL: no cleanup at all, as a crash.
   void kill_daemon();
+  // Waits for a daemon that stops by itself (as after !shutdown), sending it nothing; returns
+  // its exit code, none when it still ran after the timeout.
+  std::optional<int> wait_for_exit(std::chrono::milliseconds timeout);
   errand::test::ChildProcess& daemon() { return *daemon_; }
   std::string daemon_log() const;
 

@@ -191,3 +191,93 @@ TEST_CASE("access lists are read from chat.*",
   CHECK(lists.operator_ids == std::vector<std::string>{"o"});
   CHECK(lists.blocked_ids.empty());
 }
+
+TEST_CASE("!allow and !deny take a mention or an id; !then takes the rest of the message") {
+  CHECK(*command("!allow <@!500000000000000005>").argument("user") == "500000000000000005");
+  CHECK(*command("!deny 500000000000000005").argument("user") == "500000000000000005");
+  CHECK(command("!allow <@5>").required_access() == CommandAccess::owner);
+  CHECK_THAT(refusal("!allow"), ContainsSubstring("!allow needs a user: !allow <@user>"));
+  CHECK_THAT(refusal("!allow <@&42>"), ContainsSubstring("mentions a role"));
+  CHECK_THAT(refusal("!allow bob"), ContainsSubstring("`bob` is not an account"));
+  CHECK_THAT(refusal("!allow <@5> <@6>"), ContainsSubstring("more after !allow"));
+  CHECK_THAT(refusal("!allow <@5>", Where::channel), ContainsSubstring("not in the channel"));
+
+  // The prompt is taken as written, a leading ! and several lines included.
+  CHECK(*command("!then !important: run the tests\nthen push").argument("prompt") ==
+        "!important: run the tests\nthen push");
+  CHECK(command("!then go on").required_access() == CommandAccess::allowed);
+  CHECK_THAT(refusal("!then"), ContainsSubstring("!then needs a prompt"));
+  CHECK_THAT(refusal("!then go on", Where::channel), ContainsSubstring("not in the channel"));
+
+  CHECK(command("!guests").required_access() == CommandAccess::allowed);
+  CHECK(command("!pwd").required_access() == CommandAccess::allowed);
+  CHECK_THAT(refusal("!pwd", Where::channel), ContainsSubstring("not in the channel"));
+  CHECK(command("!shutdown", Where::channel).required_access() == CommandAccess::shutdown);
+  CHECK(command("!shutdown").required_access() == CommandAccess::shutdown);
+
+  errand::sdk::CommandCall call;
+  call.name = "allow";
+  call.options = {{"user", "500000000000000005"}};
+  auto parsed = parse_slash_command(call, Where::thread);
+  REQUIRE(std::holds_alternative<ParsedCommand>(parsed));
+  CHECK(*std::get<ParsedCommand>(parsed).argument("user") == "500000000000000005");
+}
+
+TEST_CASE("the guest and daemon commands are in the table, so in !help and as slash commands") {
+  for (const auto* name : {"allow", "deny", "guests", "then", "pwd", "shutdown"}) {
+    INFO(name);
+    const auto* def = find_command(name);
+    REQUIRE(def != nullptr);
+    const auto specs = slash_command_specs();
+    CHECK(std::any_of(specs.begin(), specs.end(), [&](auto& s) { return s.name == name; }));
+    CHECK_THAT(help_text(true), ContainsSubstring(usage_of(*def)));
+  }
+  const auto in_thread = help_text(true);
+  CHECK_THAT(in_thread, ContainsSubstring("!allow <@user>"));
+  CHECK_THAT(in_thread, ContainsSubstring("!then <prompt>"));
+  CHECK_THAT(in_thread, ContainsSubstring("allowed users and the thread's guests"));
+  CHECK_THAT(help_text(false), ContainsSubstring("!shutdown"));
+  CHECK_THAT(help_text(false), ContainsSubstring("(shutdown.allowedUserIds)"));
+  CHECK_THAT(help_text(false), !ContainsSubstring("!allow"));
+}
+
+TEST_CASE("access: a thread's guests may do what allowed users may there, and no more",
+          "[key:chat.allowedUserIds]"
+          "[key:chat.blockedUserIds]") {
+  AccessLists lists{{"op"}, {"alice"}, {"mallory"}};
+  const std::vector<std::string> guests{"gina", "mallory"};
+  const auto check = [&](CommandAccess required, std::string_view author, std::string_view owner) {
+    return check_access(required, {author, owner, "!cat", guests}, lists);
+  };
+  CHECK(check(CommandAccess::allowed, "gina", "alice").has_value());
+  // A guest of one thread is nobody in the channel, where no thread's guests count.
+  CHECK_THAT(check(CommandAccess::allowed, "gina", "").error().message,
+             ContainsSubstring("not in chat.allowedUserIds"));
+  CHECK_THAT(check(CommandAccess::allowed, "stranger", "alice").error().message,
+             ContainsSubstring("nor a guest of this thread"));
+  const auto steer = check(CommandAccess::owner, "gina", "alice");
+  REQUIRE_FALSE(steer.has_value());
+  CHECK_THAT(steer.error().message, ContainsSubstring("a guest may prompt and read the project"));
+  CHECK_FALSE(check(CommandAccess::operators, "gina", "alice").has_value());
+  // Blocked beats being a guest.
+  CHECK_THAT(check(CommandAccess::allowed, "mallory", "alice").error().message,
+             ContainsSubstring("blocked"));
+}
+
+TEST_CASE("access: only shutdown.allowedUserIds may stop the daemon, operators included",
+          "[key:shutdown.allowedUserIds]") {
+  boost::json::object config{{"chat", {{"allowedUserIds", {"*"}}, {"operatorUserIds", {"op"}}}},
+                             {"shutdown", {{"allowedUserIds", {"sam", "blocked-sam"}}}}};
+  auto lists = access_lists_from_config(config);
+  CHECK(lists.shutdown_ids == std::vector<std::string>{"sam", "blocked-sam"});
+  lists.blocked_ids = {"blocked-sam"};
+  const auto check = [&](std::string_view author) {
+    return check_access(CommandAccess::shutdown, {author, "", "!shutdown"}, lists);
+  };
+  CHECK(check("sam").has_value());
+  CHECK_THAT(check("op").error().message,
+             ContainsSubstring("!shutdown was refused: only the accounts in "
+                               "shutdown.allowedUserIds"));
+  CHECK_THAT(check("blocked-sam").error().message, ContainsSubstring("blocked"));
+  CHECK(access_lists_from_config({}).shutdown_ids.empty());
+}

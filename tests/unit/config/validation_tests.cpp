@@ -1,6 +1,8 @@
 #include <catch2/catch_test_macros.hpp>
 #include <catch2/matchers/catch_matchers_string.hpp>
 
+#include <errand/sdk/config_values.hpp>
+
 #include "tests/unit/config/config_test_support.hpp"
 
 using namespace errand::config;
@@ -288,4 +290,24 @@ TEST_CASE("a whole number past int64 and a number that is NaN are refused",
   auto config = minimal_config();
   set(config, "timeouts.idleMs", 1.8e6);
   CHECK(load_core(config).has_value());
+}
+
+TEST_CASE("a shutdown block names who may stop the daemon, or is refused with the fix",
+          "[config][validation][key:shutdown.allowedUserIds]") {
+  auto config = minimal_config();
+  set(config, "shutdown", boost::json::parse(R"({"allowedUserIds": ["42"]})"));
+  const auto loaded = load_core(config);
+  INFO((loaded ? std::string() : format_problems(loaded.error())));
+  REQUIRE(loaded.has_value());
+  CHECK(
+      errand::sdk::find_setting(loaded->effective, "shutdown.allowedUserIds")->as_array().size() ==
+      1);
+
+  for (const auto* written : {R"({"allowedUserIds": []})", R"({"allowedUserIds": "42"})", R"({})",
+                              R"({"allowedUserIds": ["42", "42"]})"}) {
+    INFO(written);
+    set(config, "shutdown", boost::json::parse(written));
+    const auto problem = only_problem(config);
+    CHECK_THAT(problem.path, ContainsSubstring("shutdown"));
+  }
 }
