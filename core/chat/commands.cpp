@@ -77,6 +77,13 @@ std::vector<CommandDefinition> build_table() {
                .description = "Show a file of the project inline (up to 12 KiB)",
                .arguments = {{"path", "The file, relative to the project", A::path, true}},
                .place = Place::thread});
+  // It acts on GitHub with the session's token, so it is the owner's, like a grant.
+  t.push_back({.id = CommandId::pr,
+               .name = "pr",
+               .description = "Open a pull request from the branch the agent pushed",
+               .arguments = {{"title", "The pull request's title", A::text, true}},
+               .access = Access::owner,
+               .place = Place::thread});
   t.push_back({.id = CommandId::pwd,
                .name = "pwd",
                .description = "The project's name, and where the agent sees it in the sandbox",

@@ -30,6 +30,7 @@ enum class CommandId {
   then,
   pwd,
   shutdown,
+  pr,
 };
 
 // Who may use a command, from the widest to the narrowest.

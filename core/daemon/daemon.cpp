@@ -1,7 +1,6 @@
 #include "core/daemon/daemon.hpp"
 
 #include "common/human_size.hpp"
-#include "core/github/github_at_start.hpp"
 #include "core/config/problem.hpp"
 #include "core/config/secrets.hpp"
 #include "core/config/settings.hpp"
@@ -16,6 +15,7 @@
 #include "core/daemon/startup_checks.hpp"
 #include "core/daemon/state_lock.hpp"
 #include "core/daemon/system_clock.hpp"
+#include "core/github/github_at_start.hpp"
 #include "core/log/logging.hpp"
 #include "core/receipts/receipts_db.hpp"
 #include "core/sandbox/inert_backend_keys.hpp"

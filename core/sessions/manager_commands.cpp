@@ -239,6 +239,14 @@ asio::awaitable<void> SessionManager::run_command(const chat::ParsedCommand& com
     case chat::CommandId::cat:
       if (thread) co_await project_command(command, to, *thread);
       break;
+    case chat::CommandId::pr:
+      if (live)
+        live->open_pull_request(*command.argument("title"), to);
+      else
+        reply(to, no_session +
+                      "; !pr opens the pull request with the running session's GitHub "
+                      "token, so write in the thread to resume it first");
+      break;
     case chat::CommandId::pwd:
       if (thread)
         reply(to, fmt::format("project `{}`; the agent works in it at `{}` inside the sandbox",
