@@ -102,11 +102,16 @@ void Session::close_github() {
 }
 
 void Session::open_pull_request(std::string title, ReplyTo to) {
-  auto self = shared_from_this();
-  spawn([self, title = std::move(title), to = std::move(to)]() -> asio::awaitable<void> {
-    auto opened = co_await self->pull_request(title);
-    self->reply(to, opened ? *opened : "!pr was refused: " + opened.error().message);
-  }());
+  spawn(answer_pull_request(shared_from_this(), std::move(title), std::move(to)));
+}
+
+// The arguments are the coroutine's own: a lambda's captures would not outlive its first
+// suspension.
+asio::awaitable<void> Session::answer_pull_request(std::shared_ptr<Session> self, std::string title,
+                                                   ReplyTo to) {
+  auto opened = co_await pull_request(std::move(title));
+  reply(to, opened ? *opened : "!pr was refused: " + opened.error().message);
+  (void)self;
 }
 
 asio::awaitable<sdk::Result<std::string>> Session::pull_request(std::string title) {

@@ -107,7 +107,7 @@ TEST_CASE(
   REQUIRE(s.h.wait_for_text(thread, "pushed-again", 90s));
 
   s.h.post("!pr Add a greeting", thread);
-  REQUIRE(s.h.wait_for_text(thread, "opened pull request #"));
+  if (!s.h.wait_for_text(thread, "opened pull request #")) FAIL(s.h.bot_text(thread));
   const auto pulls = s.github.pull_requests();
   REQUIRE(pulls.size() == 1);
   CHECK(pulls[0].title == "Add a greeting");
