@@ -125,7 +125,7 @@ class Session : public std::enable_shared_from_this<Session> {
   void drop_github_token();
   void close_github();
   boost::asio::awaitable<void> answer_pull_request(std::shared_ptr<Session> self, std::string title,
-                                                  ReplyTo to);
+                                                   ReplyTo to);
   boost::asio::awaitable<sdk::Result<std::string>> pull_request(std::string title);
 
   // session_stop.cpp

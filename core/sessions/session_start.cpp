@@ -31,6 +31,15 @@ namespace {
 
 constexpr std::string_view kAgentSessionFile = "agent-session";
 
+// The house rules a session's agent was given, kept with its record: a resumed session whose
+// agent loads that conversation needs them again only when they have changed since.
+constexpr std::string_view kGivenRulesFile = "house-rules-given";
+
+std::string read_given_rules(const fs::path& record_dir) {
+  std::ifstream in(record_dir / kGivenRulesFile, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
 std::optional<std::string> read_agent_session(const fs::path& record_dir) {
   std::ifstream in(record_dir / kAgentSessionFile);
   std::string id;
@@ -152,10 +161,16 @@ sdk::Result<void> Session::prepare_directories() {
   if (plan_.previous_session_id) entry["previous"] = *plan_.previous_session_id;
   record(entry);
   // Recorded as given, not posted: the thread is the person's, the rules the operator's.
-  if (house_rules_)
+  if (house_rules_) {
     record(boost::json::object{{"type", "house_rules"},
                                {"path", house_rules_->path.string()},
                                {"text", house_rules_->text}});
+    if (auto kept = agent::write_beneath(paths_.record, fs::path(kGivenRulesFile),
+                                         house_rules_->text, 0600);
+        !kept)
+      log_->warn("session {}: the house rules given could not be kept for a resumed session: {}",
+                 id(), kept.error().message);
+  }
   return {};
 }
 
@@ -350,8 +365,12 @@ asio::awaitable<sdk::Result<void>> Session::open_conversation() {
       if (opened) {
         acp_session_id_ = opened->session_id.empty() ? previous_id : opened->session_id;
         loaded = true;
-        // The conversation it loaded began with them.
-        rules_in_first_prompt_ = false;
+        // The conversation it loaded began with the rules; they are given again only when
+        // they were edited since.
+        const auto previous_record =
+            SessionPaths::of(services_->state_dir, *plan_.previous_session_id).record;
+        if (house_rules_ && read_given_rules(previous_record) == house_rules_->text)
+          rules_in_first_prompt_ = false;
         resume_note = "the agent has its earlier conversation";
       } else {
         resume_note = "the agent could not load its earlier conversation (" +

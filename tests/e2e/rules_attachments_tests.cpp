@@ -12,6 +12,7 @@
 #include <catch2/matchers/catch_matchers_string.hpp>
 #include <filesystem>
 #include <fstream>
+#include <thread>
 
 namespace errand::e2e {
 namespace {
@@ -101,6 +102,54 @@ TEST_CASE(
   CHECK(told.find("agent.rulesPath names " + rules_path.string()) != npos);
   CHECK(told.find("No such file or directory") != npos);
   CHECK(told.find("should not run") == npos);
+}
+
+TEST_CASE(
+    "a resumed session whose agent loads its conversation is given the house rules again only "
+    "once they have changed",
+    "[e2e]") {
+  E2eHarness h;
+  const auto rules_path = h.root() / "house-rules.md";
+  write_text(rules_path, "Answer as rules-e2e-resume-one.\n");
+  h.set("agent.rulesPath", boost::json::string(rules_path.string()));
+  h.start();
+  const auto thread = h.post("resume-rules: blocks");
+  REQUIRE(h.wait_for_text(thread, "done in"));
+  const auto stop = [&](std::size_t sessions) {
+    h.post("!stop", thread);
+    REQUIRE(eventually([&] {
+      const auto s = h.sessions_of(thread);
+      return s.size() == sessions && s.back().ended_at.has_value();
+    }));
+  };
+  // A prompt that arrives while the stopped session is still letting go is refused with "send
+  // the message again"; the person would, so the test does.
+  const auto resume = [&](std::size_t turns) {
+    const std::string again = "send the message again";
+    for (std::size_t attempt = 0; attempt < 5; ++attempt) {
+      const auto refused_before = h.count_text(thread, again);
+      h.post("blocks", thread);
+      REQUIRE(eventually([&] {
+        return h.count_text(thread, "done in") >= turns ||
+               h.count_text(thread, again) > refused_before;
+      }));
+      if (h.count_text(thread, "done in") >= turns) return;
+      std::this_thread::sleep_for(500ms);
+    }
+    FAIL(h.bot_text(thread));
+  };
+  stop(1);
+  // The conversation the agent loads began with these rules: not given twice.
+  resume(2);
+  CHECK(h.count_text(thread, "<house-rules>") == 1);
+  stop(2);
+  // Edited meanwhile: the resumed agent is told the new rules.
+  write_text(rules_path, "Answer as rules-e2e-resume-two.\n");
+  resume(3);
+  INFO(h.bot_text(thread));
+  CHECK(h.count_text(thread, "<house-rules>") == 2);
+  CHECK(h.count_text(thread, "rules-e2e-resume-two") == 1);
+  CHECK(h.sessions_of(thread).size() == 3);
 }
 
 TEST_CASE("errand run stops with exit 2 when agent.rulesPath cannot be read",
