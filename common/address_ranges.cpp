@@ -45,10 +45,10 @@ asio::ip::address plain_address(const asio::ip::address& address) {
 }
 
 bool is_loopback_literal(std::string_view host) {
-  if (host.size() >= 2 && host.front() == '[' && host.back() == ']')
-    host = host.substr(1, host.size() - 2);
+  const bool bracketed = host.size() >= 2 && host.front() == '[' && host.back() == ']';
+  const auto bare = bracketed ? host.substr(1, host.size() - 2) : host;
   boost::system::error_code ec;
-  const auto address = asio::ip::make_address(std::string(host), ec);
+  const auto address = asio::ip::make_address(std::string(bare), ec);
   return !ec && address.is_loopback();
 }
 

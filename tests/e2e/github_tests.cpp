@@ -144,14 +144,12 @@ TEST_CASE("an installation GitHub refuses stops the session's start with GitHub'
   s.github.set_refuse_installation(std::string(kInstallation), 404, "Not Found");
   s.use_app();
   s.h.start();
-  const auto channel = s.h.discord().options().channel_id;
   const auto thread = s.h.post("say never");
   REQUIRE(s.h.wait_for_text(thread, "could not start", 60s));
   INFO(s.h.bot_text(thread));
   CHECK(s.h.bot_text(thread).find("installation token") != npos);
   CHECK(s.h.bot_text(thread).find("404") != npos);
   CHECK(s.h.bot_text(thread).find("never") == npos);
-  (void)channel;
 }
 
 TEST_CASE("an App key others may read stops the daemon at start with the reason", "[e2e]") {
