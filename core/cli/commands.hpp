@@ -15,4 +15,7 @@ int threads_command(const std::vector<std::string>& args);
 // The help for one command, or the overview when command is empty or unknown.
 void print_help(std::ostream& out, const std::string& command);
 
+// The manual page errand(1) in roff, from the same table as print_help.
+void print_man_page(std::ostream& out);
+
 }  // namespace errand::cli

@@ -1,98 +1,122 @@
+// `errand help` and `errand help COMMAND`: the command table rendered for a terminal.
+#include "core/cli/command_table.hpp"
 #include "core/cli/commands.hpp"
 
+#include <algorithm>
 #include <ostream>
+#include <string>
 
 namespace errand::cli {
 
 namespace {
 
-constexpr const char* kOverview =
-    R"(errand - run a coding agent from a chat channel, in a sandbox it cannot escape
+constexpr std::size_t kWidth = 96;
+// Terms longer than this get their text on the next line rather than pushing the column right.
+constexpr std::size_t kWidestTermColumn = 22;
 
-Usage: errand <command> [options]
+// Writes text (no line breaks of its own) wrapped at kWidth: the first line after `first`
+// (already written by the caller, of width first_width), the others indented by `indent`.
+void write_wrapped(std::ostream& out, std::string_view text, std::size_t first_width,
+                   std::size_t indent) {
+  std::size_t column = first_width;
+  bool line_empty = true;
+  while (!text.empty()) {
+    const auto space = text.find(' ');
+    const auto word = text.substr(0, space);
+    text = space == std::string_view::npos ? std::string_view() : text.substr(space + 1);
+    if (word.empty()) continue;
+    if (!line_empty && column + 1 + word.size() > kWidth) {
+      out << '\n' << std::string(indent, ' ');
+      column = indent;
+      line_empty = true;
+    }
+    if (!line_empty) {
+      out << ' ';
+      ++column;
+    }
+    out << word;
+    column += word.size();
+    line_empty = false;
+  }
+  out << '\n';
+}
 
-Commands:
-  run                  run the daemon until SIGTERM or SIGINT
-  plugins list         list every plugin found, loaded or refused with the reason
-  threads [list]       list the threads sessions ran in, newest first
-  threads show ID      a thread, its sessions and turns, and its newest provider calls
-  threads remove ID    remove what a thread's sessions left behind (--yes to do it)
-  threads collect      remove what archived or deleted threads left behind (--yes)
-  config check         validate the configuration file and print every problem
-  config schema        print the JSON schema of the configuration (core and plugins)
-  config reference     print the configuration reference page (Markdown)
-  help [command]       print help for a command
+// Paragraphs separated by a blank line, each wrapped.
+void write_paragraphs(std::ostream& out, std::string_view text) {
+  while (!text.empty()) {
+    const auto end = text.find("\n\n");
+    write_wrapped(out, text.substr(0, end), 0, 0);
+    if (end == std::string_view::npos) break;
+    out << '\n';
+    text = text.substr(end + 2);
+  }
+}
 
-Options:
-  -h, --help           print help
-      --version        print the version
+// "  term    text", the texts aligned in one column.
+void write_terms(std::ostream& out, std::span<const TermEntry> terms) {
+  std::size_t column = 0;
+  for (const auto& t : terms) {
+    if (t.term.size() <= kWidestTermColumn) column = std::max(column, t.term.size());
+  }
+  const std::size_t indent = 2 + column + 2;
+  for (const auto& t : terms) {
+    out << "  " << t.term;
+    if (t.term.size() > kWidestTermColumn) {
+      out << '\n' << std::string(indent, ' ');
+    } else {
+      out << std::string(column - t.term.size() + 2, ' ');
+    }
+    write_wrapped(out, t.text, indent, indent);
+  }
+}
 
-Configuration: ERRAND_CONFIG, else ~/.config/errand/config.json, /etc/errand/config.json,
-./config.json. Plugins: ERRAND_PLUGIN_PATH, plugins.path, then the installed plugin directory.
-The web interface's page: ERRAND_WEB_ROOT, else the installed one.
-Exit codes of `errand run`: 0 stopped by a signal, 1 failed while serving, 2 refused
-(configuration, plugins, command line), 3 the sandbox cannot enforce everything configured,
-4 another daemon holds the state directory.
-)";
+void write_overview(std::ostream& out) {
+  out << "errand - " << cli_program_summary() << "\n\nUsage: errand <command> [options]\n\n";
+  out << "Commands:\n";
+  for (const auto& row : cli_commands()) {
+    out << "  " << row.synopsis << "\n      ";
+    write_wrapped(out, row.summary, 6, 6);
+  }
+  out << "\nOptions:\n";
+  write_terms(out, cli_global_options());
+  out << "\nEnvironment:\n";
+  write_terms(out, cli_environment());
+  if (const auto* run = find_cli_command("run")) {
+    std::string codes = "Exit codes of `errand run`:";
+    for (const auto& code : run->exit_codes) {
+      codes += std::string(" ") + std::string(code.term) + " " + std::string(code.text) + ";";
+    }
+    codes.back() = '.';
+    out << '\n';
+    write_wrapped(out, codes, 0, 0);
+  }
+  out << '\n';
+  write_wrapped(out,
+                "Run `errand help COMMAND` for a command's description and exit codes, "
+                "`errand help --man` for the manual page.",
+                0, 0);
+}
 
-constexpr const char* kRun = R"(Usage: errand run
-
-Loads the configuration and the plugins, takes stateDir/errand.lock, probes the sandbox backend
-and prints what it enforces on this host, then serves until SIGTERM or SIGINT. Edits of the
-configuration file are followed: a file that fails validation is refused whole and the daemon
-keeps the configuration it had.
-
-Exit codes: 0 stopped by a signal; 1 failed while serving; 2 refused (configuration, a missing
-or refused plugin); 3 the sandbox backend reported a gap and sandbox.requireFullEnforcement is
-not false; 4 another daemon holds the state directory.
-)";
-
-constexpr const char* kPlugins = R"(Usage: errand plugins list [--json]
-
-Lists every plugin file found in ERRAND_PLUGIN_PATH, plugins.path and the installed plugin
-directory: name, kind, version, ABI, path, and whether it was loaded or refused, with the reason.
-Exit code 0 when the listing was printed, 2 on a usage error.
-)";
-
-constexpr const char* kConfig =
-    R"(Usage: errand config <check [FILE] | schema | reference> [--plugin-dir DIR]
-
-check      validates FILE (or the file the search finds) and prints every problem; exit 0 when
-           it is valid, 2 when it is refused
-schema     prints the JSON schema composed from the core's and the plugins' fragments
-reference  prints docs/reference/configuration.md as generated from that schema
-
---plugin-dir DIR   compose from the plugins in DIR only (how the committed files are generated)
-)";
-
-constexpr const char* kThreads =
-    R"(Usage: errand threads [list | show ID | remove ID [--yes] | collect [--yes]]
-
-list       every thread in stateDir/threads.db: state, project, owner, sessions, turns
-show ID    one thread (ID is a thread or session id, or a unique prefix of one): its record,
-           sessions, the newest session's turns, and that session's newest provider calls
-remove ID  what the thread's sessions left behind (state, record, broker socket), their
-           receipts and the thread's rows; the project directory is kept. Without --yes it
-           only says what would go. A thread with a live session is refused.
-collect    the same for every archived or deleted thread
-
-Exit codes: 0 done; 1 refused or only described (nothing changed); 2 misused, or the
-configuration could not be read. Not reachable from chat: it acts with the daemon's authority.
-)";
+void write_command(std::ostream& out, const CliCommand& row) {
+  out << "Usage: errand " << row.synopsis << "\n\n";
+  write_paragraphs(out, row.description);
+  if (!row.terms.empty()) {
+    out << '\n';
+    write_terms(out, row.terms);
+  }
+  if (!row.exit_codes.empty()) {
+    out << "\nExit codes:\n";
+    write_terms(out, row.exit_codes);
+  }
+}
 
 }  // namespace
 
 void print_help(std::ostream& out, const std::string& command) {
-  if (command == "run") {
-    out << kRun;
-  } else if (command == "plugins") {
-    out << kPlugins;
-  } else if (command == "threads") {
-    out << kThreads;
-  } else if (command == "config") {
-    out << kConfig;
+  if (const auto* row = find_cli_command(command)) {
+    write_command(out, *row);
   } else {
-    out << kOverview;
+    write_overview(out);
   }
 }
 

@@ -53,7 +53,11 @@ int main_command(int argc, char** argv) {
     return 0;
   }
   if (command == "help") {
-    print_help(std::cout, args.empty() ? "" : args.front());
+    if (!args.empty() && args.front() == "--man") {
+      print_man_page(std::cout);
+    } else {
+      print_help(std::cout, args.empty() ? "" : args.front());
+    }
     return 0;
   }
   if (command == "run") return run_command(args);

@@ -1,0 +1,170 @@
+#include "core/cli/command_table.hpp"
+
+#include <array>
+
+namespace errand::cli {
+
+namespace {
+
+const std::vector<CliCommand>& table() {
+  static const std::vector<CliCommand> rows = {
+      {
+          .name = "run",
+          .synopsis = "run",
+          .summary = "run the daemon until SIGTERM or SIGINT",
+          .description =
+              "Loads the configuration and the plugins, takes stateDir/errand.lock, probes the "
+              "sandbox backend and prints what it enforces on this host, then serves until "
+              "SIGTERM or SIGINT.\n\nEdits of the configuration file are followed: a file that "
+              "fails validation is refused whole and the daemon keeps the configuration it had.",
+          .terms = {},
+          .exit_codes =
+              {
+                  {"0", "stopped by a signal"},
+                  {"1", "failed while serving"},
+                  {"2", "refused (configuration, plugins, command line)"},
+                  {"3",
+                   "the sandbox cannot enforce everything configured (the backend reported a gap "
+                   "and sandbox.requireFullEnforcement is not false)"},
+                  {"4", "another daemon holds the state directory"},
+              },
+      },
+      {
+          .name = "plugins",
+          .synopsis = "plugins list [--json]",
+          .summary = "list every plugin found, loaded or refused with the reason",
+          .description =
+              "Lists every plugin file found in ERRAND_PLUGIN_PATH, plugins.path and the "
+              "installed plugin directory: its name, kind, version, ABI and path, and whether it "
+              "was loaded or refused, with the reason.",
+          .terms = {{"--json", "print the listing as a JSON array, one object per file"}},
+          .exit_codes = {{"0", "the listing was printed"}, {"2", "misused"}},
+      },
+      {
+          .name = "threads",
+          .synopsis = "threads [list | show ID | remove ID [--yes] | collect [--yes]]",
+          .summary = "list, show and clean up the threads sessions ran in",
+          .description =
+              "Reads stateDir/threads.db. Not reachable from chat: it acts with the daemon's "
+              "authority.",
+          .terms =
+              {
+                  {"list",
+                   "every thread, newest first: state, project, owner, sessions, turns (the "
+                   "default)"},
+                  {"show ID",
+                   "one thread (ID is a thread or session id, or a unique prefix of one): its "
+                   "record, sessions, the newest session's turns, and that session's newest "
+                   "provider calls"},
+                  {"remove ID",
+                   "what the thread's sessions left behind (state, record, broker socket), their "
+                   "receipts and the thread's rows; the project directory is kept. Without --yes "
+                   "it only says what would go. A thread with a live session is refused."},
+                  {"collect", "the same for every archived or deleted thread"},
+              },
+          .exit_codes =
+              {
+                  {"0", "done"},
+                  {"1", "refused or only described (nothing changed)"},
+                  {"2", "misused, or the configuration could not be read"},
+              },
+      },
+      {
+          .name = "config",
+          .synopsis = "config <check [FILE] | schema | reference> [--plugin-dir DIR]",
+          .summary = "validate the configuration, or print its schema or reference page",
+          .description = "Works on the configuration file and on the schema the core and the "
+                         "plugins compose.",
+          .terms =
+              {
+                  {"check [FILE]",
+                   "validates FILE (or the file the search finds) and prints every problem"},
+                  {"schema",
+                   "prints the JSON schema composed from the core's and the plugins' "
+                   "fragments"},
+                  {"reference",
+                   "prints docs/reference/configuration.md as generated from that schema"},
+                  {"--plugin-dir DIR",
+                   "composes from the plugins in DIR only (how the committed files are "
+                   "generated)"},
+              },
+          .exit_codes = {{"0", "done; for check, the file is valid"},
+                         {"2", "refused: the file is invalid, or the command was misused"}},
+      },
+      {
+          .name = "help",
+          .synopsis = "help [COMMAND | --man]",
+          .summary = "print help for a command, or the manual page",
+          .description = "Without an argument, lists the commands. With COMMAND, prints its "
+                         "usage, description and exit codes. With --man, prints the manual page "
+                         "errand(1) as roff, rendered from the same table as this help.",
+          .terms = {},
+          .exit_codes = {{"0", "the help was printed"}},
+      },
+  };
+  return rows;
+}
+
+constexpr std::array kGlobalOptions = {
+    TermEntry{"-h, --help", "print the help (of the command named before it, if any)"},
+    TermEntry{"--version", "print the version"},
+};
+
+constexpr std::array kEnvironment = {
+    TermEntry{"ERRAND_CONFIG",
+              "the configuration file; when it is not set, the first of "
+              "~/.config/errand/config.json, /etc/errand/config.json and ./config.json that "
+              "exists"},
+    TermEntry{"ERRAND_PLUGIN_PATH",
+              "directories (separated by colons) searched for plugins before plugins.path and "
+              "the installed plugin directory"},
+    TermEntry{"ERRAND_WEB_ROOT", "the web interface's built page, instead of the installed one"},
+};
+
+constexpr std::array kFiles = {
+    TermEntry{"/etc/errand/config.json", "the configuration of the service"},
+    TermEntry{"~/.config/errand/config.json", "a configuration of one user's own"},
+    TermEntry{"/usr/lib/errand", "the installed plugins and the sandbox launcher"},
+    TermEntry{"/usr/share/errand",
+              "config.example.json, config.schema.json and the web interface's page"},
+    TermEntry{"stateDir/errand.lock", "held by the running daemon"},
+    TermEntry{"stateDir/threads.db", "the threads, sessions and turns"},
+};
+
+}  // namespace
+
+std::string_view cli_program_summary() {
+  return "run a coding agent from a chat channel, in a sandbox it cannot escape";
+}
+
+std::string_view cli_program_description() {
+  return "errand is a daemon that serves a chat channel: a message that mentions it starts a "
+         "session in which a coding agent works on a project inside a sandbox (bailey, podman or "
+         "incus), and answers in the message's thread. The commands below run the daemon, "
+         "inspect and clean up what it keeps and check its configuration.";
+}
+
+std::span<const CliCommand> cli_commands() {
+  return table();
+}
+
+const CliCommand* find_cli_command(std::string_view name) {
+  for (const auto& row : table()) {
+    if (row.name == name) return &row;
+  }
+  return nullptr;
+}
+
+std::span<const TermEntry> cli_global_options() {
+  return kGlobalOptions;
+}
+
+std::span<const TermEntry> cli_environment() {
+  return kEnvironment;
+}
+
+std::span<const TermEntry> cli_files() {
+  return kFiles;
+}
+
+}  // namespace errand::cli
