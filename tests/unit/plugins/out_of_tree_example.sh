@@ -12,14 +12,17 @@ cxx=$4
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/errand-out-of-tree.XXXXXX")
 trap 'rm -rf "$work"' EXIT
-prefix=$work/prefix
+# Installed with DESTDIR: the service files go to absolute places (/etc/init.d), which a
+# --prefix alone would leave pointing at this machine's /etc.
+destdir=$work/root
+prefix=$destdir/usr
 example_build=$work/hello-chat-build
 
 step() { echo "== $*"; }
 fail() { echo "FAILED: $*" >&2; exit 1; }
 
 step "installing errand and its SDK into $prefix"
-"$cmake" --install "$build_dir" --prefix "$prefix" >"$work/install.log" 2>&1 || {
+DESTDIR=$destdir "$cmake" --install "$build_dir" --prefix /usr >"$work/install.log" 2>&1 || {
   cat "$work/install.log" >&2
   fail "cmake --install $build_dir failed; build the whole project first (cmake --build $build_dir)"
 }
