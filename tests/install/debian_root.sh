@@ -7,7 +7,7 @@
 # openrc-run parsing the init script, and the OpenRC wrapper stopping its supervisor after an
 # exit code that needs an operator.
 #
-# The base root is cached as a tarball keyed on its inputs (this script and the mirror), in
+# The base root is cached as a tarball keyed on its inputs (the recipe below and the mirror), in
 # ERRAND_TEST_INSTALL_CACHE (default /var/cache/errand-test-install), with apt's downloaded
 # packages beside it, so a second run neither rebuilds the root nor downloads again.
 # Usage: debian_root.sh <packages dir> <source dir>
@@ -102,11 +102,12 @@ fi
 
 require_root "making and entering a Debian root"
 command -v mmdebstrap >/dev/null || fail "mmdebstrap is not installed (scripts/setup installs it)"
-find_packages "$packages"
 mirror=$("$source_dir/scripts/debian-mirror")
 [ -n "$mirror" ] || fail "this machine has no apt source for Debian bookworm to make the root from"
 
-key=$( (cat "$0"; echo "$mirror $base_packages") | sha256sum | cut -c1-16)
+# Everything the base root is made from; a change to any of it makes a new one.
+recipe="bookworm minbase $base_packages without-apt-caches $mirror"
+key=$(echo "$recipe" | sha256sum | cut -c1-16)
 base=$cache/base-$key.tar
 mkdir -p "$cache/archives/partial"
 if [ ! -f "$base" ]; then
@@ -121,6 +122,7 @@ if [ ! -f "$base" ]; then
 else
   step "using the cached base root $base"
 fi
+find_packages "$packages"
 
 work=$(mktemp -d /var/tmp/errand-debian-root.XXXXXX)
 trap 'rm -rf "$work"' EXIT

@@ -73,10 +73,10 @@ expect_none runtime ' /usr/(include|lib/[^/]+/cmake)/' "holds SDK files that bel
 expect_none runtime ' /usr/local/' "installs under /usr/local (configure with CMAKE_INSTALL_PREFIX=/usr)"
 
 step "checking the data directory is the build tree's share/errand, file for file"
-(cd "$build_dir/share/errand" && find . -mindepth 1 | sed 's|^\.|/usr/share/errand|; s|$||' | sort) \
+(cd "$build_dir/share/errand" && find . -mindepth 1 | sed 's|^\.|/usr/share/errand|' | sort) \
   >"$work/build-data.list"
 [ -s "$work/build-data.list" ] || fail "$build_dir/share/errand is empty or missing"
-awk '$2 ~ "^/usr/share/errand/" && $2 !~ "^/usr/share/errand/web/" { sub(/\/$/, "", $2); print $2 }' \
+awk '$2 ~ "^/usr/share/errand/." && $2 !~ "^/usr/share/errand/web/" { sub(/\/$/, "", $2); print $2 }' \
   "$work/runtime.list" | sort >"$work/packaged-data.list"
 if ! diff -u "$work/build-data.list" "$work/packaged-data.list" >"$work/data.diff"; then
   cat "$work/data.diff" >&2
