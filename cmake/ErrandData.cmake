@@ -42,4 +42,4 @@ foreach(_errand_data_at RANGE 0 ${_errand_data_last} 2)
 endforeach()
 
 install(DIRECTORY "${ERRAND_DATA_BUILD_DIR}/" DESTINATION "${CMAKE_INSTALL_DATADIR}/errand"
-        USE_SOURCE_PERMISSIONS COMPONENT errand)
+        USE_SOURCE_PERMISSIONS COMPONENT runtime)

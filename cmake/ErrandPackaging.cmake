@@ -42,6 +42,9 @@ install(PROGRAMS "${ERRAND_PACKAGING_DIR}/openrc/errand-supervised"
                  "${ERRAND_PACKAGING_DIR}/systemd/errand-systemd-start"
         DESTINATION "${ERRAND_PLUGIN_INSTALL_DIR}" COMPONENT runtime)
 install(DIRECTORY DESTINATION "${CMAKE_INSTALL_FULL_SYSCONFDIR}/errand" COMPONENT runtime)
+# lintian's errors that do not apply here, each with its reason in the file.
+install(FILES "${ERRAND_PACKAGING_DIR}/debian/lintian-overrides"
+        DESTINATION "${CMAKE_INSTALL_DATAROOTDIR}/lintian/overrides" RENAME errand COMPONENT runtime)
 
 # Each package's /usr/share/doc/<package>: the copyright file and the changelog, compressed as
 # Debian policy asks (gzip -9n: no name or time stamp, so the build is reproducible).
@@ -85,13 +88,14 @@ set(CPACK_DEBIAN_RUNTIME_PACKAGE_SHLIBDEPS ON)
 set(CPACK_DEBIAN_RUNTIME_PACKAGE_RECOMMENDS "passt")
 set(CPACK_DEBIAN_RUNTIME_PACKAGE_SUGGESTS
     "podman, runc, uidmap, catatonit, slirp4netns, mmdebstrap, incus-base, incus-client")
+# CPack indents the extended description's lines itself.
 set(CPACK_DEBIAN_RUNTIME_DESCRIPTION
     "coding agent driven from a chat channel, run in a sandbox
- errand runs a coding agent (an ACP agent) for the members of a chat channel,
- each session confined in a sandbox: user namespaces, Landlock, seccomp and
- cgroups (the bailey backend), a rootless podman container or an Incus system
- container. It ships a systemd unit and an OpenRC script; `errand setup`
- prepares the host.")
+errand runs a coding agent (an ACP agent) for the members of a chat channel,
+each session confined in a sandbox: user namespaces, Landlock, seccomp and
+cgroups (the bailey backend), a rootless podman container or an Incus system
+container. It ships a systemd unit and an OpenRC script; `errand setup`
+prepares the host.")
 set(CPACK_DEBIAN_RUNTIME_PACKAGE_CONTROL_EXTRA "${ERRAND_PACKAGING_DIR}/debian/conffiles")
 
 set(CPACK_DEBIAN_DEV_PACKAGE_NAME errand-dev)
@@ -102,8 +106,8 @@ set(CPACK_DEBIAN_DEV_PACKAGE_DEPENDS
     "errand (= ${PROJECT_VERSION}), libboost1.81-dev, libboost-json1.81-dev, libspdlog-dev, libfmt-dev")
 set(CPACK_DEBIAN_DEV_DESCRIPTION
     "plugin SDK for errand
- The headers, the static errand_sdk library and the errand-sdk CMake package
- a third party builds an errand plugin (a chat channel or a sandbox backend)
- with, outside errand's own source tree.")
+The headers, the static errand_sdk library and the errand-sdk CMake package
+a third party builds an errand plugin (a chat channel or a sandbox backend)
+with, outside errand's own source tree.")
 
 include(CPack)

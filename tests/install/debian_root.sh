@@ -97,6 +97,19 @@ if [ "${1:-}" = --inside ]; then
   grep -q 'errand exited with 2' "$root/tmp/supervised.err" ||
     fail "the wrapper did not say errand exited with 2: $(cat "$root/tmp/supervised.err")"
   sed 's/^/  /' "$root/tmp/supervised.err"
+
+  step "an operator's files under /etc survive a reinstall and a removal"
+  echo '{"operator": "kept"}' >"$root/etc/errand/config.json"
+  echo '# edited by the operator' >>"$root/etc/init.d/errand"
+  in_root dpkg --force-confold -i /debs/errand_*.deb >"$root/dpkg.log" 2>&1 ||
+    { cat "$root/dpkg.log" >&2; fail "reinstalling the errand package failed"; }
+  grep -q '"kept"' "$root/etc/errand/config.json" || fail "reinstalling errand changed /etc/errand/config.json"
+  grep -q '^# edited by the operator$' "$root/etc/init.d/errand" ||
+    fail "reinstalling errand replaced an edited /etc/init.d/errand (it must be a conffile)"
+  in_root dpkg -r errand-dev errand >>"$root/dpkg.log" 2>&1 || { cat "$root/dpkg.log" >&2; fail "dpkg -r failed"; }
+  [ -f "$root/etc/errand/config.json" ] || fail "removing errand deleted /etc/errand/config.json"
+  [ ! -e "$root/usr/bin/errand" ] || fail "removing errand left /usr/bin/errand"
+  echo "the configuration and the edited conffile were kept"
   exit 0
 fi
 
@@ -113,8 +126,8 @@ mkdir -p "$cache/archives/partial"
 if [ ! -f "$base" ]; then
   step "making the base root (minbase + $base_packages) from $mirror; cached as $base"
   started=$(date +%s)
-  rm -f "$cache"/base-*.tar
-  mmdebstrap --quiet --mode=root --variant=minbase --include="$base_packages" \
+  rm -rf "$cache"/base-*
+  mmdebstrap --quiet --mode=root --variant=minbase --format=tar --include="$base_packages" \
     --customize-hook='rm -f "$1"/var/cache/apt/*.bin' \
     bookworm "$base.partial" "$mirror" || fail "mmdebstrap could not make the base root"
   mv "$base.partial" "$base"
@@ -131,4 +144,4 @@ mkdir -p "$root"
 tar -C "$root" -xf "$base" || fail "extracting $base failed"
 mkdir -p "$root/debs"
 cp "$runtime_deb" "$dev_deb" "$root/debs/"
-unshare --mount --propagation private "$0" --inside "$root" "$cache/archives"
+unshare --mount --propagation private bash "$0" --inside "$root" "$cache/archives"
