@@ -34,6 +34,8 @@ if [ "${1:-}" = --inside ]; then
   mount --bind "$archives" "$root/var/cache/apt/archives"
   cp /etc/resolv.conf "$root/etc/resolv.conf"
   in_root() { chroot "$root" "$@"; }
+  runtime_in_root=/debs/$(basename "$(ls "$root"/debs/errand_*.deb)")
+  dev_in_root=/debs/$(basename "$(ls "$root"/debs/errand-dev_*.deb)")
   apt_options=(-o APT::Sandbox::User=root -o Dpkg::Use-Pty=0 -qq)
 
   step "apt-get install ./errand_*.deb ./errand-dev_*.deb in the Debian root"
@@ -41,7 +43,7 @@ if [ "${1:-}" = --inside ]; then
   in_root apt-get "${apt_options[@]}" update >"$root/apt-update.log" 2>&1 ||
     { cat "$root/apt-update.log" >&2; fail "apt-get update in the Debian root failed"; }
   if ! DEBIAN_FRONTEND=noninteractive in_root apt-get "${apt_options[@]}" install -y \
-    --no-install-recommends /debs/errand_*.deb /debs/errand-dev_*.deb >"$root/apt-install.log" 2>&1; then
+    --no-install-recommends "$runtime_in_root" "$dev_in_root" >"$root/apt-install.log" 2>&1; then
     cat "$root/apt-install.log" >&2
     fail "apt-get could not install the packages with their Depends (output above)"
   fi
@@ -101,7 +103,7 @@ if [ "${1:-}" = --inside ]; then
   step "an operator's files under /etc survive a reinstall and a removal"
   echo '{"operator": "kept"}' >"$root/etc/errand/config.json"
   echo '# edited by the operator' >>"$root/etc/init.d/errand"
-  in_root dpkg --force-confold -i /debs/errand_*.deb >"$root/dpkg.log" 2>&1 ||
+  in_root dpkg --force-confold -i "$runtime_in_root" >"$root/dpkg.log" 2>&1 ||
     { cat "$root/dpkg.log" >&2; fail "reinstalling the errand package failed"; }
   grep -q '"kept"' "$root/etc/errand/config.json" || fail "reinstalling errand changed /etc/errand/config.json"
   grep -q '^# edited by the operator$' "$root/etc/init.d/errand" ||
