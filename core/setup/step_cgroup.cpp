@@ -35,7 +35,12 @@ void step_cgroup(SetupContext& context) {
                      "mount the cgroup v2 hierarchy (or the v1 memory, pids and cpu ones) at " +
                          context.host.cgroup_mount.string());
   const auto* account = context.account_or_null();
-  const std::string where = subtree.dirs().front() + " (" + subtree.describe() + ")";
+  // v2: the top (its children with it); v1: the directory in each hierarchy.
+  std::string where = subtree.dirs().front();
+  if (subtree.kind() == CgroupSubtree::Kind::v1) {
+    for (std::size_t i = 1; i < subtree.dirs().size(); ++i) where += ", " + subtree.dirs()[i];
+  }
+  where += " (" + subtree.describe() + ")";
   if (account != nullptr && subtree.in_place({account->name, account->uid, account->gid})) {
     context.report.already("the cgroup subtree " + where + " belongs to " + account->name);
     return;

@@ -31,8 +31,9 @@ void own_directory(SetupContext& context, const std::string& role, const fs::pat
     context.report.already(step + " belongs to " + account->name + " (mode " + mode_text + ")");
     return;
   }
-  const std::string done = std::string(exists ? "gave " : "created ") + step + " to " +
-                           context.account_name + " (mode " + mode_text + ")";
+  const std::string done = std::string(exists ? "gave " : "created ") + step +
+                           (exists ? " to " : " for ") + context.account_name + " (mode " +
+                           mode_text + ")";
   if (!context.dry_run()) {
     std::error_code ec;
     fs::create_directories(dir, ec);
@@ -46,8 +47,9 @@ void own_directory(SetupContext& context, const std::string& role, const fs::pat
       throw StepFailed(step, std::string("cannot give it to the account: ") + std::strerror(errno),
                        "check the filesystem it is on allows root to change owners");
   }
-  context.report.changed(done, std::string(exists ? "give " : "create ") + step + " to " +
-                                   context.account_name + " (mode " + mode_text + ")");
+  context.report.changed(done, std::string(exists ? "give " : "create ") + step +
+                                   (exists ? " to " : " for ") + context.account_name + " (mode " +
+                                   mode_text + ")");
 }
 
 }  // namespace

@@ -106,6 +106,7 @@ int run_up(const UpOptions& options, std::ostream& out, std::ostream& err) {
                        .config = {},
                        .values = {},
                        .account = find_account(options.account)};
+  if (options.dry_run) out << "dry run: nothing is changed; each line says what would be done\n";
   try {
     if (!context.account)
       throw StepFailed("finding the account " + options.account, "there is no such account",

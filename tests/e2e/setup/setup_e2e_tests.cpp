@@ -239,7 +239,7 @@ TEST_CASE(
   CHECK(first.out.find("done: wrote " + host.config.string()) != npos);
   CHECK(first.out.find("done: created projectRoot " + host.projects.string()) != npos);
   CHECK(first.out.find("done: created stateDir " + host.state.string() +
-                       " to errand (mode 0700)") != npos);
+                       " for errand (mode 0700)") != npos);
   CHECK(first.out.find("left for you: fill in these values of " + host.config.string()) != npos);
   for (const char* key : {"chat.token", "chat.channelId", "agent.providers.anthropic.credential"})
     CHECK(first.out.find(std::string("  ") + key + "\n") != npos);

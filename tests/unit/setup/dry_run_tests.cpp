@@ -58,7 +58,7 @@ TEST_CASE("a dry run of the file steps says what it would do and creates nothing
   CHECK(text.find("would: create projectRoot " + (run.root / "srv/projects").string()) !=
         std::string::npos);
   CHECK(text.find("would: create stateDir " + (run.root / "state").string() +
-                  " to errand-no-such-account (mode 0700)") != std::string::npos);
+                  " for errand-no-such-account (mode 0700)") != std::string::npos);
   CHECK(text.find("no init system manages services") != std::string::npos);
   CHECK(text.find("done:") == std::string::npos);
   CHECK(run.report.changes() == 5);
