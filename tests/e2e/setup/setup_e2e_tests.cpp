@@ -109,7 +109,8 @@ std::string host_state(const ScratchHost& host) {
   state << getent("passwd", kAccount) << getent("group", kAccount);
   std::vector<fs::path> paths{host.config, host.config.parent_path(), host.projects, host.state,
                               "/var/log/errand"};
-  for (const auto& dir : setup::errand_cgroup_subtree({}).dirs()) paths.emplace_back(dir);
+  const auto subtree = setup::errand_cgroup_subtree({});
+  for (const auto& dir : subtree.dirs()) paths.emplace_back(dir);
   for (const auto& path : paths) {
     struct stat st {};
     if (::stat(path.c_str(), &st) != 0) {
