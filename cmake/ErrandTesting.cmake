@@ -1,13 +1,21 @@
-# errand_catch_test(<target> SOURCES <files>... [LIBRARIES <libs>...] [LABELS <label>...])
+# errand_catch_test(<target> SOURCES <files>... [LIBRARIES <libs>...] [LABELS <label>...]
+#                   [AS_ROOT])
+#
+# AS_ROOT: the tests stay root (what `errand setup` and the cgroup subtree need) instead of
+# switching to the test account, and fail, saying why, when started as anyone else.
 #
 # A Catch2 test executable whose test cases are listed to CTest one by one at test time. The
 # build and source directories reach the tests as compile definitions (ERRAND_BUILD_DIR,
 # ERRAND_SOURCE_DIR) and ERRAND_BUILD_DIR also as an environment variable, for programs the
 # tests start.
 function(errand_catch_test target)
-  cmake_parse_arguments(PARSE_ARGV 1 ARG "" "" "SOURCES;LIBRARIES;LABELS")
+  cmake_parse_arguments(PARSE_ARGV 1 ARG "AS_ROOT" "" "SOURCES;LIBRARIES;LABELS")
   add_executable(${target} ${ARG_SOURCES})
-  target_link_libraries(${target} PRIVATE errand_catch_main ${ARG_LIBRARIES})
+  set(main errand_catch_main)
+  if(ARG_AS_ROOT)
+    set(main errand_root_catch_main)
+  endif()
+  target_link_libraries(${target} PRIVATE ${main} ${ARG_LIBRARIES})
   target_include_directories(${target} PRIVATE "${PROJECT_SOURCE_DIR}")
   target_compile_definitions(${target} PRIVATE
     ERRAND_BUILD_DIR="${CMAKE_BINARY_DIR}" ERRAND_SOURCE_DIR="${PROJECT_SOURCE_DIR}")

@@ -92,6 +92,79 @@ const std::vector<CliCommand>& table() {
                          {"2", "refused: the file is invalid, or the command was misused"}},
       },
       {
+          .name = "setup",
+          .synopsis = "setup <bailey|podman|incus> [--dry-run] [--account NAME] [--config PATH] "
+                      "[--golden]",
+          .summary = "prepare this host for errand with a sandbox backend (as root)",
+          .description =
+              "Puts in place what errand needs on this host, one step at a time, and prints one "
+              "line a step: \"done:\" for a change, \"already:\" for what was in place, "
+              "\"would:\" in a dry run. It is safe to run again: a second run changes nothing "
+              "and says so. A step that fails stops the run, naming the step, the reason and what "
+              "to do; running setup again continues from there. Long steps (package installs, "
+              "image builds) print a progress line while they run; their output goes to "
+              "/var/log/errand/setup.log.\n\nbailey, which every backend starts with: the "
+              "account (a system account with its own group, no login shell, stateDir as its "
+              "home); the configuration, written from the shipped example when there is none "
+              "(never overwritten; mode 0640, root and the account's group); projectRoot and "
+              "stateDir (0700), owned by the account; the account's delegated cgroup subtree "
+              "(under systemd, the unit's Delegate=yes); the service enabled for the host's init "
+              "system (systemd or OpenRC; with neither, `errand up` starts the daemon). It ends "
+              "by naming the values of the configuration that are still placeholders.\n\n"
+              "podman adds its Debian packages, subordinate ids and a runtime directory for the "
+              "account, and the agent image in the account's store. incus adds Incus from "
+              "bookworm-backports, the account in incus-admin, root's subordinate ids, incusd, "
+              "the restricted errand project (its disk paths projectRoot and stateDir) and its "
+              "default profile, and the guest image.",
+          .terms =
+              {
+                  {"--dry-run", "print what would be done, and change nothing"},
+                  {"--account NAME", "the account the daemon runs as (default errand)"},
+                  {"--config PATH",
+                   "the configuration file to write and read (default /etc/errand/config.json)"},
+                  {"--golden",
+                   "incus only: also make the golden instance errand-golden, a stopped copy of "
+                   "the guest image that each session is copied from (sandbox.incus.golden)"},
+              },
+          .exit_codes =
+              {
+                  {"0", "every step is in place (or, in a dry run, was described)"},
+                  {"1", "a step failed; the message names it and what to do"},
+                  {"2", "refused: not run as root, or misused"},
+              },
+      },
+      {
+          .name = "up",
+          .synopsis =
+              "up [--dry-run] [--account NAME] [--config PATH] [--cgroup-only [--join PID]]",
+          .summary = "after a boot, bring back what errand needs and start the service (as root)",
+          .description =
+              "Brings back what does not survive a reboot: the account's cgroup subtree on a host "
+              "without systemd, incusd where no init system starts it (incus backend), the "
+              "account's runtime directory (podman backend). Then starts the service: systemctl "
+              "start errand under systemd, rc-service errand start under OpenRC, and with neither "
+              "starts `errand run` itself as the account, detached, its output appended to "
+              "/var/log/errand/errand.log and its process id in /run/errand/errand.pid (and says "
+              "so when that process is already running).",
+          .terms =
+              {
+                  {"--dry-run", "print what would be done, and change nothing"},
+                  {"--account NAME", "the account the daemon runs as (default errand)"},
+                  {"--config PATH",
+                   "the configuration the daemon runs with (default /etc/errand/config.json)"},
+                  {"--cgroup-only",
+                   "only make the cgroup subtree (what an OpenRC script calls before it starts "
+                   "the daemon)"},
+                  {"--join PID", "with --cgroup-only: also move the process PID into the subtree"},
+              },
+          .exit_codes =
+              {
+                  {"0", "everything is in place and the service runs"},
+                  {"1", "a step failed; the message names it and what to do"},
+                  {"2", "refused: not run as root, or misused"},
+              },
+      },
+      {
           .name = "help",
           .synopsis = "help [COMMAND | --man]",
           .summary = "print help for a command, or the manual page",
@@ -119,6 +192,10 @@ constexpr std::array kEnvironment = {
               "directories (separated by colons) searched for plugins before plugins.path and "
               "the installed plugin directory"},
     TermEntry{"ERRAND_WEB_ROOT", "the web interface's built page, instead of the installed one"},
+    TermEntry{"ERRAND_DATA_DIR",
+              "where errand setup finds the files errand ships (the example configuration, the "
+              "host scripts, the image build); default: share/errand beside the directory of "
+              "the executable (/usr/share/errand for /usr/bin/errand)"},
 };
 
 constexpr std::array kFiles = {
@@ -127,6 +204,10 @@ constexpr std::array kFiles = {
     TermEntry{"/usr/lib/errand", "the installed plugins and the sandbox launcher"},
     TermEntry{"/usr/share/errand",
               "config.example.json, config.schema.json and the web interface's page"},
+    TermEntry{"/var/log/errand/setup.log", "the output of the programs errand setup runs"},
+    TermEntry{"/var/log/errand/errand.log, /run/errand/errand.pid",
+              "the daemon errand up starts on a host without an init system that manages "
+              "services"},
     TermEntry{"stateDir/errand.lock", "held by the running daemon"},
     TermEntry{"stateDir/threads.db", "the threads, sessions and turns"},
 };
@@ -141,7 +222,7 @@ std::string_view cli_program_description() {
   return "errand is a daemon that serves a chat channel: a message that mentions it starts a "
          "session in which a coding agent works on a project inside a sandbox (bailey, podman or "
          "incus), and answers in the message's thread. The commands below run the daemon, "
-         "inspect and clean up what it keeps and check its configuration.";
+         "inspect and clean up what it keeps, check its configuration, and prepare a host for it.";
 }
 
 std::span<const CliCommand> cli_commands() {

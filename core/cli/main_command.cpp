@@ -64,6 +64,8 @@ int main_command(int argc, char** argv) {
   if (command == "plugins") return plugins_command(args);
   if (command == "config") return config_command(args);
   if (command == "threads") return threads_command(args);
+  if (command == "setup") return setup_command(args);
+  if (command == "up") return up_command(args);
   std::cerr << "errand: unknown command \"" << command
             << "\"\nRun `errand help` for the commands.\n";
   return daemon::kExitRefused;

@@ -1,17 +1,17 @@
 #pragma once
 
 // A cgroup subtree handed to the test account for one test process, made the way a service
-// manager makes one for a unit with Delegate=yes: created by root, then owned by the account,
-// which makes the session cgroups below it. Under cgroup v1 (what bailey uses without
-// BAILEY_CGROUP_ROOT) it is errand-test-<pid> below the root parent's own cgroup in the memory,
-// pids and cpu hierarchies, so a limit over the whole run still holds. Under a unified cgroup
-// v2 hierarchy it is errand-test-<pid> below the v2 root, holding "tests" (where the test
-// process goes) and "sessions" (BAILEY_CGROUP_ROOT), since a v2 cgroup that enables
-// controllers for its children may hold no processes itself.
+// manager makes one for a unit with Delegate=yes (core/setup/cgroup_subtree.hpp, the same code
+// `errand setup` uses for the errand account): errand-test-<pid> below the root parent's own
+// cgroup in the memory, pids and cpu v1 hierarchies, so a limit over the whole run still holds;
+// or, under a unified cgroup v2 hierarchy, below the v2 root, holding "tests" (where the test
+// process goes) and "sessions" (BAILEY_CGROUP_ROOT).
 
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "core/setup/cgroup_subtree.hpp"
 #include "tests/support/test_account.hpp"
 
 namespace errand::test {
@@ -28,10 +28,7 @@ class DelegatedCgroups {
   void remove() const;
 
  private:
-  // Directories in creation order; removed in reverse.
-  std::vector<std::string> dirs_;
-  std::vector<std::string> join_files_;
-  std::string sessions_root_;  // v2 only
+  std::optional<setup::CgroupSubtree> subtree_;
 };
 
 // For a daemon a test starts with an environment of its own: where it may make session cgroups

@@ -1,0 +1,36 @@
+#include <system_error>
+
+#include "core/setup/init_system.hpp"
+#include "core/setup/steps.hpp"
+
+namespace errand::setup {
+
+void report_left_to_fill(SetupContext& context) {
+  const auto& file = context.host.config;
+  std::error_code ec;
+  // In a dry run on a fresh host the file is not there yet: what it would hold is the example.
+  const auto config = std::filesystem::exists(file, ec)
+                          ? read_jsonc_object(file, "reading the configuration " + file.string())
+                          : context.example;
+  const auto keys = placeholder_keys(config, context.example);
+  std::string start;
+  switch (detect_init(context.host)) {
+    case InitSystem::systemd: start = "systemctl start errand"; break;
+    case InitSystem::openrc: start = "rc-service errand start"; break;
+    case InitSystem::none: start = "errand up"; break;
+  }
+  context.report.note("");
+  if (keys.empty()) {
+    context.report.note("left for you: nothing in " + file.string() +
+                        " is a placeholder any more; check it with `errand config check " +
+                        file.string() + "`, then start errand with `" + start + "`");
+    return;
+  }
+  context.report.note("left for you: fill in these values of " + file.string() +
+                      ", which are still the example's placeholders:");
+  for (const auto& key : keys) context.report.note("  " + key);
+  context.report.note("then check it with `errand config check " + file.string() +
+                      "` and start errand with `" + start + "`");
+}
+
+}  // namespace errand::setup

@@ -1,0 +1,43 @@
+#pragma once
+
+// What every step of `errand setup` and `errand up` works from.
+
+#include <boost/json/object.hpp>
+#include <filesystem>
+#include <optional>
+#include <string>
+
+#include "core/setup/account.hpp"
+#include "core/setup/data_dir.hpp"
+#include "core/setup/host_paths.hpp"
+#include "core/setup/setup_config.hpp"
+#include "core/setup/step_report.hpp"
+
+namespace errand::setup {
+
+struct SetupContext {
+  std::string account_name = "errand";
+  HostPaths host;
+  DataDir data;
+  StepReport& report;
+  // Where the programs the steps run write their output.
+  std::filesystem::path log;
+  // The shipped example, and the configuration as it is on the host (the example when there is
+  // none yet), with the values setup uses from them.
+  boost::json::object example;
+  boost::json::object config;
+  SetupConfig values;
+  // The account once it exists (in a dry run on a fresh host it never does).
+  std::optional<Account> account;
+
+  bool dry_run() const { return report.dry_run(); }
+  // The account, which a step that needs it was preceded by the account step to create: in a
+  // dry run where it does not exist yet, nothing.
+  const Account* account_or_null() const { return account ? &*account : nullptr; }
+};
+
+// Reads the example from the data directory and the configuration at host.config (the example
+// when there is none), and the values setup uses.
+void load_configuration(SetupContext& context);
+
+}  // namespace errand::setup

@@ -1,0 +1,90 @@
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <system_error>
+
+#include "core/config/read_text_file.hpp"
+#include "core/setup/steps.hpp"
+
+namespace errand::setup {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr std::string_view kStep = "the configuration file";
+
+// The example as shipped, with its "$schema" pointing at the installed schema, which an editor
+// then finds from /etc/errand (the example's own points beside itself).
+std::string config_text(const SetupContext& context, const fs::path& example) {
+  auto text = config::read_text_file(example);
+  if (!text) throw StepFailed(std::string(kStep), text.error().message, "reinstall errand");
+  const std::string relative = "\"./config.schema.json\"";
+  const auto schema = context.data.root() / "config.schema.json";
+  std::error_code ec;
+  if (const auto at = text->find(relative); at != std::string::npos && fs::exists(schema, ec))
+    text->replace(at, relative.size(), "\"" + schema.string() + "\"");
+  return *text;
+}
+
+// Writes text as file, mode 0640 root:gid, never replacing a file that is already there: the
+// text goes to a temporary name first, and link() refuses to replace an existing name.
+void write_new_file(const fs::path& file, const std::string& text, gid_t gid) {
+  auto fail = [&](const std::string& what) {
+    throw StepFailed(std::string(kStep), what + ": " + std::strerror(errno),
+                     "check that " + file.parent_path().string() + " is writable by root");
+  };
+  std::string temp = (file.parent_path() / ".config.json.XXXXXX").string();
+  const int fd = ::mkstemp(temp.data());
+  if (fd < 0) fail("cannot create a file in " + file.parent_path().string());
+  const bool written = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size()) &&
+                       ::fchown(fd, 0, gid) == 0 && ::fchmod(fd, 0640) == 0 && ::fsync(fd) == 0;
+  const int saved = errno;
+  ::close(fd);
+  if (!written) {
+    ::unlink(temp.c_str());
+    errno = saved;
+    fail("cannot write " + temp);
+  }
+  if (::link(temp.c_str(), file.c_str()) != 0) {
+    const int link_errno = errno;
+    ::unlink(temp.c_str());
+    errno = link_errno;
+    fail("cannot create " + file.string());
+  }
+  ::unlink(temp.c_str());
+}
+
+}  // namespace
+
+void step_config_file(SetupContext& context) {
+  const auto& file = context.host.config;
+  std::error_code ec;
+  if (fs::exists(fs::symlink_status(file, ec))) {
+    context.report.already("the configuration " + file.string() +
+                           " is there (setup never overwrites it)");
+    return;
+  }
+  const auto example = context.data.require("config.example.json", std::string(kStep));
+  const std::string group = context.account_name;
+  const std::string what = file.string() + " from " + example.string() +
+                           " (mode 0640, root:" + group + ", since it holds the chat token)";
+  if (!context.dry_run()) {
+    const auto* account = context.account_or_null();
+    if (account == nullptr)
+      throw StepFailed(std::string(kStep), "the account " + group + " does not exist",
+                       "the account step creates it; run setup again");
+    fs::create_directories(file.parent_path(), ec);
+    if (ec)
+      throw StepFailed(std::string(kStep),
+                       "cannot create " + file.parent_path().string() + ": " + ec.message(),
+                       "check that its parent is writable by root");
+    write_new_file(file, config_text(context, example), account->gid);
+  }
+  context.report.changed("wrote " + what, "write " + what);
+}
+
+}  // namespace errand::setup

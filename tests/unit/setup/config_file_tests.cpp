@@ -1,0 +1,117 @@
+// The configuration and directory steps for real, as root, in a temporary directory, for the
+// test account: what they write, with which owner and mode, and that a second run changes
+// nothing.
+#include "core/setup/steps.hpp"
+
+#include "tests/support/temp_dir.hpp"
+#include "tests/support/test_account.hpp"
+
+#include <sys/stat.h>
+
+#include <catch2/catch_test_macros.hpp>
+#include <sstream>
+
+using namespace errand::setup;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct RealRun {
+  errand::test::TempDir root;
+  std::ostringstream out;
+  StepReport report{out, false};
+  SetupContext context{.account_name = "",
+                       .host = {},
+                       .data = DataDir(ERRAND_SOURCE_DIR, "/usr/bin/errand"),
+                       .report = report,
+                       .log = root / "setup.log",
+                       .example = {},
+                       .config = {},
+                       .values = {},
+                       .account = std::nullopt};
+  RealRun() {
+    std::string why;
+    const auto account = errand::test::find_test_account(why);
+    INFO(why);
+    REQUIRE(account);
+    context.account_name = account->name;
+    context.account = find_account(account->name);
+    context.host.config = root / "etc/errand/config.json";
+    load_configuration(context);
+    context.values.project_root = root / "srv/projects";
+    context.values.state_dir = root / "state";
+  }
+};
+
+// The same context reporting to another report, for a second run.
+SetupContext rerun(const SetupContext& first, StepReport& report) {
+  return SetupContext{.account_name = first.account_name,
+                      .host = first.host,
+                      .data = first.data,
+                      .report = report,
+                      .log = first.log,
+                      .example = first.example,
+                      .config = first.config,
+                      .values = first.values,
+                      .account = first.account};
+}
+
+struct stat stat_of(const fs::path& path) {
+  struct stat st {};
+  REQUIRE(::stat(path.c_str(), &st) == 0);
+  return st;
+}
+
+}  // namespace
+
+TEST_CASE("the configuration is written from the example, 0640 root and the account's group") {
+  RealRun run;
+  step_config_file(run.context);
+  const auto file = run.root / "etc/errand/config.json";
+  const auto st = stat_of(file);
+  CHECK((st.st_mode & 07777) == 0640);
+  CHECK(st.st_uid == 0);
+  CHECK(st.st_gid == run.context.account->gid);
+  const auto written = errand::test::read_file(file);
+  const auto example = errand::test::read_file(fs::path(ERRAND_SOURCE_DIR) / "config.example.json");
+  // The same text, its "$schema" pointing at the shipped schema instead of beside itself.
+  CHECK(written.find("\"$schema\": \"" + std::string(ERRAND_SOURCE_DIR) +
+                     "/config.schema.json\"") != std::string::npos);
+  CHECK(written.size() ==
+        example.size() - std::string("./").size() + std::string(ERRAND_SOURCE_DIR).size() + 1);
+  CHECK(run.out.str().rfind("done: wrote " + file.string(), 0) == 0);
+
+  // Never overwritten: an edited file stays as the operator left it.
+  errand::test::write_file(file, "{ \"edited\": true }");
+  std::ostringstream again_out;
+  StepReport again(again_out, false);
+  auto second = rerun(run.context, again);
+  step_config_file(second);
+  CHECK(again.changes() == 0);
+  CHECK(errand::test::read_file(file) == "{ \"edited\": true }");
+  // No temporary file is left beside it.
+  CHECK(std::distance(fs::directory_iterator(file.parent_path()), {}) == 1);
+}
+
+TEST_CASE("projectRoot and stateDir are made the account's, stateDir 0700, and a rerun is quiet") {
+  RealRun run;
+  step_directories(run.context);
+  const auto projects = stat_of(run.root / "srv/projects");
+  const auto state = stat_of(run.root / "state");
+  CHECK(projects.st_uid == run.context.account->uid);
+  CHECK(state.st_uid == run.context.account->uid);
+  CHECK(state.st_gid == run.context.account->gid);
+  CHECK((state.st_mode & 07777) == 0700);
+  CHECK(run.report.changes() == 2);
+
+  // A mode changed by hand is put back; the rest is left.
+  ::chmod((run.root / "state").c_str(), 0755);
+  std::ostringstream again_out;
+  StepReport again(again_out, false);
+  auto second = rerun(run.context, again);
+  step_directories(second);
+  CHECK(again.changes() == 1);
+  CHECK((stat_of(run.root / "state").st_mode & 07777) == 0700);
+  CHECK(again_out.str().find("already: projectRoot") != std::string::npos);
+  CHECK(again_out.str().find("done: gave stateDir") != std::string::npos);
+}
