@@ -7,9 +7,12 @@
 set(ERRAND_DATA_LAYOUT
   config.example.json            .
   config.schema.json             .
-  scripts/prepare-podman-account setup
-  scripts/start-incus            setup
-  scripts/stop-incus             setup
+  scripts/prepare-podman-account scripts
+  scripts/start-incus            scripts
+  scripts/stop-incus             scripts
+  scripts/add-backports          scripts
+  scripts/debian-mirror          scripts
+  plugins/sandbox-podman/containers.conf plugins/sandbox-podman
   image/README.md                image
   image/build                    image
   image/podman-target            image

@@ -31,10 +31,10 @@ fs::path DataDir::require(std::string_view relative, std::string_view step) cons
   throw StepFailed(std::string(step), "errand's shipped file " + path.string() + " is missing",
                    from_env_ ? "ERRAND_DATA_DIR names " + root_.string() +
                                    "; point it at the directory that holds errand's data files "
-                                   "(config.example.json, setup/, image/)"
+                                   "(config.example.json, scripts/, image/)"
                              : "reinstall the errand package, or set ERRAND_DATA_DIR to the "
                                "directory that holds errand's data files (config.example.json, "
-                               "setup/, image/)");
+                               "scripts/, image/)");
 }
 
 }  // namespace errand::setup

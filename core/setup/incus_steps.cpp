@@ -24,7 +24,7 @@ std::string project() {
 
 void step_incus_packages(SetupContext& context) {
   const auto script =
-      context.data.require("setup/add-backports", "adding " + std::string(kBackports));
+      context.data.require("scripts/add-backports", "adding " + std::string(kBackports));
   std::vector<std::string> argv = {script.string()};
   if (context.dry_run()) argv.push_back("--dry-run");
   run_program_or_fail({argv, "adding bookworm-backports", context.log}, &context.report,
@@ -37,7 +37,7 @@ void step_incus_packages(SetupContext& context) {
 
 void step_incus_host(SetupContext& context) {
   const std::string step = "preparing the Incus host";
-  const auto script = context.data.require("setup/start-incus", step);
+  const auto script = context.data.require("scripts/start-incus", step);
   std::vector<std::string> argv = {
       script.string(), "--account", context.account_name, "--disk-paths",
       context.values.project_root.string() + "," + context.values.state_dir.string()};

@@ -16,7 +16,7 @@ void step_podman_packages(SetupContext& context) {
 }
 
 void step_podman_account(SetupContext& context) {
-  const auto script = context.data.require("setup/prepare-podman-account",
+  const auto script = context.data.require("scripts/prepare-podman-account",
                                            "preparing " + context.account_name + " for podman");
   std::vector<std::string> argv = {script.string()};
   if (context.dry_run()) argv.push_back("--dry-run");

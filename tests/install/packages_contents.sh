@@ -54,7 +54,7 @@ for launcher in errand-bailey errand-relay errand-guest-init errand-supervised e
 done
 expect runtime /usr/share/errand/config.example.json -rw-r--r--
 expect runtime /usr/share/errand/config.schema.json -rw-r--r--
-for script in setup/prepare-podman-account setup/start-incus setup/stop-incus image/build; do
+for script in scripts/prepare-podman-account scripts/start-incus scripts/stop-incus scripts/add-backports scripts/debian-mirror image/build; do
   expect runtime "/usr/share/errand/$script" -rwxr-xr-x
 done
 expect runtime /usr/share/errand/image/README.md

@@ -37,10 +37,6 @@ using errand::test::run_to_end;
 constexpr auto npos = std::string::npos;
 constexpr const char* kAccount = "errand";
 
-fs::path source_dir() {
-  return ERRAND_SOURCE_DIR;
-}
-
 fs::path errand_binary() {
   return fs::path(E2eHarness::build_dir()) / "bin/errand";
 }
@@ -63,22 +59,15 @@ struct ScratchHost {
   ScratchHost() {
     fs::permissions(root, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
                               fs::perms::others_read | fs::perms::others_exec);
-    fs::create_directories(data / "setup");
-    // What the package ships in /usr/share/errand, from the checkout.
-    auto example = errand::test::read_file(source_dir() / "config.example.json");
+    // What the package ships in /usr/share/errand: the build tree's copy of it, with an
+    // example that names this scratch host's directories.
+    fs::copy(fs::path(E2eHarness::build_dir()) / "share/errand", data,
+             fs::copy_options::recursive | fs::copy_options::copy_symlinks);
+    auto example = errand::test::read_file(data / "config.example.json");
     example = replaced(example, "\"/srv/errand/projects\"", "\"" + projects.string() + "\"");
     example = replaced(example, "\"/var/lib/errand\"", "\"" + state.string() + "\"");
+    fs::remove(data / "config.example.json");
     errand::test::write_file(data / "config.example.json", example);
-    fs::create_symlink(source_dir() / "config.schema.json", data / "config.schema.json");
-    for (const char* script :
-         {"prepare-podman-account", "start-incus", "stop-incus", "add-backports", "debian-mirror"})
-      fs::create_symlink(source_dir() / "scripts" / script, data / "setup" / script);
-    fs::create_directories(data / "image");
-    for (const auto& entry : fs::directory_iterator(source_dir() / "image"))
-      fs::create_symlink(entry.path(), data / "image" / entry.path().filename());
-    // image/build reaches the mirror script and podman's containers.conf from its parent.
-    fs::create_symlink(source_dir() / "scripts", data / "scripts");
-    fs::create_symlink(source_dir() / "plugins", data / "plugins");
   }
   ~ScratchHost() {
     std::error_code ec;

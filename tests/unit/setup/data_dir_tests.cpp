@@ -20,11 +20,11 @@ TEST_CASE("a missing data file is refused naming the path and the variable") {
   const DataDir named(dir.path().c_str(), "/usr/bin/errand");
   CHECK(named.require("config.example.json", "step") == dir / "config.example.json");
   try {
-    named.require("setup/start-incus", "preparing");
+    named.require("scripts/start-incus", "preparing");
     FAIL("no refusal");
   } catch (const StepFailed& failed) {
     CHECK(failed.step == "preparing");
-    CHECK(failed.reason.find((dir / "setup/start-incus").string()) != std::string::npos);
+    CHECK(failed.reason.find((dir / "scripts/start-incus").string()) != std::string::npos);
     CHECK(failed.remedy.find("ERRAND_DATA_DIR") != std::string::npos);
   }
   try {
