@@ -11,6 +11,7 @@ int run_command(const std::vector<std::string>& args);
 int plugins_command(const std::vector<std::string>& args);
 int config_command(const std::vector<std::string>& args);
 int threads_command(const std::vector<std::string>& args);
+int reference_command(const std::vector<std::string>& args);
 
 // The help for one command, or the overview when command is empty or unknown.
 void print_help(std::ostream& out, const std::string& command);

@@ -60,6 +60,7 @@ int main_command(int argc, char** argv) {
   if (command == "plugins") return plugins_command(args);
   if (command == "config") return config_command(args);
   if (command == "threads") return threads_command(args);
+  if (command == "reference") return reference_command(args);
   std::cerr << "errand: unknown command \"" << command
             << "\"\nRun `errand help` for the commands.\n";
   return daemon::kExitRefused;
