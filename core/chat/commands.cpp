@@ -178,6 +178,20 @@ std::string_view describe(CommandPlace place) {
   return "in a session's thread";
 }
 
+std::string who_may_use(const CommandDefinition& command) {
+  auto who = std::string(describe(command.access));
+  if (command.access_with_arguments && *command.access_with_arguments != command.access)
+    who += fmt::format("; with an argument, {}", describe(*command.access_with_arguments));
+  return who;
+}
+
+std::string where_usable(const CommandDefinition& command) {
+  auto where = std::string(describe(command.place));
+  if (command.place_with_arguments && *command.place_with_arguments != command.place)
+    where += fmt::format("; with an argument, {}", describe(*command.place_with_arguments));
+  return where;
+}
+
 std::string help_text(bool in_thread) {
   std::vector<std::pair<std::string, const CommandDefinition*>> rows;
   std::size_t width = 0;
@@ -191,10 +205,7 @@ std::string help_text(bool in_thread) {
   std::string text =
       in_thread ? "Commands in this thread:\n```\n" : "Commands in the channel:\n```\n";
   for (const auto& [usage, c] : rows) {
-    auto who = std::string(describe(c->access));
-    if (c->access_with_arguments && *c->access_with_arguments != c->access)
-      who += fmt::format("; with an argument, {}", describe(*c->access_with_arguments));
-    text += fmt::format("{:<{}}  {} ({})\n", usage, width, c->description, who);
+    text += fmt::format("{:<{}}  {} ({})\n", usage, width, c->description, who_may_use(*c));
   }
   text += "```\n";
   text += in_thread

@@ -92,4 +92,10 @@ std::string help_text(bool in_thread);
 std::string_view describe(CommandAccess access);
 std::string_view describe(CommandPlace place);
 
+// Who may use a command and where, including the narrower rule once an argument is given:
+// "allowed users and the thread's guests; with an argument, the thread's owner and operators".
+// The !help text and the commands reference page both say it this way.
+std::string who_may_use(const CommandDefinition& command);
+std::string where_usable(const CommandDefinition& command);
+
 }  // namespace errand::chat

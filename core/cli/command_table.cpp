@@ -92,6 +92,24 @@ const std::vector<CliCommand>& table() {
                          {"2", "refused: the file is invalid, or the command was misused"}},
       },
       {
+          .name = "reference",
+          .synopsis = "reference <configuration [--plugin-dir DIR] | commands | characters>",
+          .summary = "print a generated reference page (Markdown)",
+          .description =
+              "Prints one of the reference pages the documentation site carries, generated from "
+              "the code so they cannot drift from it: the configuration keys (the same page as "
+              "config reference), the chat commands from the one command table, or the "
+              "characters errand posts (reactions and status marks) and what each means.",
+          .terms =
+              {
+                  {"configuration", "every configuration key, from the composed schema"},
+                  {"commands", "every chat command: where it works, who may use it, arguments"},
+                  {"characters", "every reaction and status mark errand posts, and its meaning"},
+                  {"--plugin-dir DIR", "with configuration: composes from the plugins in DIR only"},
+              },
+          .exit_codes = {{"0", "the page was printed"}, {"2", "misused"}},
+      },
+      {
           .name = "setup",
           .synopsis = "setup <bailey|podman|incus> [--dry-run] [--account NAME] [--config PATH] "
                       "[--golden]",

@@ -13,6 +13,7 @@ int config_command(const std::vector<std::string>& args);
 int threads_command(const std::vector<std::string>& args);
 int setup_command(const std::vector<std::string>& args);
 int up_command(const std::vector<std::string>& args);
+int reference_command(const std::vector<std::string>& args);
 
 // The help for one command, or the overview when command is empty or unknown.
 void print_help(std::ostream& out, const std::string& command);

@@ -66,6 +66,7 @@ int main_command(int argc, char** argv) {
   if (command == "threads") return threads_command(args);
   if (command == "setup") return setup_command(args);
   if (command == "up") return up_command(args);
+  if (command == "reference") return reference_command(args);
   std::cerr << "errand: unknown command \"" << command
             << "\"\nRun `errand help` for the commands.\n";
   return daemon::kExitRefused;

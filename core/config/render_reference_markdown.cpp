@@ -4,29 +4,18 @@
 
 #include "core/config/reference.hpp"
 #include "core/config/schema_type_names.hpp"
+#include "core/reference/markdown_cell.hpp"
 
 namespace errand::config {
 
 namespace json = boost::json;
+using reference::markdown_cell;
 
 namespace {
 
 const json::object* object_keyword(const json::object& node, std::string_view keyword) {
   const auto* found = node.if_contains(keyword);
   return found != nullptr && found->is_object() ? &found->as_object() : nullptr;
-}
-
-std::string cell(std::string text) {
-  std::string escaped;
-  for (const char c : text) {
-    if (c == '|')
-      escaped += "\\|";
-    else if (c == '\n')
-      escaped += ' ';
-    else
-      escaped += c;
-  }
-  return escaped;
 }
 
 std::string format_name(std::string_view format) {
@@ -90,14 +79,15 @@ std::string default_of(const json::object& node, bool required) {
   return required ? "required" : "absent";
 }
 
+// A table cell: the schema's words escaped for the cell, then the page's own emphasis.
 std::string description_of(const json::object& node) {
-  std::string text = string_member(node, "description");
+  std::string text = markdown_cell(string_member(node, "description"));
   if (node.contains("x-errand-secret"))
     text += " **Secret**: scrubbed from output, blanked in logs.";
   if (auto reason = string_member(node, "x-errand-unsupported"); !reason.empty())
-    text += " **Not supported yet**, refused when written: " + reason + ".";
+    text += " **Not supported yet**, refused when written: " + markdown_cell(reason) + ".";
   if (auto plugin = string_member(node, "x-errand-plugin"); !plugin.empty())
-    text += " (From the plugin `" + plugin + "`.)";
+    text += " (From the plugin " + markdown_cell("`" + plugin + "`") + ".)";
   return text;
 }
 
@@ -119,9 +109,9 @@ void rows_beneath(const json::object& node, const std::string& prefix, std::stri
       const std::string dotted =
           prefix.empty() ? std::string(name) : prefix + "." + std::string(name);
       const auto& child_node = child.as_object();
-      out += "| `" + cell(dotted) + "` | " + cell(type_of(child_node)) + " | " +
-             cell(default_of(child_node, required.contains(std::string(name)))) + " | " +
-             cell(description_of(child_node)) + " |\n";
+      out += "| " + markdown_cell("`" + dotted + "`") + " | " + markdown_cell(type_of(child_node)) +
+             " | " + markdown_cell(default_of(child_node, required.contains(std::string(name)))) +
+             " | " + description_of(child_node) + " |\n";
       rows_beneath(child_node, dotted, out);
     }
   }
@@ -151,7 +141,8 @@ std::string render_reference_markdown(const json::object& schema) {
       "you choose, and `[]` for each entry of a list. A default of \"absent\" means the key is "
       "simply not set; \"required\" means the file is refused without it. Secrets are "
       "scrubbed from everything a session reports and blanked when the configuration is "
-      "logged. docs/configuration.md explains how the file is found, checked and reloaded.\n";
+      "logged. [Configuration](../configuration.md) explains how the file is found, checked "
+      "and reloaded.\n";
   const auto* properties = object_keyword(schema, "properties");
   if (properties == nullptr) return out;
   const auto required = required_of(schema);
@@ -161,9 +152,10 @@ std::string render_reference_markdown(const json::object& schema) {
   for (const auto& [name, child] : *properties) {
     if (!child.is_object() || is_section(child.as_object())) continue;
     const auto& node = child.as_object();
-    out += "| `" + cell(std::string(name)) + "` | " + cell(type_of(node)) + " | " +
-           cell(default_of(node, required.contains(std::string(name)))) + " | " +
-           cell(description_of(node)) + " |\n";
+    out += "| " + markdown_cell("`" + std::string(name) + "`") + " | " +
+           markdown_cell(type_of(node)) + " | " +
+           markdown_cell(default_of(node, required.contains(std::string(name)))) + " | " +
+           description_of(node) + " |\n";
   }
   for (const auto& [name, child] : *properties) {
     if (!child.is_object() || !is_section(child.as_object())) continue;

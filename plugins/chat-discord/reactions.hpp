@@ -1,8 +1,9 @@
 #pragma once
 
-// The glyph each of the core's reactions is shown as on Discord, and the URL form Discord's
-// reaction routes take. Every glyph is a single code point with emoji presentation, so it
-// renders the same on every client and needs no variation selector.
+// The glyph each of the core's reactions is shown as on Discord (common/reaction_marks.hpp, the
+// table the documentation is generated from), and the URL form Discord's reaction routes take.
+// Every glyph is a single code point with emoji presentation, so it renders the same on every
+// client and needs no variation selector.
 
 #include <errand/sdk/chat_transport.hpp>
 #include <string>

@@ -75,6 +75,23 @@ std::string tool_line(std::string_view title, ToolStatus status, std::optional<i
   return "ran " + code;
 }
 
+std::optional<std::string_view> tool_status_meaning(ToolStatus status) {
+  // No default: a new status stops the build here (-Wswitch) until it says what it means.
+  switch (status) {
+    case ToolStatus::running:
+      return "The agent started a tool call (a command, reading or editing a file); the same "
+             "message changes to one of the lines below when the call ends.";
+    case ToolStatus::completed:
+      return "The call ended; the exit code follows when the agent reported one.";
+    case ToolStatus::failed:
+      return "The call failed; the exit code follows when the agent reported one.";
+    case ToolStatus::cancelled:
+      return "The agent reported the call cancelled before it ended, as when the turn is "
+             "interrupted.";
+  }
+  return std::nullopt;
+}
+
 std::string tool_message(std::string_view title, const ToolCallEnd& end, bool forward_output,
                          std::size_t max_output_chars, std::size_t message_limit) {
   auto line = tool_line(title, end.status, end.exit_code);

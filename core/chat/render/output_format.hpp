@@ -45,6 +45,11 @@ std::string fenced(std::string_view body, std::string_view language = {});
 
 std::string tool_line(std::string_view title, ToolStatus status, std::optional<int> exit_code);
 
+// What a tool line with this status tells the reader; `errand reference characters` prints it
+// beside the line tool_line writes. Absent only for a value past the last status, so a reader
+// can walk them all from 0.
+std::optional<std::string_view> tool_status_meaning(ToolStatus status);
+
 // The line and, with forward_output, the output in a fence cut to max_output_chars; the whole
 // message never exceeds message_limit.
 std::string tool_message(std::string_view title, const ToolCallEnd& end, bool forward_output,

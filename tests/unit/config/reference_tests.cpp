@@ -74,3 +74,14 @@ TEST_CASE("config.example.json loads with no problems against the core schema",
   REQUIRE(loaded.has_value());
   CHECK(loaded->effective.at("sandbox").at("egress").at("allow").as_array().size() == 5);
 }
+
+TEST_CASE("a '<' in a description cannot open an element on the documentation site",
+          "[config][reference]") {
+  const std::string markdown = render_reference_markdown(core_schema());
+  const auto row = markdown.find("| `sandbox.backend` |");
+  REQUIRE(row != std::string::npos);
+  const std::string backend_row = markdown.substr(row, markdown.find('\n', row) - row);
+  CHECK_THAT(backend_row, ContainsSubstring("sandbox-&lt;backend>"));
+  // Inside a code span the text stays as written.
+  CHECK_THAT(markdown, ContainsSubstring("| `agent.providers.<name>.credential` |"));
+}
