@@ -4,6 +4,7 @@
 
 #include "core/config/jsonc.hpp"
 #include "core/config/read_text_file.hpp"
+#include "core/sandbox/sandbox_choice.hpp"
 #include "core/setup/step_report.hpp"
 
 namespace errand::setup {
@@ -71,7 +72,9 @@ SetupConfig setup_values(const json::object& config, const json::object& example
   SetupConfig values;
   values.project_root = string_at(config, example, "projectRoot", "");
   values.state_dir = string_at(config, example, "stateDir", "");
-  values.backend = string_at(config, example, "sandbox.backend", "bailey");
+  // The backend the daemon will run, as the core's own reader takes it (the schema's default
+  // when the file names none): sandbox.* is read only in core/sandbox/.
+  values.backend = sandbox::sandbox_choice(config).backend;
   return values;
 }
 

@@ -21,8 +21,9 @@ struct SetupConfig {
 // Parses a JSONC file into an object; StepFailed (for `step`) naming the file and the problem.
 boost::json::object read_jsonc_object(const std::filesystem::path& file, const std::string& step);
 
-// Each value from `config`, else from `example` (the shipped example holds the defaults setup
-// uses), else the schema's default for sandbox.backend ("bailey").
+// projectRoot and stateDir from `config`, else from `example` (the shipped example holds the
+// defaults setup uses); the backend as the core reads sandbox.backend (its schema default when
+// the file names none).
 SetupConfig setup_values(const boost::json::object& config, const boost::json::object& example);
 
 // The keys an operator still has to fill in, dotted ("chat.token",
