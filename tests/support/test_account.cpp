@@ -1,7 +1,6 @@
 #include "tests/support/test_account.hpp"
 
 #include <grp.h>
-#include <pwd.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -12,8 +11,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <vector>
 
+#include "core/setup/account.hpp"
 #include "tests/support/delegated_cgroups.hpp"
 #include "tests/support/root_preparation.hpp"
 
@@ -70,21 +69,17 @@ void become(const TestAccount& account, const DelegatedCgroups& cgroups, pid_t p
 std::optional<TestAccount> find_test_account(std::string& why) {
   const char* chosen = std::getenv("ERRAND_TEST_ACCOUNT");
   const std::string name = chosen != nullptr && *chosen != '\0' ? chosen : "errand-test";
-  std::vector<char> buffer(16384);
-  passwd entry{};
-  passwd* found = nullptr;
-  const int rc = ::getpwnam_r(name.c_str(), &entry, buffer.data(), buffer.size(), &found);
-  if (found == nullptr) {
-    why = "the test account " + name + " does not exist" +
-          (rc != 0 ? std::string(" (") + std::strerror(rc) + ")" : std::string()) +
-          "; scripts/setup creates it (or name another in ERRAND_TEST_ACCOUNT)";
+  const auto found = setup::find_account(name);
+  if (!found) {
+    why = "the test account " + name +
+          " does not exist; scripts/setup creates it (or name another in ERRAND_TEST_ACCOUNT)";
     return std::nullopt;
   }
-  if (found->pw_uid == 0) {
+  if (found->uid == 0) {
     why = "the test account " + name + " is root; the suites must run as an ordinary account";
     return std::nullopt;
   }
-  return TestAccount{name, found->pw_uid, found->pw_gid, found->pw_dir};
+  return TestAccount{name, found->uid, found->gid, found->home};
 }
 
 int run_as_test_account(const std::function<int()>& body) {
