@@ -146,22 +146,22 @@ json::object agent() {
                        "a session stays on its model when the usage window is spent; switch "
                        "with !model, and remove the key")},
           {"delegate",
-           unsupported(
-               section("A cheaper model of the same provider that the agent may ask one question "
-                       "about one thing. Absent means no delegation.",
-                       {
-                           {"model",
-                            with(text("The model delegated questions go to."), "minLength", 1)},
-                           {"perTurn",
-                            defaulted(whole_number("Delegated questions allowed per turn.", 1), 8)},
-                           {"deadlineMs",
-                            defaulted(whole_number("How long a delegated question may take, in "
-                                                   "milliseconds.",
-                                                   1),
-                                      60000)},
-                       },
-                       {"model"}),
-               "no agent is handed a model to delegate to yet; remove the block")},
+           section("A cheaper model of the same provider that the agent may ask one question "
+                   "about one thing (a file, a log, a diff), with the delegate command errand "
+                   "puts on its PATH. Absent means no delegate command at all.",
+                   {
+                       {"model", with(text("The model delegated questions go to, of "
+                                           "agent.provider."),
+                                      "minLength", 1)},
+                       {"perTurn",
+                        defaulted(whole_number("Delegated questions allowed per turn.", 1), 8)},
+                       {"deadlineMs",
+                        defaulted(whole_number("How long a delegated question may take, in "
+                                               "milliseconds.",
+                                               1),
+                                  60000)},
+                   },
+                   {"model"})},
           {"providers",
            hinted(with(with(map_of("The model providers sessions may use, by name.", provider()),
                             "minProperties", 1),

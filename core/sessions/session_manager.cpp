@@ -250,4 +250,20 @@ void SessionManager::on_provider_usage(const sdk::ProviderUsage& usage) noexcept
   }
 }
 
+std::string SessionManager::admit_delegate(const std::string& session_id) noexcept {
+  try {
+    return services_->delegates->admit(session_id);
+  } catch (const std::exception& e) {
+    return std::string("the daemon could not count this delegate call: ") + e.what();
+  }
+}
+
+void SessionManager::on_delegate_finished(const sdk::DelegateReport& report) noexcept {
+  try {
+    services_->delegates->finish(report, std::nullopt);
+  } catch (const std::exception& e) {
+    log_->error("a delegate call could not be counted: {}", e.what());
+  }
+}
+
 }  // namespace errand::sessions

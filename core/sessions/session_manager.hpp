@@ -67,6 +67,8 @@ class SessionManager final : public sdk::ChatEvents,
                           std::chrono::system_clock::time_point until) noexcept override;
   void on_provider_resumed(const std::string& provider) noexcept override;
   void on_provider_usage(const sdk::ProviderUsage& usage) noexcept override;
+  std::string admit_delegate(const std::string& session_id) noexcept override;
+  void on_delegate_finished(const sdk::DelegateReport& report) noexcept override;
 
   // The web interface (manager_web.cpp). A message it wrote, already posted where a person
   // would have written it (the served channel, or a thread), handled like any other message and

@@ -7,6 +7,7 @@
 #include "core/github/github_at_start.hpp"
 #include "core/log/logging.hpp"
 #include "core/secrets/upload_guard.hpp"
+#include "core/sessions/delegate_ledger.hpp"
 #include "core/sessions/queue.hpp"
 #include "core/threads/threads_store.hpp"
 
@@ -45,6 +46,8 @@ struct SessionServices {
   sdk::BackendCapabilities capabilities{};
   // The GitHub identity judged at start (github is restart-only); null: sessions get none.
   std::shared_ptr<const github::GithubIdentity> github{};
+  // What the sessions' delegate commands did; the broker asks it to admit each call.
+  std::shared_ptr<DelegateLedger> delegates = std::make_shared<DelegateLedger>();
 };
 
 // A chat message that is a prompt for the agent.

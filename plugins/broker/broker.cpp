@@ -158,6 +158,10 @@ sdk::Result<std::vector<sdk::Grant>> Broker::grants(const std::string& session_i
   }
 }
 
+asio::awaitable<sdk::Result<sdk::ProviderUsage>> Broker::refresh_usage(std::string provider) {
+  co_return sdk::make_error("the broker cannot ask " + provider + " for its usage yet");
+}
+
 void Broker::stop() noexcept {
   if (core_->stopped()) return;
   std::map<std::string, std::shared_ptr<BrokerSession>> sessions;

@@ -40,6 +40,8 @@ class Broker final : public sdk::EgressBroker {
   sdk::Result<sdk::Grant> grant(const std::string& session_id,
                                 sdk::GrantRequest request) noexcept override;
   sdk::Result<std::vector<sdk::Grant>> grants(const std::string& session_id) noexcept override;
+  boost::asio::awaitable<sdk::Result<sdk::ProviderUsage>> refresh_usage(
+      std::string provider) override;
   void stop() noexcept override;
 
   BrokerCore& core() noexcept { return *core_; }

@@ -24,7 +24,6 @@ struct Written {
 TEST_CASE("a key nothing reads is refused with the reason, whatever its value",
           "[config][unsupported]") {
   const auto written = GENERATE(
-      Written{"agent.delegate", R"({"model": "claude-haiku"})"},
       Written{"agent.fallback", R"(["claude-sonnet"])"}, Written{"sandbox.diskTmp", "false"},
       // Even a value its own schema would refuse: the refusal is about the key.
       Written{"agent.fallback", R"({"not": "a list"})"});

@@ -66,7 +66,14 @@ struct LaunchSpec {
   std::vector<std::pair<std::string, std::string>> env;
   std::vector<std::filesystem::path> agent_dirs;  // read and execute; ahead on PATH
   SandboxPolicy policy;
+  // ABI 4.0: a directory of errand's own programs for the agent (the delegate command, only
+  // with agent.delegate). The backend makes it visible read-only and puts it ahead on PATH:
+  // at its host path where the sandbox sees the host's file system, else at kToolsMountPoint.
+  std::optional<std::filesystem::path> tools_dir;
 };
+
+// Where a backend that cannot show the host's path mounts LaunchSpec::tools_dir.
+inline constexpr const char* kToolsMountPoint = "/run/errand/tools";
 
 enum class LimitCause { none, memory, pids, file_size, disk, cpu };
 

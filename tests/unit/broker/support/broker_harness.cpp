@@ -74,6 +74,27 @@ void RecordingEvents::on_provider_usage(const sdk::ProviderUsage& usage) noexcep
   usage_.push_back(usage);
 }
 
+std::string RecordingEvents::admit_delegate(const std::string& session_id) noexcept {
+  (void)session_id;
+  std::lock_guard lock(mutex_);
+  return delegate_refusal_;
+}
+
+void RecordingEvents::on_delegate_finished(const sdk::DelegateReport& report) noexcept {
+  std::lock_guard lock(mutex_);
+  delegates_.push_back(report);
+}
+
+void RecordingEvents::refuse_delegates_with(std::string sentence) {
+  std::lock_guard lock(mutex_);
+  delegate_refusal_ = std::move(sentence);
+}
+
+std::vector<sdk::DelegateReport> RecordingEvents::delegates() const {
+  std::lock_guard lock(mutex_);
+  return delegates_;
+}
+
 bool RecordingEvents::wait_until(const std::function<bool(const RecordingEvents&)>& pred,
                                  std::chrono::milliseconds timeout) const {
   return errand::test::poll_until([&] { return pred(*this); }, timeout);

@@ -54,6 +54,11 @@ class RecordingEvents final : public sdk::BrokerEvents {
                           std::chrono::system_clock::time_point until) noexcept override;
   void on_provider_resumed(const std::string& provider) noexcept override;
   void on_provider_usage(const sdk::ProviderUsage& usage) noexcept override;
+  // Admits every delegate call unless refuse_delegates_with() set a sentence.
+  std::string admit_delegate(const std::string& session_id) noexcept override;
+  void on_delegate_finished(const sdk::DelegateReport& report) noexcept override;
+  void refuse_delegates_with(std::string sentence);
+  std::vector<sdk::DelegateReport> delegates() const;
   std::vector<Refusal> refusals() const;
   std::vector<sdk::ProviderUsage> usage() const;
   // Polls until pred() holds over the events seen so far, or the timeout passes.
@@ -67,6 +72,8 @@ class RecordingEvents final : public sdk::BrokerEvents {
   std::vector<Refusal> refusals_;
   std::vector<std::string> paused_, resumed_;
   std::vector<sdk::ProviderUsage> usage_;
+  std::string delegate_refusal_;
+  std::vector<sdk::DelegateReport> delegates_;
 };
 
 class RealClock final : public sdk::Clock {
