@@ -1,4 +1,5 @@
 #include "core/agent/kage_catalog.hpp"
+#include "core/agent/model_price.hpp"
 #include "core/config/string_settings.hpp"
 
 #include "core/agent/acp_client.hpp"
@@ -62,12 +63,14 @@ sdk::Result<KageCatalog> parse_kage_models_list(const json::value& result) {
     if (const auto* models = p.if_contains("models"); models && models->is_array()) {
       for (const auto& m : models->as_array()) {
         if (!m.is_object()) continue;
-        KageModel model{config::string_member(m.as_object(), "id"),
-                        config::string_member(m.as_object(), "name"),
-                        {}};
+        KageModel model;
+        model.id = config::string_member(m.as_object(), "id");
+        model.name = config::string_member(m.as_object(), "name");
         if (const auto* context = m.as_object().if_contains("context");
             context && (context->is_uint64() || (context->is_int64() && context->as_int64() > 0)))
           model.context = context->to_number<std::uint64_t>();
+        model.input_cost = price_per_million(m.as_object(), "inputCost");
+        model.output_cost = price_per_million(m.as_object(), "outputCost");
         if (!model.id.empty()) provider.models.push_back(std::move(model));
       }
     }

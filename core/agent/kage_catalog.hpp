@@ -28,6 +28,9 @@ struct KageModel {
   std::string id;
   std::string name;
   std::optional<std::uint64_t> context;
+  // What the catalog prices a million tokens at, in US dollars, when it does.
+  std::optional<double> input_cost;
+  std::optional<double> output_cost;
 };
 
 struct KageProvider {

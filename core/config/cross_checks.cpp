@@ -86,6 +86,21 @@ void check_agent_provider(const json::object& config, std::vector<Problem>& prob
   problems.push_back({"agent.provider", std::move(message)});
 }
 
+// The broker calls the delegate model on agent.provider's route, which exists only for a
+// provider the broker holds the key of.
+void check_delegate_provider(const json::object& config, std::vector<Problem>& problems) {
+  if (sdk::find_setting(config, "agent.delegate") == nullptr) return;
+  const std::string provider = string_setting(config, "agent.provider");
+  const auto* brokered = sdk::find_setting(config, "agent.providers." + provider + ".broker");
+  if (brokered == nullptr || !brokered->is_bool() || brokered->as_bool()) return;
+  problems.push_back({"agent.delegate",
+                      "`agent.delegate` asks agent.provider's delegate model through the "
+                      "broker, but `agent.providers." +
+                          provider +
+                          ".broker` is false, so the broker holds no key for it; remove "
+                          "agent.delegate or let the broker hold the provider's key"});
+}
+
 void check_agent_command(const json::object& config, std::vector<Problem>& problems) {
   const auto* agent = object_at(config, "agent");
   if (agent == nullptr || string_setting(config, "agent.kind") != "acp" ||
@@ -160,6 +175,7 @@ void check_across_keys(const json::object& config, std::vector<Problem>& problem
   check_roots_apart(config, problems);
   check_agent_provider(config, problems);
   check_agent_command(config, problems);
+  check_delegate_provider(config, problems);
   check_provider_definitions(config, problems);
   check_alias_names(config, problems);
   check_kage_provider_names(config, problems);

@@ -12,7 +12,7 @@ namespace {
 
 using Path = std::vector<std::string>;
 
-constexpr std::array<ReloadReach, 20> kTable{{
+constexpr std::array<ReloadReach, 21> kTable{{
     {"chat", false,
      "the chat connection, its token and who may use the bot (allowedUserIds, blockedUserIds, "
      "operatorUserIds, startOnMention) are fixed when the daemon connects"},
@@ -29,6 +29,10 @@ constexpr std::array<ReloadReach, 20> kTable{{
      "the egress broker holds each provider's route, key and limits as they were at startup: "
      "a provider added is not routed and one removed stays routed"},
     {"agent.providers.*.models", true, "!model lists the new list at once"},
+    // Whole, since holding part of the block would apply the rest without its model.
+    {"agent.delegate", false,
+     "the egress broker, which makes delegate calls, reads the delegate model and deadline once, "
+     "at startup, and a session's allowance goes with them"},
     {"sandbox", true,
      "the next session is launched with the new limits, grants, paths and environment, and the "
      "enforcement report is checked and logged again"},

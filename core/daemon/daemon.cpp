@@ -22,6 +22,8 @@
 #include "core/sandbox/policy_from_config.hpp"
 #include "core/sandbox/sandbox_choice.hpp"
 #include "core/secrets/secret_scrubber.hpp"
+#include "core/sessions/delegate_settings.hpp"
+#include "core/sessions/delegate_tools.hpp"
 #include "core/sessions/house_rules.hpp"
 #include "core/sessions/private_directory.hpp"
 #include "core/sessions/queue.hpp"
@@ -251,15 +253,34 @@ int run_daemon(const RunEnvironment& env, std::ostream& out) {
   rt.store = std::make_unique<sessions::ThreadsStore>(std::move(rt.threads));
   rt.queue = std::make_unique<sessions::TurnQueue>(rt.io.get_executor(), rt.clock, *limits,
                                                    rt.logging.logger("queue"));
-  rt.manager = sessions::SessionManager::create(
-      sessions::SessionServices{
-          rt.io.get_executor(), chat, *host.backend(), host.broker(), rt.scrubber,
-          rt.scrubber.upload_guard(), rt.clock, *rt.store, *rt.queue, rt.logging, choice.backend,
-          settings.state_dir, rt.config.source, report.capabilities,
-          *github_identity
-              ? std::make_shared<const github::GithubIdentity>(std::move(**github_identity))
-              : nullptr},
-      rt.config.effective);
+  sessions::SessionServices services{
+      rt.io.get_executor(),
+      chat,
+      *host.backend(),
+      host.broker(),
+      rt.scrubber,
+      rt.scrubber.upload_guard(),
+      rt.clock,
+      *rt.store,
+      *rt.queue,
+      rt.logging,
+      choice.backend,
+      settings.state_dir,
+      rt.config.source,
+      report.capabilities,
+      *github_identity
+          ? std::make_shared<const github::GithubIdentity>(std::move(**github_identity))
+          : nullptr};
+  if (host.broker() != nullptr) services.tools_dir = sessions::tools_dir_beside(host.broker_file());
+  // A session given agent.delegate without the command would tell its agent of a command that
+  // is not there; the start stops instead, as for any other guarantee it cannot keep.
+  if (sessions::delegate_settings(rt.config.effective)) {
+    if (auto tools = sessions::delegate_tools_dir(services.tools_dir); !tools) {
+      rt.log->error("{}", tools.error().message);
+      return kExitRefused;
+    }
+  }
+  rt.manager = sessions::SessionManager::create(std::move(services), rt.config.effective);
   if (*kage_catalog) rt.manager->use_kage_catalog(std::move(**kage_catalog));
   // The web interface binds before the chat service connects, so an address it may not serve
   // on, or a port another program holds, stops the start before anyone in the channel sees the

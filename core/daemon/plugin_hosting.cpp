@@ -102,6 +102,7 @@ PluginHost::Created PluginHost::create_broker(const boost::json::object& config)
                            created.error().kind);
   }
   broker_ = std::move(*created);
+  broker_file_ = (*record)->path;
   return {};
 }
 

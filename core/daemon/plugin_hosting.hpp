@@ -49,6 +49,8 @@ class PluginHost {
 
   sdk::SandboxBackend* backend() const noexcept { return backend_.get(); }
   sdk::EgressBroker* broker() const noexcept { return broker_.get(); }
+  // The file the broker was loaded from; empty when there is no broker.
+  const std::filesystem::path& broker_file() const noexcept { return broker_file_; }
   sdk::ChatTransport* chat() const noexcept { return chat_.get(); }
 
   // Stops the chat transport first (nothing new arrives), then the broker.
@@ -68,6 +70,7 @@ class PluginHost {
   std::list<sdk::HostServices> services_;  // stable addresses for the instances' lifetime
   plugins::InstanceHandle<sdk::ChatTransport> chat_;
   plugins::InstanceHandle<sdk::EgressBroker> broker_;
+  std::filesystem::path broker_file_;
   plugins::InstanceHandle<sdk::SandboxBackend> backend_;
 };
 

@@ -57,6 +57,13 @@ void check_sandbox_policy(const json::object& config, bool well_typed,
     problems.push_back({key_named_by(policy.error().message), policy.error().message});
     return;
   }
+  // The delegate call is made by the broker, with the key the sandbox never holds.
+  if (sdk::find_setting(config, "agent.delegate") != nullptr && !policy->uses_broker())
+    problems.push_back({"agent.delegate",
+                        "`agent.delegate` needs the egress broker, which makes each delegate "
+                        "call with the provider's key, but sessions under this sandbox policy "
+                        "have none (sandbox.egress.mode is \"open\", or sandbox.network is not "
+                        "restricted); remove agent.delegate or send sessions through the broker"});
   const std::string chosen = "sandbox-" + sandbox_choice(config).backend;
   for (const auto& contribution : contributions) {
     if (contribution.plugin != chosen || !contribution.validate_policy) continue;

@@ -21,6 +21,32 @@ void DelegateTally::add(const sdk::DelegateReport& report, std::optional<double>
   answer_chars += report.answer_chars;
 }
 
+namespace {
+
+// The tally after its call count, which the turn and the session word differently.
+std::string describe_tally(const DelegateTally& tally) {
+  if (tally.calls == 0) return {};
+  std::string text;
+  if (tally.answered != tally.calls) text += fmt::format(" ({} answered)", tally.answered);
+  text += tally.tokens_reported
+              ? fmt::format(", {} tokens in and {} out", tally.input_tokens, tally.output_tokens)
+              : std::string(", tokens not reported");
+  text += tally.cost_known ? fmt::format(", cost {:.4f} USD", tally.cost)
+                           : std::string(", cost unknown");
+  text += fmt::format(", {} characters (about {} tokens) kept out of the context",
+                      tally.artefact_chars, estimated_tokens(tally.artefact_chars));
+  return text;
+}
+
+}  // namespace
+
+std::string describe_delegates(const DelegateStats& stats) {
+  return fmt::format("delegate, this turn: {} of {} calls{}\ndelegate, this session: {} call{}{}",
+                     stats.turn.calls, stats.per_turn, describe_tally(stats.turn),
+                     stats.session.calls, stats.session.calls == 1 ? "" : "s",
+                     describe_tally(stats.session));
+}
+
 void DelegateLedger::open(const std::string& session_id, std::uint32_t per_turn) {
   std::lock_guard lock(mutex_);
   sessions_[session_id].stats.per_turn = per_turn;

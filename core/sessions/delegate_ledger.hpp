@@ -38,6 +38,10 @@ struct DelegateStats {
   DelegateTally turn;  // the running turn, or the last one
 };
 
+// The !status lines: the current turn's calls against its allowance and the session's, with
+// tokens, cost where known, and the characters (and estimated tokens) kept out of the context.
+std::string describe_delegates(const DelegateStats& stats);
+
 class DelegateLedger {
  public:
   // A session with agent.delegate; others are never admitted.

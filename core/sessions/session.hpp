@@ -22,6 +22,7 @@
 #include "core/sandbox/policy_from_config.hpp"
 #include "core/sessions/carried_grants.hpp"
 #include "core/sessions/chat_reply.hpp"
+#include "core/sessions/delegate_settings.hpp"
 #include "core/sessions/house_rules.hpp"
 #include "core/sessions/live_sessions.hpp"
 #include "core/sessions/permission_gate.hpp"
@@ -197,6 +198,8 @@ class Session : public std::enable_shared_from_this<Session> {
   std::vector<std::string> environment_names_;
   bool replaying_ = false;
   std::optional<HouseRules> house_rules_;
+  // agent.delegate as this session started with it; none: no delegate command.
+  std::optional<DelegateSettings> delegate_;
   // The agent did not take the rules at launch and has no earlier conversation holding them,
   // so the first prompt carries them.
   bool rules_in_first_prompt_ = false;

@@ -134,6 +134,8 @@ std::string Session::status_text() const {
     text += fmt::format("\ncontext: {} of {} tokens used", usage_->used, usage_->size);
   if (usage_ && usage_->cost_amount)
     text += fmt::format("\ncost so far: {:.4f} {}", *usage_->cost_amount, usage_->cost_currency);
+  if (const auto delegated = services_->delegates->stats(id()))
+    text += "\n" + describe_delegates(*delegated);
   return text;
 }
 

@@ -1,4 +1,6 @@
 #include "core/sessions/session_manager.hpp"
+
+#include "core/agent/model_price.hpp"
 #include "core/config/string_settings.hpp"
 
 #include "core/chat/commands.hpp"
@@ -260,7 +262,21 @@ std::string SessionManager::admit_delegate(const std::string& session_id) noexce
 
 void SessionManager::on_delegate_finished(const sdk::DelegateReport& report) noexcept {
   try {
-    services_->delegates->finish(report, std::nullopt);
+    // Priced on the strand, where the configuration and kage's catalog are read and replaced.
+    asio::post(strand_, [self = shared_from_this(), report] {
+      std::optional<double> cost = report.reported_cost;
+      if (!cost && (report.input_tokens || report.output_tokens))
+        cost = agent::priced_call(*self->settings_.config,
+                                  self->kage_catalog_ ? &*self->kage_catalog_ : nullptr,
+                                  report.provider, report.model, report.input_tokens.value_or(0),
+                                  report.output_tokens.value_or(0));
+      self->services_->delegates->finish(report, cost);
+      self->log_->info(
+          "session {}: delegate call to {}/{} ended {} ({} characters kept out)", report.session_id,
+          report.provider, report.model,
+          report.outcome == sdk::DelegateReport::Outcome::answered ? "answered" : report.detail,
+          report.artefact_chars);
+    });
   } catch (const std::exception& e) {
     log_->error("a delegate call could not be counted: {}", e.what());
   }

@@ -46,6 +46,9 @@ struct SessionServices {
   sdk::BackendCapabilities capabilities{};
   // The GitHub identity judged at start (github is restart-only); null: sessions get none.
   std::shared_ptr<const github::GithubIdentity> github{};
+  // errand's programs for agents (the delegate command), beside the broker plugin; given to a
+  // session's sandbox only with agent.delegate.
+  std::filesystem::path tools_dir{};
   // What the sessions' delegate commands did; the broker asks it to admit each call.
   std::shared_ptr<DelegateLedger> delegates = std::make_shared<DelegateLedger>();
 };

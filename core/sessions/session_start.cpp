@@ -6,6 +6,7 @@
 #include "core/agent/provider_routes.hpp"
 #include "core/agent/state_files.hpp"
 #include "core/sandbox/broker_spec.hpp"
+#include "core/sessions/delegate_tools.hpp"
 #include "core/sessions/private_directory.hpp"
 #include "core/sessions/session.hpp"
 #include "core/sessions/web_identity.hpp"
@@ -80,6 +81,7 @@ asio::awaitable<sdk::Result<Session::StartResult>> Session::start_up() {
   if (auto opened = co_await open_thread(); !opened) co_return opened.error();
   if (stop_request_) co_return StartResult::stopped;
   if (auto read = read_house_rules_now(); !read) co_return read.error();
+  if (delegate_) services_->delegates->open(id(), delegate_->per_turn);
   if (auto prepared = prepare_directories(); !prepared) co_return prepared.error();
   if (auto recorded = co_await record_start(); !recorded) co_return recorded.error();
   auto sandbox = sandbox::policy_from_config(*plan_.config);
@@ -162,9 +164,9 @@ sdk::Result<void> Session::prepare_directories() {
   record(entry);
   // Recorded as given, not posted: the thread is the person's, the rules the operator's.
   if (house_rules_) {
-    record(boost::json::object{{"type", "house_rules"},
-                               {"path", house_rules_->path.string()},
-                               {"text", house_rules_->text}});
+    boost::json::object given{{"type", "house_rules"}, {"text", house_rules_->text}};
+    if (!house_rules_->path.empty()) given["path"] = house_rules_->path.string();
+    record(given);
     if (auto kept = agent::write_beneath(paths_.record, fs::path(kGivenRulesFile),
                                          house_rules_->text, 0600);
         !kept)
@@ -179,6 +181,17 @@ sdk::Result<void> Session::read_house_rules_now() {
   if (!rules) return rules.error();
   house_rules_ = std::move(*rules);
   if (house_rules_) services_->upload_guard.keep(house_rules_->text);
+  // What the agent is told about its delegate command travels with the house rules, so it
+  // reaches the agent the same way (kage's rules, else the first prompt) and is given again on
+  // resume only when it changed.
+  delegate_ = delegate_settings(*plan_.config);
+  if (delegate_) {
+    const std::string guidance = delegate_guidance(*delegate_);
+    if (house_rules_)
+      house_rules_->text += "\n\n" + guidance;
+    else
+      house_rules_ = HouseRules{{}, guidance};
+  }
   return {};
 }
 
@@ -302,6 +315,10 @@ asio::awaitable<sdk::Result<void>> Session::launch_sandbox() {
       spec.env.push_back(std::move(variable));
   }
   spec.agent_dirs = launch->agent_dirs;
+  if (delegate_) {
+    if (auto tools = delegate_tools_dir(services_->tools_dir); !tools) co_return tools.error();
+    spec.tools_dir = services_->tools_dir;
+  }
   config_options_ = launch->config_options;
   environment_names_.clear();
   for (const auto& variable : spec.env) environment_names_.push_back(variable.first);

@@ -58,6 +58,7 @@ asio::awaitable<void> Session::shut_down() {
     co_await finished->wait();
   }
   client_.reset();
+  services_->delegates->close(id());
   process_.reset();
 
   if (session_recorded_) {

@@ -166,6 +166,7 @@ asio::awaitable<void> Session::run_turn(std::shared_ptr<Session> self) {
     if (!recorded) log_->warn("threads.db: {}", recorded.error().message);
 
     renderer_->begin_turn({turn.prompt.ref, turn.prompt.author_id, turn.was_queued});
+    services_->delegates->turn_started(session_id);
     record(boost::json::object{
         {"type", "prompt"}, {"by", turn.prompt.author_id}, {"text", turn.prompt.text}});
     auto blocks = co_await prompt_blocks(turn.prompt);
@@ -214,6 +215,7 @@ asio::awaitable<void> Session::run_turn(std::shared_ptr<Session> self) {
     ending.detail = std::string("errand failed while running the turn: ") + e.what();
   }
   turns_.agent_done();
+  services_->delegates->turn_ended(session_id);
   flush_turn_text();
   boost::json::object turn_end{{"type", "turn_end"},
                                {"outcome", std::string(to_string(outcome))},

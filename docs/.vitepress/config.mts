@@ -27,6 +27,7 @@ const sidebar: DefaultTheme.SidebarItem[] = [
     items: [
       { text: 'The configuration file', link: '/configuration' },
       { text: 'The agent', link: '/agent' },
+      { text: 'Models: delegate, !model, fallback', link: '/models' },
       { text: 'GitHub', link: '/github' },
     ],
   },

@@ -252,6 +252,14 @@ ScriptedAnswer ScriptedAnswer::cut_off(std::string partial_text) {
   return a;
 }
 
+ScriptedAnswer ScriptedAnswer::stalled_for(std::chrono::milliseconds stall, std::string text) {
+  ScriptedAnswer a;
+  a.kind = Kind::stalled;
+  a.stall = stall;
+  a.text = std::move(text);
+  return a;
+}
+
 std::vector<std::string> text_pieces(const std::string& text) {
   std::vector<std::string> pieces;
   std::size_t at = 0;
@@ -356,6 +364,9 @@ ScriptedAnswer answer_from_json(const json::object& spec) {
         ScriptedAnswer::failure(static_cast<int>(number("status", 500)), text("text", "failure"));
   else if (kind == "cut")
     answer = ScriptedAnswer::cut_off(text("text", "partial answer"));
+  else if (kind == "stalled")
+    answer = ScriptedAnswer::stalled_for(std::chrono::milliseconds(number("stallMs", 60000)),
+                                         text("text", answer.text));
   else
     answer = ScriptedAnswer::answer(text("text", answer.text));
   answer.input_tokens = static_cast<std::uint64_t>(number("inputTokens", 12));

@@ -6,6 +6,7 @@
 // response.completed, as codex reads them). Tests script the next answers.
 
 #include <boost/json/object.hpp>
+#include <chrono>
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -22,6 +23,7 @@ struct ScriptedAnswer {
     rate_limited,  // 429 with retry-after
     failure,       // an error status with an error body
     cut,           // the stream starts and the connection drops before it ends
+    stalled,       // the stream starts, then nothing more arrives for `stall` before the rest
   };
   Kind kind = Kind::text;
   std::string text = "Hello from the fake provider.";
@@ -31,12 +33,15 @@ struct ScriptedAnswer {
   int retry_after_seconds = 1;
   std::uint64_t input_tokens = 12;
   std::uint64_t output_tokens = 7;
+  std::chrono::milliseconds stall{0};
 
   static ScriptedAnswer answer(std::string text);
   static ScriptedAnswer tool_call(std::string name, std::string input_json);
   static ScriptedAnswer rate_limited(int retry_after_seconds);
   static ScriptedAnswer failure(int status, std::string message);
   static ScriptedAnswer cut_off(std::string partial_text);
+  // A streamed answer that goes silent after its first event, as a provider stuck mid-answer.
+  static ScriptedAnswer stalled_for(std::chrono::milliseconds stall, std::string text);
 };
 
 // The text in the pieces a streaming model would send it in.

@@ -215,8 +215,11 @@ asio::awaitable<bool> respond(FakeProvider::Impl& impl, Stream& stream,
       co_await http::async_write_header(stream, serializer, asio::as_tuple(asio::use_awaitable));
   if (head_error) co_return false;
   asio::steady_timer pause(co_await asio::this_coro::executor);
+  std::size_t sent = 0;
   for (const auto& event : stream_events(dialect, answer, model)) {
-    pause.expires_after(impl.options.event_delay);
+    // A stalled answer goes silent once, after its first event.
+    const bool stall_now = answer.kind == ScriptedAnswer::Kind::stalled && sent++ == 1;
+    pause.expires_after(stall_now ? answer.stall : impl.options.event_delay);
     co_await pause.async_wait(asio::as_tuple(asio::use_awaitable));
     auto [write_error, written] = co_await asio::async_write(
         stream, http::make_chunk(asio::buffer(event)), asio::as_tuple(asio::use_awaitable));

@@ -227,6 +227,7 @@ TEST_CASE("each row of the reach table decides what a reload applies", "[config]
       {"agent", {"agent.model", "claude-other"}},
       {"agent.providers.*", {"agent.providers.anthropic.credentialName", "OTHER_API_KEY"}},
       {"agent.providers.*.models", {"agent.providers.anthropic.models", json::array{"m-1"}}},
+      {"agent.delegate", {"agent.delegate", json::object{{"model", "fake-flash"}}}},
       {"sandbox", {"sandbox.pids", 64}},
       {"sandbox.backend", {"sandbox.backend", "podman"}},
       {"sandbox.network", {"sandbox.network", "open"}},
