@@ -38,12 +38,23 @@ std::size_t sequence_at(std::string_view text, std::size_t at) noexcept {
 }  // namespace
 
 bool is_valid_utf8(std::string_view text) noexcept {
+  return !first_invalid_utf8(text).has_value();
+}
+
+std::optional<std::size_t> first_invalid_utf8(std::string_view text) noexcept {
   for (std::size_t at = 0; at < text.size();) {
     const auto length = sequence_at(text, at);
-    if (length == 0) return false;
+    if (length == 0) return at;
     at += length;
   }
-  return true;
+  return std::nullopt;
+}
+
+std::size_t utf8_characters(std::string_view text) noexcept {
+  std::size_t count = 0;
+  for (const char c : text)
+    if ((static_cast<unsigned char>(c) & 0xC0) != 0x80) ++count;
+  return count;
 }
 
 std::string with_invalid_utf8_replaced(std::string_view text) {

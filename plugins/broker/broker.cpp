@@ -7,6 +7,7 @@
 
 #include "plugins/broker/broker_session.hpp"
 #include "plugins/broker/grant_store.hpp"
+#include "plugins/broker/usage_refresh.hpp"
 
 namespace errand::broker {
 namespace asio = boost::asio;
@@ -99,6 +100,7 @@ asio::awaitable<sdk::Result<sdk::BrokerSession>> Broker::open(sdk::BrokerSession
     {
       std::lock_guard lock(core_->sessions_mutex);
       core_->sessions.emplace(spec.session_id, *session);
+      core_->newest_session_settings = (*session)->shared_settings();
     }
     (*session)->start();
     co_return (*session)->description();
@@ -159,7 +161,12 @@ sdk::Result<std::vector<sdk::Grant>> Broker::grants(const std::string& session_i
 }
 
 asio::awaitable<sdk::Result<sdk::ProviderUsage>> Broker::refresh_usage(std::string provider) {
-  co_return sdk::make_error("the broker cannot ask " + provider + " for its usage yet");
+  try {
+    co_return co_await refresh_provider_usage(core_, std::move(provider));
+  } catch (const std::exception& e) {
+    co_return sdk::make_error(std::string("the provider could not be asked for its usage: ") +
+                              e.what());
+  }
 }
 
 void Broker::stop() noexcept {

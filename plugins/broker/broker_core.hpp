@@ -86,6 +86,18 @@ class BrokerCore : public std::enable_shared_from_this<BrokerCore> {
   void report_usage(const sdk::ProviderUsage& usage) noexcept {
     if (auto* sink = events_.load(); sink != nullptr && !stopped()) sink->on_provider_usage(usage);
   }
+  // The core's answer to a delegate command's request: empty to go ahead, else the sentence
+  // the command shows. A stopping broker admits nothing.
+  std::string admit_delegate(const std::string& session_id) noexcept {
+    auto* sink = events_.load();
+    if (sink == nullptr || stopped()) return "the broker is stopping";
+    return sink->admit_delegate(session_id);
+  }
+  // How an admitted delegate call ended; told once per call while the instance runs.
+  void finish_delegate(const sdk::DelegateReport& report) noexcept {
+    if (auto* sink = events_.load(); sink != nullptr && !stopped())
+      sink->on_delegate_finished(report);
+  }
   // Posted to the broker's strand; the core is told only while the instance is running.
   void tell_host_refused(std::string session_id, std::string host, std::uint16_t port,
                          bool suggestable);
@@ -100,6 +112,10 @@ class BrokerCore : public std::enable_shared_from_this<BrokerCore> {
 
   std::mutex sessions_mutex;
   std::map<std::string, std::shared_ptr<BrokerSession>> sessions;
+  // The settings of the session opened last (under sessions_mutex): the broker's own calls,
+  // made under no session, judge a provider's addresses by the internal ranges the core gave
+  // it, since the broker reads no sandbox.* key itself.
+  std::shared_ptr<const BrokerSettings> newest_session_settings;
 
  private:
   BrokerCore(const sdk::HostServices& services, BrokerSettings settings, BrokerOptions options);

@@ -139,6 +139,8 @@ void BrokerSession::close() {
   asio::post(strand_, [self = shared_from_this()] {
     boost::system::error_code ignored;
     self->acceptor_.close(ignored);
+    for (const auto& connection : self->connections_)
+      if (connection->ends_with_session) connection->close_all();
   });
   std::error_code ec;
   fs::remove(socket_path_, ec);

@@ -31,6 +31,9 @@ struct Connection {
       : client(std::move(socket)) {}
   boost::asio::local::stream_protocol::socket client;
   std::function<void()> close_upstream;
+  // Set for a delegate call: it is the broker's own call on the session's behalf, so it ends
+  // when the session closes, where a tunnel is left to end on its own.
+  bool ends_with_session = false;
   void close_all();
 };
 
@@ -67,7 +70,7 @@ class BrokerSession : public std::enable_shared_from_this<BrokerSession> {
                                                           const sdk::BrokerSessionSpec& spec);
   void start();
   // From here on the session's credentials are refused everywhere, including on connections
-  // opened before; open tunnels are left to end on their own.
+  // opened before; open tunnels are left to end on their own, delegate calls are ended.
   void close();
   // Ends every connection, tunnels included: the broker instance is going away.
   void end_connections();
@@ -75,6 +78,9 @@ class BrokerSession : public std::enable_shared_from_this<BrokerSession> {
   const std::string& id() const noexcept { return id_; }
   BrokerCore& core() noexcept { return *core_; }
   const BrokerSettings& settings() const noexcept { return *settings_; }
+  const std::shared_ptr<const BrokerSettings>& shared_settings() const noexcept {
+    return settings_;
+  }
   Strand& strand() noexcept { return strand_; }
   bool live() const noexcept { return live_.load(); }
   sdk::BrokerSession description() const;

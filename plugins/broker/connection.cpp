@@ -12,6 +12,7 @@
 #include <boost/beast/http/read.hpp>
 
 #include "plugins/broker/broker_session.hpp"
+#include "plugins/broker/delegate_route.hpp"
 #include "plugins/broker/http_replies.hpp"
 #include "plugins/broker/provider_route.hpp"
 #include "plugins/broker/proxy_requests.hpp"
@@ -78,13 +79,16 @@ asio::awaitable<bool> serve_request(BrokerSession& session, Connection& connecti
     co_return co_await handle_provider_call(session, connection, buffer, parser,
                                             std::move(route_target));
   }
+  if (request.origin_target == kDelegateTarget)
+    co_return co_await handle_delegate(session, connection, buffer, parser, request);
   session.info("{} {} refused 400: not a proxy request or a provider route",
                std::string(parser.get().method_string()),
                session.core().scrub_secrets(request.origin_target));
   co_await refuse_and_close(
       connection, 400,
       "errand broker: this socket serves CONNECT host:port, absolute http:// requests and "
-      "provider routes under /provider/<name>/; this request is none of them");
+      "provider routes under /provider/<name>/ and POST /delegate; this request is none of "
+      "them");
   co_return false;
 }
 

@@ -47,19 +47,7 @@ HeaderList upstream_fields(const http::request_header<>& head, const ProviderSet
     if (boost::beast::iequals(name, "x-api-key")) continue;
     fields.emplace_back(std::string(name), std::string(field.value()));
   }
-  // The real key goes only where the provider reads it, whatever else the session sent.
-  switch (provider.placement) {
-    case Placement::bearer:
-      fields.emplace_back("Authorization", "Bearer " + provider.credential);
-      break;
-    case Placement::x_api_key: fields.emplace_back("x-api-key", provider.credential); break;
-    case Placement::either:
-      fields.emplace_back("Authorization", "Bearer " + provider.credential);
-      if (session_sent_api_key) fields.emplace_back("x-api-key", provider.credential);
-      break;
-  }
-  // The broker must read the answer to scrub it.
-  fields.emplace_back("Accept-Encoding", "identity");
+  place_key(fields, provider, session_sent_api_key);
   return fields;
 }
 
@@ -174,8 +162,26 @@ asio::awaitable<bool> relay_call(ProviderCall& call, Connection& connection,
   co_return false;
 }
 
-DialRefusal dial_refusal(const ProviderCall& call, const DialResult& dial) {
-  const auto& up = *call.provider.upstream;
+}  // namespace
+
+void place_key(HeaderList& fields, const ProviderSettings& provider, bool also_x_api_key) {
+  // The real key goes only where the provider reads it, whatever else the session sent.
+  switch (provider.placement) {
+    case Placement::bearer:
+      fields.emplace_back("Authorization", "Bearer " + provider.credential);
+      break;
+    case Placement::x_api_key: fields.emplace_back("x-api-key", provider.credential); break;
+    case Placement::either:
+      fields.emplace_back("Authorization", "Bearer " + provider.credential);
+      if (also_x_api_key) fields.emplace_back("x-api-key", provider.credential);
+      break;
+  }
+  // The broker must read the answer to scrub it.
+  fields.emplace_back("Accept-Encoding", "identity");
+}
+
+DialRefusal provider_dial_refusal(const ProviderSettings& provider, const DialResult& dial) {
+  const auto& up = *provider.upstream;
   const std::string where = fmt::format("{}:{}", up.host, up.port);
   switch (dial.failure) {
     case DialFailure::lookup_refused:
@@ -186,7 +192,7 @@ DialRefusal dial_refusal(const ProviderCall& call, const DialResult& dial) {
               fmt::format("refused 502 at the address check: {} is not a public host ({})", where,
                           dial.detail),
               fmt::format("errand broker: provider {} is not called: not a public host: {}",
-                          call.provider.name, dial.detail)};
+                          provider.name, dial.detail)};
     case DialFailure::lookup_failed:
       return {
           502,
@@ -206,9 +212,11 @@ DialRefusal dial_refusal(const ProviderCall& call, const DialResult& dial) {
   return {};
 }
 
+namespace {
+
 asio::awaitable<bool> refuse_dial(ProviderCall& call, Connection& connection,
                                   const DialResult& dial) {
-  const DialRefusal refusal = dial_refusal(call, dial);
+  const DialRefusal refusal = provider_dial_refusal(call.provider, dial);
   call.session.warn("{} {}", call.what(), refusal.log);
   // The address rule refusing the provider's host, or the session's lookup bound, is policy;
   // every other failure is the provider being out of reach.
@@ -219,7 +227,8 @@ asio::awaitable<bool> refuse_dial(ProviderCall& call, Connection& connection,
   co_return co_await call.refuse(connection, outcome, refusal.status, refusal.body, false);
 }
 
-// Verifies the provider's certificate against its host name within the dial deadline.
+}  // namespace
+
 asio::awaitable<boost::system::error_code> tls_handshake(asio::ssl::stream<tcp::socket>& stream,
                                                          std::chrono::milliseconds deadline) {
   asio::steady_timer timer(co_await asio::this_coro::executor, deadline);
@@ -229,8 +238,6 @@ asio::awaitable<boost::system::error_code> tls_handshake(asio::ssl::stream<tcp::
   if (handshake.index() == 1) co_return asio::error::timed_out;
   co_return std::get<0>(std::get<0>(handshake));
 }
-
-}  // namespace
 
 asio::awaitable<bool> exchange_with_provider(ProviderCall& call, Connection& connection,
                                              boost::beast::flat_buffer& buffer,

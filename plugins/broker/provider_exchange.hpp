@@ -5,9 +5,16 @@
 // of the stand-in, and relaying the answer scrubbed of that key.
 
 #include <boost/asio/awaitable.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/ssl/stream.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/http/buffer_body.hpp>
 #include <boost/beast/http/parser.hpp>
+#include <chrono>
+
+#include "plugins/broker/http_replies.hpp"
+#include "plugins/broker/settings.hpp"
+#include "plugins/broker/upstream_dial.hpp"
 
 namespace errand::broker {
 
@@ -20,5 +27,18 @@ boost::asio::awaitable<bool> exchange_with_provider(
     ProviderCall& call, Connection& connection, boost::beast::flat_buffer& buffer,
     boost::beast::http::request_parser<boost::beast::http::buffer_body>& parser,
     bool session_sent_api_key);
+
+// Adds the real key where provider reads it (with placement "either", Authorization: Bearer,
+// and x-api-key as well when also_x_api_key), and asks for an answer the broker can read to
+// scrub. Every call the broker sends a provider takes its key from here.
+void place_key(HeaderList& fields, const ProviderSettings& provider, bool also_x_api_key);
+
+// How a failed dial of provider's base URL is logged and answered.
+DialRefusal provider_dial_refusal(const ProviderSettings& provider, const DialResult& dial);
+
+// Verifies the provider's certificate against its host name within the deadline.
+boost::asio::awaitable<boost::system::error_code> tls_handshake(
+    boost::asio::ssl::stream<boost::asio::ip::tcp::socket>& stream,
+    std::chrono::milliseconds deadline);
 
 }  // namespace errand::broker

@@ -6,7 +6,9 @@
 #include <boost/url/parse.hpp>
 #include <boost/url/url.hpp>
 #include <cctype>
+#include <cstdint>
 #include <errand/sdk/config_values.hpp>
+#include <limits>
 
 #include "common/url_port.hpp"
 
@@ -137,6 +139,14 @@ sdk::Result<ProviderSettings> read_provider(const std::string& name, const json:
     p.placement = Placement::bearer;
   else
     p.placement = Placement::either;
+  if (kind == "anthropic")
+    p.dialect = Dialect::anthropic;
+  else if (kind == "openai")
+    p.dialect = Dialect::openai;
+  else if (p.placement == Placement::x_api_key)
+    p.dialect = Dialect::anthropic;
+  else if (p.placement == Placement::bearer)
+    p.dialect = Dialect::openai;
   if (const auto* caps = o.if_contains("capabilities")) {
     auto parsed = CapabilityList::parse(*caps);
     if (!parsed)
@@ -201,8 +211,38 @@ std::string BrokerSettings::ports_text() const {
   return out;
 }
 
+sdk::Result<std::optional<DelegateSettings>> read_delegate_settings(const json::object& config) {
+  const auto* delegate = sdk::find_setting(config, "agent.delegate");
+  if (delegate == nullptr || delegate->is_null()) return std::optional<DelegateSettings>{};
+  if (!delegate->is_object()) return sdk::make_error("agent.delegate must be an object");
+  const auto& o = delegate->as_object();
+  DelegateSettings d;
+  d.model = string_or(o, "model", "");
+  if (d.model.empty())
+    return sdk::make_error("agent.delegate.model must name the model delegated questions go to");
+  if (const auto* deadline = o.if_contains("deadlineMs")) {
+    if (deadline->is_int64() && deadline->as_int64() > 0)
+      d.deadline = std::chrono::milliseconds(deadline->as_int64());
+    else if (deadline->is_uint64() && deadline->as_uint64() > 0 &&
+             deadline->as_uint64() <=
+                 static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()))
+      d.deadline = std::chrono::milliseconds(static_cast<std::int64_t>(deadline->as_uint64()));
+    else
+      return sdk::make_error("agent.delegate.deadlineMs must be a whole number of at least 1");
+  }
+  if (const auto* provider = sdk::find_setting(config, "agent.provider");
+      provider && provider->is_string())
+    d.provider = std::string(provider->as_string());
+  return std::optional<DelegateSettings>(std::move(d));
+}
+
 sdk::Result<BrokerSettings> read_settings(const json::object& config) {
   BrokerSettings s;
+  auto delegate = read_delegate_settings(config);
+  if (!delegate) return delegate.error();
+  s.delegate = std::move(*delegate);
+  if (const auto* model = sdk::find_setting(config, "agent.model"); model && model->is_string())
+    s.start_model = std::string(model->as_string());
   if (const auto* providers = sdk::find_setting(config, "agent.providers");
       providers && providers->is_object()) {
     for (const auto& [key, value] : providers->as_object()) {

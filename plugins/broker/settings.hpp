@@ -25,6 +25,10 @@ using common::AddressRange;
 
 enum class Placement { bearer, x_api_key, either };
 
+// The API a provider speaks, for the calls the broker makes itself (delegate questions, usage
+// probes): its kind, or without one the header its key travels in.
+enum class Dialect { unknown, anthropic, openai };
+
 const char* placement_header(Placement placement);
 
 struct ProviderUpstream {
@@ -44,6 +48,7 @@ struct ProviderSettings {
   std::string credential;
   std::string credential_name;
   Placement placement = Placement::either;
+  Dialect dialect = Dialect::unknown;
   std::optional<CapabilityList> capabilities;  // absent: forward everything, log each call
   bool strict = false;
   std::size_t max_concurrent = 4;
@@ -51,6 +56,14 @@ struct ProviderSettings {
   // Set when the base URL can be called; otherwise refusal says why every call is refused.
   std::optional<ProviderUpstream> upstream;
   std::string refusal;
+};
+
+// agent.delegate, read once at start: which provider and model a session's delegate questions
+// go to, and how long one may take.
+struct DelegateSettings {
+  std::string provider;                       // agent.provider
+  std::string model;                          // agent.delegate.model
+  std::chrono::milliseconds deadline{60000};  // agent.delegate.deadlineMs
 };
 
 struct BrokerSettings {
@@ -61,6 +74,8 @@ struct BrokerSettings {
   std::vector<AddressRange> allow_internal;
   std::map<std::string, ProviderSettings> providers;  // brokered providers only
   std::optional<std::filesystem::path> ca_file;       // broker.caFile
+  std::optional<DelegateSettings> delegate;           // absent without agent.delegate
+  std::string start_model;  // agent.model; empty when the provider's default is used
   std::uint64_t max_answer_bytes = 64ull << 20;
   std::chrono::milliseconds lookup_deadline{5000};
   std::chrono::milliseconds dial_deadline{10000};
@@ -72,6 +87,10 @@ struct BrokerSettings {
 // The providers and broker.* keys; each provider's plain http:// base URL waits for a session's
 // ranges to be judged.
 sdk::Result<BrokerSettings> read_settings(const boost::json::object& config);
+
+// agent.delegate with agent.provider; nothing when agent.delegate is absent.
+sdk::Result<std::optional<DelegateSettings>> read_delegate_settings(
+    const boost::json::object& config);
 
 // The broker's settings with one session's egress: its ports, allowlist and internal ranges,
 // and each plain http:// provider refused unless its loopback literal is in those ranges.

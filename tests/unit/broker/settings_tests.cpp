@@ -176,3 +176,41 @@ TEST_CASE("provider base URLs of every shape: the path kept without its trailing
     CHECK(p.refusal.find("pw@") == std::string::npos);
   }
 }
+
+TEST_CASE("agent.delegate is read with agent.provider, deadlineMs defaulting to a minute",
+          "[settings][delegate]"
+          "[key:agent.delegate.model]"
+          "[key:agent.delegate.deadlineMs]") {
+  CHECK_FALSE(read(R"({"agent": {"provider": "p"}})").delegate.has_value());
+  const auto plain = read(R"({"agent": {"provider": "p", "delegate": {"model": "small"}}})");
+  REQUIRE(plain.delegate.has_value());
+  CHECK(plain.delegate->provider == "p");
+  CHECK(plain.delegate->model == "small");
+  CHECK(plain.delegate->deadline == std::chrono::milliseconds(60000));
+  const auto quick =
+      read(R"({"agent": {"provider": "p", "model": "big", "delegate": {"model": "small",
+           "deadlineMs": 1500}}})");
+  REQUIRE(quick.delegate.has_value());
+  CHECK(quick.delegate->deadline == std::chrono::milliseconds(1500));
+  CHECK(quick.start_model == "big");
+  const auto zero = read_settings(
+      boost::json::parse(R"({"agent": {"delegate": {"model": "m", "deadlineMs": 0}}})")
+          .as_object());
+  REQUIRE_FALSE(zero);
+  CHECK(zero.error().message.find("agent.delegate.deadlineMs") != std::string::npos);
+}
+
+TEST_CASE("a provider's dialect is its kind, or else the header its key travels in",
+          "[settings][delegate]") {
+  const auto s = read(R"({"agent": {"providers": {
+      "a": {"credential": "k", "kind": "anthropic"},
+      "o": {"credential": "k", "kind": "openai"},
+      "x": {"credential": "k", "baseUrl": "https://x.example", "placement": "x-api-key"},
+      "b": {"credential": "k", "baseUrl": "https://b.example", "placement": "bearer"},
+      "n": {"credential": "k", "baseUrl": "https://n.example"}}}})");
+  CHECK(s.providers.at("a").dialect == Dialect::anthropic);
+  CHECK(s.providers.at("o").dialect == Dialect::openai);
+  CHECK(s.providers.at("x").dialect == Dialect::anthropic);
+  CHECK(s.providers.at("b").dialect == Dialect::openai);
+  CHECK(s.providers.at("n").dialect == Dialect::unknown);
+}

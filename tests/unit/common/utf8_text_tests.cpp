@@ -1,9 +1,12 @@
 #include "common/utf8_text.hpp"
 
 #include <catch2/catch_test_macros.hpp>
+#include <optional>
 #include <string>
 
+using errand::common::first_invalid_utf8;
 using errand::common::is_valid_utf8;
+using errand::common::utf8_characters;
 using errand::common::with_invalid_utf8_replaced;
 
 namespace {
@@ -36,4 +39,14 @@ TEST_CASE("each stray byte becomes one U+FFFD and the rest is kept", "[common][u
   CHECK(with_invalid_utf8_replaced("\xC0\xAF") == kReplacement + kReplacement);
   CHECK(with_invalid_utf8_replaced("end\xE2\x82") == "end" + kReplacement + kReplacement);
   CHECK(is_valid_utf8(with_invalid_utf8_replaced("\xED\xA0\x80 and \xF8\x88\x80\x80\x80")));
+}
+
+TEST_CASE("the first malformed byte is found by its offset, and characters are counted",
+          "[common][utf8]") {
+  CHECK_FALSE(first_invalid_utf8("caf\xC3\xA9").has_value());
+  CHECK(first_invalid_utf8("abc\xFF"
+                           "def") == std::optional<std::size_t>(3));
+  CHECK(first_invalid_utf8("\xE2\x82\xAC\xE2\x82") == std::optional<std::size_t>(3));
+  CHECK(utf8_characters("") == 0);
+  CHECK(utf8_characters("caf\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x98\x80") == 8);
 }

@@ -77,6 +77,7 @@ void RecordingEvents::on_provider_usage(const sdk::ProviderUsage& usage) noexcep
 std::string RecordingEvents::admit_delegate(const std::string& session_id) noexcept {
   (void)session_id;
   std::lock_guard lock(mutex_);
+  ++admissions_asked_;
   return delegate_refusal_;
 }
 
@@ -88,6 +89,11 @@ void RecordingEvents::on_delegate_finished(const sdk::DelegateReport& report) no
 void RecordingEvents::refuse_delegates_with(std::string sentence) {
   std::lock_guard lock(mutex_);
   delegate_refusal_ = std::move(sentence);
+}
+
+std::size_t RecordingEvents::admissions_asked() const {
+  std::lock_guard lock(mutex_);
+  return admissions_asked_;
 }
 
 std::vector<sdk::DelegateReport> RecordingEvents::delegates() const {
@@ -179,6 +185,11 @@ sdk::BrokerSession BrokerHarness::open(const std::string& session_id) {
 void BrokerHarness::close(const std::string& session_id) {
   auto future = asio::co_spawn(io_, broker_->close(session_id), asio::use_future);
   future.get();
+}
+
+sdk::Result<sdk::ProviderUsage> BrokerHarness::refresh_usage(const std::string& provider) {
+  auto future = asio::co_spawn(io_, broker_->refresh_usage(provider), asio::use_future);
+  return future.get();
 }
 
 std::filesystem::path BrokerHarness::record_dir(const std::string& session_id) const {

@@ -59,6 +59,8 @@ class RecordingEvents final : public sdk::BrokerEvents {
   void on_delegate_finished(const sdk::DelegateReport& report) noexcept override;
   void refuse_delegates_with(std::string sentence);
   std::vector<sdk::DelegateReport> delegates() const;
+  // How many times the broker asked to admit a delegate call, admitted or not.
+  std::size_t admissions_asked() const;
   std::vector<Refusal> refusals() const;
   std::vector<sdk::ProviderUsage> usage() const;
   // Polls until pred() holds over the events seen so far, or the timeout passes.
@@ -73,6 +75,7 @@ class RecordingEvents final : public sdk::BrokerEvents {
   std::vector<std::string> paused_, resumed_;
   std::vector<sdk::ProviderUsage> usage_;
   std::string delegate_refusal_;
+  std::size_t admissions_asked_ = 0;
   std::vector<sdk::DelegateReport> delegates_;
 };
 
@@ -104,6 +107,8 @@ class BrokerHarness {
   sdk::Result<sdk::BrokerSession> try_open(const std::string& session_id,
                                            std::filesystem::path socket_path = {});
   void close(const std::string& session_id);
+  // Broker::refresh_usage, awaited on the broker's io_context.
+  sdk::Result<sdk::ProviderUsage> refresh_usage(const std::string& provider);
   Broker& broker() { return *broker_; }
   receipts::ReceiptsDb& receipts() { return *receipts_; }
   TestSecrets& secrets() { return secrets_; }
