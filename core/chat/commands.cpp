@@ -48,10 +48,16 @@ std::vector<CommandDefinition> build_table() {
                .description = "refresh: ask each configured provider again which models it offers",
                .arguments = {{"what", "refresh", A::word, true}},
                .access = Access::operators});
+  // Refreshing spends a provider call with the real key, so it is the owner's in a thread, as
+  // steering the session is, and an operator's anywhere.
   t.push_back({.id = CommandId::usage,
                .name = "usage",
-               .description = "How much of the provider's usage window is left and when it resets",
-               .access = Access::anyone});
+               .description = "How much of the provider's usage window is left and when it "
+                              "resets; refresh: ask the provider now",
+               .arguments = {{"what", "refresh: ask the provider now, with one small call", A::word,
+                              false}},
+               .access = Access::anyone,
+               .access_with_arguments = Access::owner});
   t.push_back(
       {.id = CommandId::grant,
        .name = "grant",

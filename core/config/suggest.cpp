@@ -1,5 +1,7 @@
 #include "core/config/suggest.hpp"
 
+#include "common/ascii_case.hpp"
+
 #include <algorithm>
 #include <boost/beast/core/string.hpp>
 
@@ -42,6 +44,50 @@ std::optional<std::string> closest_name(std::string_view word,
     }
   }
   return best;
+}
+
+std::vector<std::string> closest_names(std::string_view word,
+                                       const std::vector<std::string>& candidates,
+                                       std::size_t limit) {
+  enum class Likeness { same, prefix, inside, near };
+  struct Match {
+    Likeness likeness;
+    std::size_t distance;
+    const std::string* name;
+  };
+  const std::string wanted = common::ascii_lower(word);
+  // A part as short as "a" begins or sits inside most names; it says nothing.
+  constexpr std::size_t kShortestPart = 3;
+  const std::size_t farthest = std::max<std::size_t>(1, wanted.size() / 3);
+  std::vector<Match> matches;
+  for (const auto& candidate : candidates) {
+    const std::string name = common::ascii_lower(candidate);
+    const std::size_t distance = edit_distance(wanted, name);
+    const bool parts = wanted.size() >= kShortestPart && name.size() >= kShortestPart;
+    Likeness likeness;
+    if (name == wanted)
+      likeness = Likeness::same;
+    else if (parts && (name.starts_with(wanted) || wanted.starts_with(name)))
+      likeness = Likeness::prefix;
+    else if (parts &&
+             (name.find(wanted) != std::string::npos || wanted.find(name) != std::string::npos))
+      likeness = Likeness::inside;
+    else if (distance <= farthest && distance < wanted.size())
+      likeness = Likeness::near;
+    else
+      continue;
+    matches.push_back({likeness, distance, &candidate});
+  }
+  std::stable_sort(matches.begin(), matches.end(), [](const Match& a, const Match& b) {
+    return a.likeness != b.likeness ? a.likeness < b.likeness : a.distance < b.distance;
+  });
+  std::vector<std::string> names;
+  for (const auto& match : matches) {
+    if (names.size() == limit) break;
+    if (std::find(names.begin(), names.end(), *match.name) == names.end())
+      names.push_back(*match.name);
+  }
+  return names;
 }
 
 }  // namespace errand::config

@@ -18,4 +18,12 @@ bool equal_ignoring_case(std::string_view a, std::string_view b);
 std::optional<std::string> closest_name(std::string_view word,
                                         const std::vector<std::string>& candidates);
 
+// Up to `limit` candidates someone who wrote `word` may have meant, compared without case: the
+// same word, then candidates it begins or is begun by, then ones holding it or held in it (these
+// two for words of three letters or more), then ones a few edits away (at most a third of the
+// word, and at least one); nearer first within each, then in the order listed.
+std::vector<std::string> closest_names(std::string_view word,
+                                       const std::vector<std::string>& candidates,
+                                       std::size_t limit = 3);
+
 }  // namespace errand::config

@@ -6,72 +6,62 @@
 #include "core/chat/commands.hpp"
 #include "core/chat/project_files.hpp"
 #include "core/config/string_settings.hpp"
+#include "core/sessions/model_list_text.hpp"
 #include "core/sessions/session_manager.hpp"
 
 #include <fmt/format.h>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
-#include <errand/sdk/config_values.hpp>
 
 namespace errand::sessions {
 
 namespace asio = boost::asio;
-namespace json = boost::json;
 
-namespace {
-
-std::string model_name(const json::value& entry) {
-  if (entry.is_string()) return std::string(entry.as_string());
-  if (entry.is_object())
-    for (const auto* key : {"id", "name", "model"})
-      if (const auto* v = entry.as_object().if_contains(key); v && v->is_string())
-        return std::string(v->as_string());
-  return {};
+ModelSources SessionManager::model_sources() const {
+  return ModelSources{*settings_.config, fetched_models_,
+                      kage_catalog_ ? &*kage_catalog_ : nullptr};
 }
 
-}  // namespace
-
-std::string SessionManager::model_list() const {
-  const auto& config = *settings_.config;
-  const std::string provider = config::string_setting(config, "agent.provider");
-  const std::string current = config::string_setting(config, "agent.model");
-  std::string text = fmt::format(
-      "provider `{}`; sessions start on {}", provider,
-      current.empty() ? std::string("the provider's default model") : "`" + current + "`");
-  std::vector<std::string> models;
-  if (const auto* providers = sdk::find_setting(config, "agent.providers");
-      providers != nullptr && providers->is_object())
-    if (const auto* chosen = providers->as_object().if_contains(provider);
-        chosen != nullptr && chosen->is_object())
-      if (const auto* listed = chosen->as_object().if_contains("models");
-          listed != nullptr && listed->is_array())
-        for (const auto& entry : listed->as_array())
-          if (auto name = model_name(entry); !name.empty()) models.push_back(std::move(name));
-  if (const auto fetched = fetched_models_.find(provider); fetched != fetched_models_.end())
-    for (const auto& id : fetched->second.ids)
-      if (std::find(models.begin(), models.end(), id) == models.end()) models.push_back(id);
-  if (kage_catalog_)
-    for (const auto& known : kage_catalog_->providers)
-      if (known.id == provider)
-        for (const auto& model : known.models)
-          if (std::find(models.begin(), models.end(), model.id) == models.end())
-            models.push_back(model.id);
-  if (models.empty()) {
-    text += "\nno models are listed for it (agent.providers." + provider +
-            ".models); `!model <name>` in a thread still asks the agent for that name";
-  } else {
-    text += "\nmodels:";
-    for (const auto& model : models) text += "\n- `" + model + "`";
+asio::awaitable<void> SessionManager::model_command(const chat::ParsedCommand& command,
+                                                    const ReplyTo& to,
+                                                    const std::optional<KnownThread>& thread) {
+  const auto* name = command.argument("name");
+  const auto& live = thread ? thread->live : nullptr;
+  // Sessions run on agent.provider; a thread keeps its model, not a provider of its own.
+  const std::string provider = config::string_setting(*settings_.config, "agent.provider");
+  if (name == nullptr) {
+    if (!thread) {
+      reply(to, describe_models_by_provider(model_sources()));
+    } else if (live) {
+      // Named before the await: GCC 12 mishandles temporaries inside a co_await expression.
+      auto taking = live->snapshot();
+      const auto now = co_await std::move(taking);
+      reply(to, describe_thread_models(model_sources(), provider, now.model, true));
+    } else {
+      const std::string recorded = thread->record ? thread->record->model : std::string();
+      reply(to, describe_thread_models(model_sources(), provider, recorded, false));
+    }
+    co_return;
   }
-  if (const auto* aliases = sdk::find_setting(config, "agent.aliases");
-      aliases != nullptr && aliases->is_object() && !aliases->as_object().empty()) {
-    text += "\naliases:";
-    for (const auto& [alias, target] : aliases->as_object())
-      if (target.is_string())
-        text += fmt::format("\n- `{}` = `{}`", std::string(alias), std::string(target.as_string()));
+  const auto models = models_of(model_sources(), provider);
+  if (const auto refusal = unknown_model_refusal(models, *name); !refusal.empty()) {
+    refuse(to, refusal);
+    co_return;
   }
-  text += "\nIn a session's thread, `!model <name>` moves the session to that model.";
-  return text;
+  const std::string unchecked =
+      models.listed()
+          ? std::string()
+          : fmt::format("no models are listed for {}, so the agent judges `{}`: ", provider, *name);
+  if (live) {
+    live->switch_model(*name, to, unchecked);
+  } else if (thread && thread->record) {
+    const std::string thread_id = thread->record->thread_id;
+    const std::string model = *name;
+    auto save = [thread_id, model](ThreadsDb& db) { return db.set_thread_model(thread_id, model); };
+    auto saved = co_await services_->threads.run(save);
+    reply(to, saved ? unchecked + "the next session in this thread starts on `" + model + "`"
+                    : "the model could not be recorded: " + saved.error().message);
+  }
 }
 
 asio::awaitable<void> SessionManager::refresh_models(std::shared_ptr<SessionManager> self,
@@ -95,6 +85,55 @@ asio::awaitable<void> SessionManager::refresh_models(std::shared_ptr<SessionMana
   }
   self->refreshing_models_ = false;
   reply(to, text + "\n`!model` lists them.");
+}
+
+asio::awaitable<void> SessionManager::refresh_usage(std::shared_ptr<SessionManager> self,
+                                                    ReplyTo to) {
+  const std::string provider = config::string_setting(*settings_.config, "agent.provider");
+  std::string failure;
+  try {
+    // Named before the await: GCC 12 mishandles temporaries inside a co_await expression.
+    auto asking = services_->broker->refresh_usage(provider);
+    auto asked = co_await std::move(asking);
+    if (asked) {
+      auto& kept = usage_[asked->provider.empty() ? provider : asked->provider];
+      if (asked->observed_at >= kept.observed_at) kept = std::move(*asked);
+    } else {
+      failure = asked.error().message;
+    }
+  } catch (const std::exception& e) {
+    failure = e.what();
+  }
+  self->refreshing_usage_ = false;
+  if (!failure.empty())
+    reply(to, fmt::format("`{}` could not be asked for its usage now: {}", provider, failure));
+  else
+    reply(to, usage_answer());
+}
+
+asio::awaitable<void> SessionManager::usage_command(const chat::ParsedCommand& command,
+                                                    const ReplyTo& to) {
+  const auto* what = command.argument("what");
+  if (what == nullptr) {
+    reply(to, usage_answer());
+  } else if (*what != "refresh") {
+    refuse(to,
+           "`!usage refresh` asks the provider for its usage now; `!usage` alone tells what "
+           "its answers said");
+  } else if (services_->broker == nullptr) {
+    refuse(to,
+           "there is no egress broker to ask through (sandbox.egress.mode is open or "
+           "sandbox.network is not restricted), and the provider is only asked on a broker's "
+           "route, where the call is paced and receipted; `!usage` tells what sessions' answers "
+           "said");
+  } else if (refreshing_usage_) {
+    reply(to, "the provider is being asked already; the answer comes when it replies");
+  } else {
+    refreshing_usage_ = true;
+    auto refresh = refresh_usage(shared_from_this(), to);
+    asio::co_spawn(strand_, std::move(refresh), asio::detached);
+  }
+  co_return;
 }
 
 std::string SessionManager::usage_answer() const {
@@ -166,7 +205,7 @@ asio::awaitable<void> SessionManager::run_command(const chat::ParsedCommand& com
       "no session is running in this thread; writing a prompt here resumes it";
   switch (command.id()) {
     case chat::CommandId::help: reply(to, chat::help_text(thread.has_value())); break;
-    case chat::CommandId::usage: reply(to, usage_answer()); break;
+    case chat::CommandId::usage: co_await usage_command(command, to); break;
     case chat::CommandId::models: {
       const auto* what = command.argument("what");
       if (what == nullptr || *what != "refresh") {
@@ -210,24 +249,7 @@ asio::awaitable<void> SessionManager::run_command(const chat::ParsedCommand& com
       else
         reply(to, no_session);
       break;
-    case chat::CommandId::model: {
-      const auto* name = command.argument("name");
-      if (name == nullptr) {
-        reply(to, model_list());
-      } else if (live) {
-        live->switch_model(*name, to);
-      } else if (thread && thread->record) {
-        const std::string thread_id = thread->record->thread_id;
-        const std::string model = *name;
-        auto save = [thread_id, model](ThreadsDb& db) {
-          return db.set_thread_model(thread_id, model);
-        };
-        auto saved = co_await services_->threads.run(save);
-        reply(to, saved ? "the next session in this thread starts on `" + model + "`"
-                        : "the model could not be recorded: " + saved.error().message);
-      }
-      break;
-    }
+    case chat::CommandId::model: co_await model_command(command, to, thread); break;
     case chat::CommandId::grant:
       if (live && command.grant)
         live->grant(*command.grant, to);

@@ -77,7 +77,8 @@ class Session : public std::enable_shared_from_this<Session> {
   void withdraw(std::string message_id);
   void request_stop(StopRequest request);
   void interrupt(ReplyTo to);
-  void switch_model(std::string model, ReplyTo to);
+  // preface: said ahead of the answer (why the name was not checked), or empty.
+  void switch_model(std::string model, ReplyTo to, std::string preface = {});
   void grant(chat::GrantArgument grant, ReplyTo to);
   void status(ReplyTo to);
   void host_refused(std::string host, std::uint16_t port, bool suggestable);

@@ -41,9 +41,10 @@ void Session::interrupt(ReplyTo to) {
   });
 }
 
-void Session::switch_model(std::string model, ReplyTo to) {
+void Session::switch_model(std::string model, ReplyTo to, std::string preface) {
   auto self = shared_from_this();
-  auto work = [self, model = std::move(model), to = std::move(to)]() -> asio::awaitable<void> {
+  auto work = [self, model = std::move(model), to = std::move(to),
+               preface = std::move(preface)]() -> asio::awaitable<void> {
     if (self->phase_ != Phase::ready || !self->client_) {
       self->reply(to, "the session is not ready to change models; try again in a moment");
       co_return;
@@ -60,7 +61,8 @@ void Session::switch_model(std::string model, ReplyTo to) {
     const std::string value = choice.model;
     auto set = co_await self->client_->set_config_option(session_id, option, value);
     if (!set) {
-      self->reply(to, "the agent did not switch to `" + value + "`: " + set.error().message);
+      self->reply(to,
+                  preface + "the agent did not switch to `" + value + "`: " + set.error().message);
       co_return;
     }
     if (!choice.thinking_level.empty()) {
@@ -77,7 +79,7 @@ void Session::switch_model(std::string model, ReplyTo to) {
     auto saved = co_await self->services_->threads.run(save);
     if (!saved) self->log_->warn("threads.db: {}", saved.error().message);
     self->record(boost::json::object{{"type", "model"}, {"model", model}});
-    self->reply(to, "this session now uses `" + value +
+    self->reply(to, preface + "this session now uses `" + value +
                         "`; the conversation so far is kept, and the thread stays on it when "
                         "it resumes");
   };

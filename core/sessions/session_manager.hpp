@@ -10,6 +10,7 @@
 #include "core/chat/message_classifier.hpp"
 #include "core/sessions/chat_reply.hpp"
 #include "core/sessions/live_sessions.hpp"
+#include "core/sessions/model_catalog.hpp"
 #include "core/sessions/session.hpp"
 #include "core/sessions/session_services.hpp"
 #include "core/sessions/usage_report.hpp"
@@ -155,8 +156,14 @@ class SessionManager final : public sdk::ChatEvents,
                                               const KnownThread& thread);
   boost::asio::awaitable<void> shutdown(const ReplyTo& to);
   std::string channel_status() const;
-  std::string model_list() const;
+  ModelSources model_sources() const;
+  // !model: the list, or a switch of a name the lists hold (any name, when they hold none).
+  boost::asio::awaitable<void> model_command(const chat::ParsedCommand& command, const ReplyTo& to,
+                                             const std::optional<KnownThread>& thread);
   std::string usage_answer() const;
+  // !usage, and !usage refresh: agent.provider asked now through the broker, one at a time.
+  boost::asio::awaitable<void> usage_command(const chat::ParsedCommand& command, const ReplyTo& to);
+  boost::asio::awaitable<void> refresh_usage(std::shared_ptr<SessionManager> self, ReplyTo to);
   // !models refresh: asks every provider with a key, off the manager's queue, and answers when
   // all have answered or failed.
   boost::asio::awaitable<void> refresh_models(std::shared_ptr<SessionManager> self, ReplyTo to);
@@ -180,13 +187,10 @@ class SessionManager final : public sdk::ChatEvents,
   std::shared_ptr<const agent::AgentGlue> glue_;
   std::string glue_kind_;
   std::optional<agent::KageCatalog> kage_catalog_;
-  UsageByProvider usage_;  // the newest limits each provider reported, for !usage
-  struct FetchedModels {
-    std::vector<std::string> ids;
-    std::chrono::system_clock::time_point at;
-  };
-  std::map<std::string, FetchedModels> fetched_models_;  // by provider, from !models refresh
+  UsageByProvider usage_;                   // the newest limits each provider reported, for !usage
+  FetchedModelsByProvider fetched_models_;  // from !models refresh
   bool refreshing_models_ = false;
+  bool refreshing_usage_ = false;  // a !usage refresh waits on the broker
   std::function<void()> shutdown_hook_;
   bool shutting_down_ = false;
   // While a web message is handled: its id, and the refusal it got, if any.

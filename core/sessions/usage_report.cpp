@@ -66,7 +66,7 @@ std::string describe_usage(const UsageByProvider& usage, const std::string& conf
     text = fmt::format(
         "provider `{}` has not reported its limits since errand started: they are read from "
         "the headers of its own answers as sessions call it (errand makes no call just to "
-        "ask), so ask again after a session's first turn",
+        "ask unless `!usage refresh` asks for one), so ask again after a session's first turn",
         configured);
   }
   for (const auto& [name, reported] : usage)

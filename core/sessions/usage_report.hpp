@@ -1,8 +1,9 @@
 #pragma once
 
 // The answer to !usage: what the newest answers of the model providers said about their limits,
-// as the broker read them from their headers. errand makes no call of its own to find out, so
-// before a session's first provider call there is nothing to tell, and the answer says so.
+// as the broker read them from their headers. errand makes no call of its own to find out unless
+// `!usage refresh` asks for one, so before then or a session's first provider call there is
+// nothing to tell, and the answer says so.
 
 #include <chrono>
 #include <errand/sdk/egress_broker.hpp>

@@ -80,6 +80,7 @@ std::string ScriptRunner::run(const json::array& prompt) {
   key_variable_ = env_or("FAKE_AGENT_CREDENTIAL_VARIABLE", "ANTHROPIC_API_KEY");
   dialect_ = env_or("FAKE_AGENT_DIALECT", "anthropic");
   prompt_ = prompt;
+  history_before_ = history_size(session_.history);
   // The last text block is the person's message, and so the script; text blocks before it are
   // context errand put ahead (the house rules), which `blocks` shows rather than runs.
   std::string script;
@@ -167,6 +168,8 @@ bool ScriptRunner::directive(std::string_view word, std::string_view rest) {
            false);
   } else if (word == "request") {
     agent_request(rest);
+  } else if (word == "history") {
+    report_history();
   } else if (word == "plan") {
     json::array entries;
     std::string_view items = rest;
@@ -339,6 +342,20 @@ void ScriptRunner::agent_request(std::string_view method) {
   } else {
     message("request " + std::string(method) + ": result " + json::serialize(answer->at("result")));
   }
+}
+
+void ScriptRunner::report_history() {
+  const auto kept = read_history(session_.history, history_before_);
+  const auto texts = kept ? prompt_texts(*kept) : std::vector<std::string>{};
+  std::string text = "history: on model " + session_.model + "; " + std::to_string(texts.size()) +
+                     " earlier prompt(s)";
+  // One line each, so a test can find a prompt whole.
+  for (const auto& prompt : texts) {
+    std::string line;
+    for (const char c : prompt) line += c == '\n' ? std::string("\\n") : std::string(1, c);
+    text += "\n- " + line;
+  }
+  message(text);
 }
 
 }  // namespace fake_agent

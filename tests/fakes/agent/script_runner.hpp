@@ -35,11 +35,14 @@ class ScriptRunner {
   void call_provider_directive(std::string_view text);
   void ask(std::string_view rest);
   void agent_request(std::string_view method);
+  void report_history();
 
   Wire& wire_;
   FakeSession& session_;
   Cancellation& cancellation_;
   boost::json::array prompt_;  // the blocks of the prompt being run
+  // How much of the session's history was kept before this prompt: what `history` reports.
+  std::uintmax_t history_before_ = 0;
   std::string stop_reason_ = "end_turn";
   std::string base_variable_, key_variable_, dialect_;
 };

@@ -94,6 +94,24 @@ TEST_CASE("commands are refused where they do not belong") {
   CHECK(command("!model").required_access() == CommandAccess::allowed);
 }
 
+TEST_CASE("!usage tells anyone; !usage refresh is the thread's owner's or an operator's") {
+  CHECK(command("!usage", Where::channel).required_access() == CommandAccess::anyone);
+  const auto refresh = command("!usage refresh", Where::channel);
+  CHECK(*refresh.argument("what") == "refresh");
+  CHECK(refresh.required_access() == CommandAccess::owner);
+  CHECK(command("!usage refresh").required_access() == CommandAccess::owner);
+  AccessLists lists{{"op"}, {"alice", "bob"}, {}};
+  const auto check = [&](std::string_view author, std::string_view owner) {
+    return check_access(refresh.required_access(), {author, owner, "!usage"}, lists).has_value();
+  };
+  // In a thread its owner may; in the channel, where no session is anyone's, only an operator.
+  CHECK(check("alice", "alice"));
+  CHECK_FALSE(check("bob", "alice"));
+  CHECK_FALSE(check("alice", ""));
+  CHECK(check("op", ""));
+  CHECK(check("op", "alice"));
+}
+
 TEST_CASE("slash commands come from the same table and are checked the same way") {
   const auto specs = slash_command_specs();
   REQUIRE(specs.size() == command_table().size());
