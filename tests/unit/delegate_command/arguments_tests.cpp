@@ -31,14 +31,14 @@ TEST_CASE("the question is every other argument joined with spaces", "[delegate]
   CHECK_FALSE(in.file);
 }
 
-TEST_CASE("--file names the artefact, before or after the question", "[delegate]") {
+TEST_CASE("the --file option names the artefact, before or after the question", "[delegate]") {
   CHECK(accepted({"--file", "build.log", "why?"}).file == "build.log");
   CHECK(accepted({"why", "--file", "build.log"}).file == "build.log");
   CHECK(accepted({"--file=build.log", "why?"}).file == "build.log");
   CHECK(accepted({"why", "--file", "build.log"}).question == "why");
 }
 
-TEST_CASE("--file - and a bare - name standard input", "[delegate]") {
+TEST_CASE("standard input is named by --file - or a bare -", "[delegate]") {
   CHECK_FALSE(accepted({"--file", "-", "why?"}).file);
   CHECK_FALSE(accepted({"-", "why?"}).file);
 }
@@ -49,7 +49,7 @@ TEST_CASE("after -- every argument is question text, dashes included", "[delegat
   CHECK(in.file == "x");
 }
 
-TEST_CASE("--help and -h ask for the help", "[delegate]") {
+TEST_CASE("the options --help and -h ask for the help", "[delegate]") {
   CHECK(std::holds_alternative<HelpRequested>(parse_arguments({"--help"})));
   CHECK(std::holds_alternative<HelpRequested>(parse_arguments({"why", "-h"})));
   CHECK(help_text().find("cheaper model") != std::string::npos);
@@ -72,7 +72,7 @@ TEST_CASE("two artefacts are refused, naming both", "[delegate]") {
   CHECK(refused({"-", "--file", "-", "q"}).find("names two") != std::string::npos);
 }
 
-TEST_CASE("--file without a path, an unknown option and an over-long question are refused",
+TEST_CASE("a --file without a path, an unknown option and an over-long question are refused",
           "[delegate]") {
   CHECK(refused({"q", "--file"}) == "--file needs the path of the artefact");
   CHECK(refused({"--file=", "q"}) == "--file needs the path of the artefact");

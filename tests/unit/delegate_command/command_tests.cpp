@@ -168,7 +168,7 @@ TEST_CASE("no broker: no proxy variable, or nothing listening", "[delegate]") {
                                std::to_string(port) + ": Connection refused\n");
 }
 
-TEST_CASE("--help says what delegate is for, with an example, and exits 0", "[delegate]") {
+TEST_CASE("the help says what delegate is for, with an example, and exits 0", "[delegate]") {
   Case c;
   const auto r = c.run({"--help"}, {});
   CHECK(r.exit_code == 0);
