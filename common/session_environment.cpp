@@ -4,8 +4,13 @@ namespace errand::common {
 
 std::vector<std::pair<std::string, std::string>> image_session_variables(
     const sdk::LaunchSpec& spec) {
+  // errand's own programs (LaunchSpec::tools_dir, mounted at kToolsMountPoint) come first, so
+  // nothing in the image or the agent's home shadows them.
+  const std::string path = spec.tools_dir
+                               ? std::string(sdk::kToolsMountPoint) + ":" + kImageSessionPath
+                               : std::string(kImageSessionPath);
   std::vector<std::pair<std::string, std::string>> vars{
-      {"HOME", kImageSessionHome}, {"PATH", kImageSessionPath}, {"LANG", "C.UTF-8"}};
+      {"HOME", kImageSessionHome}, {"PATH", path}, {"LANG", "C.UTF-8"}};
   const auto set = [&](const std::string& name, const std::string& value) {
     for (auto& [k, v] : vars)
       if (k == name) {

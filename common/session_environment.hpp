@@ -2,7 +2,8 @@
 
 // The environment of a session whose agent runs from an image (podman, incus): errand's floor,
 // then what the core set, then sandbox.env, a later value for a name replacing an earlier one.
-// Nothing of the daemon's own environment is in it.
+// Nothing of the daemon's own environment is in it. With a tools directory, PATH leads with
+// sdk::kToolsMountPoint, where the backend mounts it.
 
 #include <errand/sdk/sandbox_backend.hpp>
 #include <string>

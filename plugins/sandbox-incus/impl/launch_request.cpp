@@ -99,6 +99,8 @@ sdk::Result<json::object> instance_request(const sdk::LaunchSpec& spec, const In
                        {"guest-init", disk(host.guest_init, kGuestInitInside, true)}};
   if (policy.uses_broker())
     devices["broker"] = disk(*spec.broker_socket, kBrokerSocketInside, true);
+  // errand's own programs for the agent (delegate), read-only like the init.
+  if (spec.tools_dir) devices["tools"] = disk(*spec.tools_dir, kToolsDeviceInside, true);
   const bool open_network =
       policy.network == sdk::NetworkMode::open ||
       (policy.network == sdk::NetworkMode::restricted && policy.egress == sdk::EgressMode::open);
@@ -140,6 +142,10 @@ sdk::Result<GuestExec> guest_exec(const sdk::LaunchSpec& spec, const IncusSettin
   if (spec.policy.uses_broker()) {
     exec.command.emplace_back("--broker");
     exec.command.emplace_back(kBrokerSocketInside);
+  }
+  if (spec.tools_dir) {
+    exec.command.emplace_back("--tools");
+    exec.command.emplace_back(kToolsDeviceInside);
   }
   exec.command.emplace_back("--");
   exec.command.insert(exec.command.end(), spec.argv.begin(), spec.argv.end());
