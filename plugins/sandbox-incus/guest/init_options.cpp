@@ -9,7 +9,7 @@ namespace {
 
 constexpr const char* kUsage =
     "usage: errand-guest-init --uid UID --home DIR --cwd DIR --tmp-size BYTES --shm-size BYTES "
-    "[--file-max BYTES] [--broker SOCKET] [--tools DIR] -- PROGRAM [ARGS...]";
+    "[--file-max BYTES] [--broker SOCKET] -- PROGRAM [ARGS...]";
 
 sdk::Error refused(const std::string& why) {
   return sdk::make_error(why + "\n" + kUsage, sdk::Error::Kind::refused);
@@ -52,7 +52,7 @@ sdk::Result<InitOptions> parse_options(int argc, char** argv) {
         return refused("--file-max takes a size in bytes above 0, not '" + std::string(value) +
                        "'");
       options.file_max = *n;
-    } else if (flag == "--home" || flag == "--cwd" || flag == "--broker" || flag == "--tools") {
+    } else if (flag == "--home" || flag == "--cwd" || flag == "--broker") {
       if (value.empty() || value.front() != '/')
         return refused(std::string(flag) + " takes an absolute path, not '" + std::string(value) +
                        "'");
@@ -60,10 +60,8 @@ sdk::Result<InitOptions> parse_options(int argc, char** argv) {
         options.home = value;
       else if (flag == "--cwd")
         options.cwd = value;
-      else if (flag == "--broker")
-        options.broker_socket = std::string(value);
       else
-        options.tools_dir = std::string(value);
+        options.broker_socket = std::string(value);
     } else {
       return refused("unknown option '" + std::string(flag) + "'");
     }

@@ -3,7 +3,7 @@
 // errand-guest-init's command line, which the plugin writes (never the agent or the operator):
 //
 //   errand-guest-init --uid UID --home DIR --cwd DIR --tmp-size BYTES --shm-size BYTES
-//                     [--file-max BYTES] [--broker SOCKET] [--tools DIR] -- PROGRAM [ARGS...]
+//                     [--file-max BYTES] [--broker SOCKET] -- PROGRAM [ARGS...]
 //
 // Every value is given: the plugin owns the guest's layout (it mounts the workspace and state
 // directory), so the init repeats none of it. Nothing secret is here: Incus puts an exec's argv
@@ -27,7 +27,6 @@ struct InitOptions {
   std::uint64_t shm_bytes = 0;               // and on /dev/shm
   std::optional<std::uint64_t> file_max;     // RLIMIT_FSIZE; none: the inherited one
   std::optional<std::string> broker_socket;  // the broker's socket inside; none: no relay
-  std::optional<std::string> tools_dir;      // bound read-only at sdk::kToolsMountPoint
   std::vector<std::string> program;          // the agent and its arguments
 };
 

@@ -1,10 +1,9 @@
 // errand-guest-init: the process incusd execs (as root in the guest, systemd being PID 1) to run
 // one session's agent. See init_options.hpp for its command line. In order: it reads the secret
 // preamble from stdin (exactly its length, so the agent's stream stays in fd 0), sets the
-// session's rlimits (session_limits.hpp), mounts fresh tmpfs on /tmp and /dev/shm, binds the
-// tools directory read-only when it is given, brings up the loopback, becomes the session's
-// subreaper, starts the relay to the broker as the agent's account when there is a broker, then
-// the agent. It passes SIGTERM, SIGINT, SIGHUP and SIGQUIT on to the
+// session's rlimits (session_limits.hpp), mounts fresh tmpfs on /tmp and /dev/shm, brings up the
+// loopback, becomes the session's subreaper, starts the relay to the broker as the agent's account
+// when there is a broker, then the agent. It passes SIGTERM, SIGINT, SIGHUP and SIGQUIT on to the
 // agent; when the agent exits it ends the relay and everything the agent left, and exits as the
 // agent did (128+N for a signal). A relay that ends while the agent runs ends the session with
 // kInitFailed: an agent silently offline would be worse. It never writes to stdout. Linked
@@ -72,9 +71,6 @@ int main(int argc, char** argv) {
     const auto bytes = std::string(dir) == "/tmp" ? options->tmp_bytes : options->shm_bytes;
     if (auto mounted = mount_fresh_tmpfs(dir, bytes); !mounted) fail(mounted.error().message);
   }
-  if (options->tools_dir)
-    if (auto bound = bind_tools_read_only(*options->tools_dir); !bound)
-      fail(bound.error().message + "; the agent was not started");
   // The relay listens on 127.0.0.1 and the agent may connect at once (loopback.hpp).
   if (auto up = bring_up_loopback(); !up) fail(up.error().message + "; the agent was not started");
   const auto account = find_account(options->uid);

@@ -14,9 +14,4 @@ namespace errand::incus::guest {
 // dir, created when missing. The error names the step and the errno.
 sdk::Result<void> mount_fresh_tmpfs(const std::string& dir, std::uint64_t bytes);
 
-// Binds source (the tools directory's device) at sdk::kToolsMountPoint, creating the mount point,
-// and makes the bind read-only, keeping the flags the source had (a remount that dropped a
-// flag locked by the user namespace would be refused). Refused unless it ends read-only.
-sdk::Result<void> bind_tools_read_only(const std::string& source);
-
 }  // namespace errand::incus::guest

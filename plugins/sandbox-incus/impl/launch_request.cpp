@@ -100,7 +100,7 @@ sdk::Result<json::object> instance_request(const sdk::LaunchSpec& spec, const In
   if (policy.uses_broker())
     devices["broker"] = disk(*spec.broker_socket, kBrokerSocketInside, true);
   // errand's own programs for the agent (delegate), read-only like the init.
-  if (spec.tools_dir) devices["tools"] = disk(*spec.tools_dir, kToolsDeviceInside, true);
+  if (spec.tools_dir) devices["tools"] = disk(*spec.tools_dir, kToolsInside, true);
   const bool open_network =
       policy.network == sdk::NetworkMode::open ||
       (policy.network == sdk::NetworkMode::restricted && policy.egress == sdk::EgressMode::open);
@@ -143,13 +143,9 @@ sdk::Result<GuestExec> guest_exec(const sdk::LaunchSpec& spec, const IncusSettin
     exec.command.emplace_back("--broker");
     exec.command.emplace_back(kBrokerSocketInside);
   }
-  if (spec.tools_dir) {
-    exec.command.emplace_back("--tools");
-    exec.command.emplace_back(kToolsDeviceInside);
-  }
   exec.command.emplace_back("--");
   exec.command.insert(exec.command.end(), spec.argv.begin(), spec.argv.end());
-  for (auto& [name, value] : common::image_session_variables(spec)) {
+  for (auto& [name, value] : common::image_session_variables(spec, kToolsInside)) {
     if (value.find('\0') != std::string::npos)
       return make_error("the variable " + name +
                         " holds a NUL byte, which no environment can carry");

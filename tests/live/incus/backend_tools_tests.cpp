@@ -1,6 +1,6 @@
 // The tools directory (LaunchSpec::tools_dir) in a real incus session: copied where the project
-// may mount it, bound read-only at the tools mount point by errand-guest-init, first on PATH;
-// delegate runs there and the mount cannot be written. Without it there is no delegate.
+// may mount it, a read-only device at /errand/tools, first on PATH; delegate runs there and the
+// mount cannot be written, by the agent or the guest's root. Without it there is no delegate.
 
 #include <catch2/catch_test_macros.hpp>
 #include <catch2/matchers/catch_matchers_string.hpp>
@@ -10,18 +10,18 @@
 using namespace errand::incus::live;
 using Catch::Matchers::ContainsSubstring;
 
-TEST_CASE("an incus session finds delegate at the tools mount point, runs it, cannot write there",
+TEST_CASE("an incus session finds delegate in /errand/tools, runs it, cannot write there",
           "[live]") {
   Daemon daemon;
   auto spec = daemon.spec({"/bin/sh", "-c",
                            "command -v delegate; delegate --help >/dev/null; echo help=$?; "
-                           "touch /run/errand/tools/planted 2>/dev/null; echo write=$?; "
-                           "sudo -n touch /run/errand/tools/planted 2>/dev/null; echo root=$?"});
+                           "touch /errand/tools/planted 2>/dev/null; echo write=$?; "
+                           "sudo -n touch /errand/tools/planted 2>/dev/null; echo root=$?"});
   spec.tools_dir = ERRAND_TOOLS_DIR;
   daemon.probe(spec.policy);
   const auto ended = run_to_end(daemon, std::move(spec));
   INFO(ended.out << ended.err << ended.exit.detail);
-  CHECK(ended.out == "/run/errand/tools/delegate\nhelp=0\nwrite=1\nroot=1\n");
+  CHECK(ended.out == "/errand/tools/delegate\nhelp=0\nwrite=1\nroot=1\n");
   CHECK(ended.exit.exit_code == 0);
 }
 

@@ -228,30 +228,24 @@ TEST_CASE("only errand's floor goes in exec's environment; every other variable 
   CHECK_THAT(refused.error().message, ContainsSubstring("BROKEN holds a NUL byte"));
 }
 
-TEST_CASE("a tools directory is a read-only device the init binds at the tools mount point") {
+TEST_CASE("a tools directory is a read-only device at /errand/tools, first on PATH") {
   auto spec = proxy_spec();
-  SECTION("given: the device, the init's --tools, and PATH led by the mount point") {
-    spec.tools_dir = "/usr/lib/errand/tools";
+  SECTION("given") {
+    spec.tools_dir = "/var/lib/errand/state/incus/tools";
     CHECK(devices_of(request_for(spec)).at("tools") ==
           json::object{{"type", "disk"},
-                       {"source", "/usr/lib/errand/tools"},
+                       {"source", "/var/lib/errand/state/incus/tools"},
                        {"path", "/errand/tools"},
                        {"readonly", "true"}});
     auto exec = guest_exec(spec, seed_settings());
     REQUIRE(exec.has_value());
-    const auto tools = std::find(exec->command.begin(), exec->command.end(), "--tools");
-    REQUIRE(tools != exec->command.end());
-    REQUIRE(tools + 1 != exec->command.end());
-    CHECK(*(tools + 1) == "/errand/tools");
-    CHECK(tools < std::find(exec->command.begin(), exec->command.end(), "--"));
     CHECK(exec->environment.at(1) == std::pair<std::string, std::string>{
-                                         "PATH", "/run/errand/tools:/usr/local/bin:/usr/bin:/bin"});
+                                         "PATH", "/errand/tools:/usr/local/bin:/usr/bin:/bin"});
   }
-  SECTION("absent: no device, no --tools, PATH as always") {
+  SECTION("absent: no device, PATH as always") {
     CHECK_FALSE(devices_of(request_for(spec)).contains("tools"));
     auto exec = guest_exec(spec, seed_settings());
     REQUIRE(exec.has_value());
-    CHECK(std::find(exec->command.begin(), exec->command.end(), "--tools") == exec->command.end());
     CHECK(exec->environment.at(1).second == "/usr/local/bin:/usr/bin:/bin");
   }
 }
