@@ -52,6 +52,8 @@ done
 for launcher in errand-bailey errand-relay errand-guest-init errand-supervised errand-systemd-start; do
   expect runtime "/usr/lib/errand/$launcher" -rwxr-xr-x
 done
+# The agent's delegate command, handed to sandboxes as <plugin dir>/tools.
+expect runtime /usr/lib/errand/tools/delegate -rwxr-xr-x
 expect runtime /usr/share/errand/config.example.json -rw-r--r--
 expect runtime /usr/share/errand/config.schema.json -rw-r--r--
 for script in scripts/prepare-podman-account scripts/start-incus scripts/stop-incus scripts/add-backports scripts/debian-mirror image/build; do

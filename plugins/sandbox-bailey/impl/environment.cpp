@@ -27,7 +27,9 @@ std::vector<std::string> host_program_directories(const sdk::LaunchSpec& spec) {
 }
 
 std::string agent_path(const sdk::LaunchSpec& spec) {
-  std::string path = std::string(kHome) + "/bin";
+  // errand's own programs come first, so nothing the agent installs shadows them.
+  std::string path = spec.tools_dir ? spec.tools_dir->string() + ":" : std::string();
+  path += std::string(kHome) + "/bin";
   for (const auto& d : host_program_directories(spec)) path += ":" + d;
   return path;
 }

@@ -23,7 +23,9 @@ struct AgentEnvironment {
 // install dirs, sandbox.pathExtra, then the system's. A bare agent command is looked up here.
 std::vector<std::string> host_program_directories(const sdk::LaunchSpec& spec);
 
-// PATH: the agent's home bin, then host_program_directories.
+// PATH: the tools directory (LaunchSpec::tools_dir, at its host path) when there is one, the
+// agent's home bin, then host_program_directories. The tools directory is not searched for the
+// agent's own command.
 std::string agent_path(const sdk::LaunchSpec& spec);
 
 // Refuses: PATH or HOME from sandbox.env or the core; a provider credential name in sandbox.env

@@ -147,6 +147,9 @@ sdk::Result<BuiltPolicy> build_policy(const sdk::LaunchSpec& spec, const PolicyC
   std::vector<Grant> grants;
   for (const auto& d : spec.agent_dirs)
     grants.push_back({d.string(), true, false, true, "the agent directory"});
+  // errand's own programs for the agent (delegate): run, never written.
+  if (spec.tools_dir)
+    grants.push_back({spec.tools_dir->string(), true, false, true, "the tools directory"});
   for (const auto& d : spec.policy.extra_read)
     grants.push_back({d.string(), true, false, false, "sandbox.policyExtra.read"});
   for (const auto& d : spec.policy.extra_write)

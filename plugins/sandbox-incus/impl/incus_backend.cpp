@@ -23,6 +23,7 @@
 #include "plugins/sandbox-incus/impl/host_documents.hpp"
 #include "plugins/sandbox-incus/impl/launch_request.hpp"
 #include "plugins/sandbox-incus/impl/orphan_sweep.hpp"
+#include "plugins/sandbox-incus/impl/placed_programs.hpp"
 #include "plugins/sandbox-incus/impl/requester_factory.hpp"
 
 namespace errand::incus {
@@ -83,6 +84,7 @@ IncusBackend::IncusBackend(const sdk::HostServices& host, IncusRequester request
       settings_(settings_or_throw(host.config)),
       requester_(requester ? std::move(requester) : make_requester(host, settings_)),
       daemon_mark_(common::daemon_mark(host.state_dir)),
+      incus_dir_(host.state_dir / "incus"),
       walker_(std::make_shared<common::DiskWalker>()) {
   place_guest_init(host);
 }
@@ -96,26 +98,14 @@ IncusBackend::~IncusBackend() {
 void IncusBackend::place_guest_init(const sdk::HostServices& host) {
   namespace fs = std::filesystem;
   const fs::path source = host.plugin_path.parent_path() / kGuestInitName;
-  const fs::path dir = host.state_dir / "incus";
-  const fs::path target = dir / kGuestInitName;
-  const fs::path staged = dir / (std::string(kGuestInitName) + ".new");
-  std::error_code ec;
+  const fs::path target = incus_dir_ / kGuestInitName;
   if (::access(source.c_str(), X_OK) != 0) {
     guest_init_problem_ = source.string() +
                           " is missing or not executable; reinstall errand so errand-guest-init "
                           "sits beside sandbox-incus.so";
     return;
   }
-  fs::create_directories(dir, ec);
-  // Staged and renamed, so an instance of a daemon still running never mounts half a file.
-  if (!ec) fs::copy_file(source, staged, fs::copy_options::overwrite_existing, ec);
-  if (!ec)
-    fs::permissions(staged,
-                    fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
-                        fs::perms::others_read | fs::perms::others_exec,
-                    ec);
-  if (!ec) fs::rename(staged, target, ec);
-  if (ec) {
+  if (const auto ec = place_program(source, target)) {
     guest_init_problem_ =
         "could not copy " + source.string() + " to " + target.string() + ": " + ec.message();
     return;
@@ -202,6 +192,13 @@ boost::asio::awaitable<sdk::Result<std::unique_ptr<sdk::SandboxProcess>>> IncusB
                                   ": the last probe found no usable incus host (see the "
                                   "start-up report)",
                               sdk::Error::Kind::unavailable);
+  // The instance mounts a copy the project's disk paths cover, made again at every launch so a
+  // rebuilt or upgraded delegate reaches the next session.
+  if (spec.tools_dir) {
+    auto placed = place_tools(*spec.tools_dir, incus_dir_);
+    if (!placed) co_return placed.error();
+    spec.tools_dir = *placed;
+  }
   auto body = instance_request(spec, settings_, *host);
   if (!body) co_return body.error();
   auto exec = guest_exec(spec, settings_);

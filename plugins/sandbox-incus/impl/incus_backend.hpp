@@ -59,6 +59,7 @@ class IncusBackend final : public sdk::SandboxBackend {
   IncusSettings settings_;
   IncusRequester requester_;
   std::string daemon_mark_;
+  std::filesystem::path incus_dir_;   // <state dir>/incus: the copies instances mount
   std::filesystem::path guest_init_;  // the copy instances mount
   std::string guest_init_problem_;    // why there is none, for the probe
   std::shared_ptr<common::DiskWalker> walker_;

@@ -99,6 +99,8 @@ sdk::Result<json::object> instance_request(const sdk::LaunchSpec& spec, const In
                        {"guest-init", disk(host.guest_init, kGuestInitInside, true)}};
   if (policy.uses_broker())
     devices["broker"] = disk(*spec.broker_socket, kBrokerSocketInside, true);
+  // errand's own programs for the agent (delegate), read-only like the init.
+  if (spec.tools_dir) devices["tools"] = disk(*spec.tools_dir, kToolsInside, true);
   const bool open_network =
       policy.network == sdk::NetworkMode::open ||
       (policy.network == sdk::NetworkMode::restricted && policy.egress == sdk::EgressMode::open);
@@ -143,7 +145,7 @@ sdk::Result<GuestExec> guest_exec(const sdk::LaunchSpec& spec, const IncusSettin
   }
   exec.command.emplace_back("--");
   exec.command.insert(exec.command.end(), spec.argv.begin(), spec.argv.end());
-  for (auto& [name, value] : common::image_session_variables(spec)) {
+  for (auto& [name, value] : common::image_session_variables(spec, kToolsInside)) {
     if (value.find('\0') != std::string::npos)
       return make_error("the variable " + name +
                         " holds a NUL byte, which no environment can carry");

@@ -20,6 +20,9 @@ namespace errand::incus {
 // mounts over at boot.
 inline constexpr const char* kBrokerSocketInside = "/errand/broker.sock";
 inline constexpr const char* kGuestInitInside = "/errand/errand-guest-init";
+// LaunchSpec::tools_dir, read-only and first on PATH. Not sdk::kToolsMountPoint: the guest's
+// systemd may mount /run after the session has started, hiding anything placed under it.
+inline constexpr const char* kToolsInside = "/errand/tools";
 
 inline constexpr const char* kSystemKey = "user.errand.system";
 inline constexpr const char* kSessionKey = "user.errand.session";

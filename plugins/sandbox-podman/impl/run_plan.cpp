@@ -99,6 +99,10 @@ sdk::Result<RunPlan> podman_run_plan(const sdk::LaunchSpec& spec, const RunHost&
     add(a, {"-v", spec.broker_socket->string() + ":" + broker_relay::kBrokerSocketInside + ":ro"});
   // errand-relay comes first in every session: it loads errand's own filter before the agent.
   add(a, {"-v", host.relay_program.string() + ":" + kRelayInside + ":ro"});
+  // errand's own programs for the agent (delegate), read-only; image_session_variables puts
+  // the mount point ahead on PATH.
+  if (spec.tools_dir)
+    add(a, {"-v", spec.tools_dir->string() + ":" + sdk::kToolsMountPoint + ":ro"});
   a.push_back(host.image);
   add(a, {kRelayInside,
           brokered ? broker_relay::kBrokerSocketInside : broker_relay::kNoBrokerArgument});

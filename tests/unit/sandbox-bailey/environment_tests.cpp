@@ -1,5 +1,7 @@
 #include <stdlib.h>
 
+#include <algorithm>
+
 #include <catch2/catch_test_macros.hpp>
 
 #include "plugins/sandbox-bailey/impl/environment.hpp"
@@ -86,4 +88,16 @@ TEST_CASE("malformed names and NUL bytes are refused wherever they come from") {
   auto spec = base();
   spec.env = {{"PATH", "/evil"}};
   CHECK_FALSE(build_environment(spec, {}).has_value());
+}
+
+TEST_CASE("the tools directory leads PATH when there is one, and is absent otherwise") {
+  auto spec = base();
+  spec.tools_dir = "/usr/lib/errand/tools";
+  CHECK(agent_path(spec) ==
+        "/usr/lib/errand/tools:/state/home/bin:/opt/kage/bin:/opt/toolchains/bin:/usr/local/bin:"
+        "/usr/bin:/bin:/usr/local/sbin:/usr/sbin:/sbin");
+  // It holds errand's programs, not the agent: a bare agent command is not looked up there.
+  const auto dirs = host_program_directories(spec);
+  CHECK(std::find(dirs.begin(), dirs.end(), "/usr/lib/errand/tools") == dirs.end());
+  CHECK(agent_path(base()).find("tools") == std::string::npos);
 }

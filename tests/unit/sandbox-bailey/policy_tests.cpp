@@ -303,3 +303,48 @@ TEST_CASE("an agent command in the session's own home is refused before anything
   s.argv = {"kage"};
   REQUIRE_FALSE(build_policy(s, context()).has_value());
 }
+
+TEST_CASE("the tools directory is read and run, never written, and bound read-only") {
+  const auto bind_of = [](const Policy& p, const std::string& target) -> const BindMount* {
+    for (const auto& b : p.binds)
+      if (b.target == target) return &b;
+    return nullptr;
+  };
+  SECTION("granted like an agent directory") {
+    auto s = spec();
+    s.tools_dir = "/opt/errand/lib/tools";
+    auto built = build_policy(s, context());
+    REQUIRE(built.has_value());
+    const auto& p = built->policy;
+    CHECK(has(p.read, "/opt/errand/lib/tools"));
+    CHECK(has(p.execute, "/opt/errand/lib/tools"));
+    CHECK_FALSE(has(p.write, "/opt/errand/lib/tools"));
+    const auto* bind = bind_of(p, "/opt/errand/lib/tools");
+    REQUIRE(bind != nullptr);
+    CHECK(bind->source == "/opt/errand/lib/tools");
+    CHECK_FALSE(bind->writable);
+    CHECK(contains(render_policy(p), "/opt/errand/lib/tools"));
+  }
+  SECTION("inside a writable grant it still gets a read-only bind of its own") {
+    auto s = spec();
+    s.tools_dir = "/var/cache/errand/cargo/tools";
+    auto built = build_policy(s, context());
+    REQUIRE(built.has_value());
+    const auto* bind = bind_of(built->policy, "/var/cache/errand/cargo/tools");
+    REQUIRE(bind != nullptr);
+    CHECK_FALSE(bind->writable);
+  }
+  SECTION("absent, nothing is added") {
+    auto built = build_policy(spec(), context());
+    REQUIRE(built.has_value());
+    for (const auto& b : built->policy.binds) CHECK_FALSE(contains(b.target, "tools"));
+  }
+  SECTION("held to the same rules as any grant") {
+    auto s = spec();
+    s.tools_dir = "/var/lib/errand/tools";
+    auto built = build_policy(s, context());
+    REQUIRE_FALSE(built.has_value());
+    CHECK(contains(built.error().message, "the tools directory \"/var/lib/errand/tools\""));
+    CHECK(contains(built.error().message, "overlaps stateDir"));
+  }
+}

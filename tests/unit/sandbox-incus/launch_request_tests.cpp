@@ -227,3 +227,25 @@ TEST_CASE("only errand's floor goes in exec's environment; every other variable 
   REQUIRE_FALSE(refused.has_value());
   CHECK_THAT(refused.error().message, ContainsSubstring("BROKEN holds a NUL byte"));
 }
+
+TEST_CASE("a tools directory is a read-only device at /errand/tools, first on PATH") {
+  auto spec = proxy_spec();
+  SECTION("given") {
+    spec.tools_dir = "/var/lib/errand/state/incus/tools";
+    CHECK(devices_of(request_for(spec)).at("tools") ==
+          json::object{{"type", "disk"},
+                       {"source", "/var/lib/errand/state/incus/tools"},
+                       {"path", "/errand/tools"},
+                       {"readonly", "true"}});
+    auto exec = guest_exec(spec, seed_settings());
+    REQUIRE(exec.has_value());
+    CHECK(exec->environment.at(1) == std::pair<std::string, std::string>{
+                                         "PATH", "/errand/tools:/usr/local/bin:/usr/bin:/bin"});
+  }
+  SECTION("absent: no device, PATH as always") {
+    CHECK_FALSE(devices_of(request_for(spec)).contains("tools"));
+    auto exec = guest_exec(spec, seed_settings());
+    REQUIRE(exec.has_value());
+    CHECK(exec->environment.at(1).second == "/usr/local/bin:/usr/bin:/bin");
+  }
+}

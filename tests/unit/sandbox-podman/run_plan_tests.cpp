@@ -196,3 +196,22 @@ TEST_CASE("a session is started as podman create with the plan's options, then p
                                                             "--attach", "--interactive",
                                                             "errand-s1"});
 }
+
+TEST_CASE("a tools directory is mounted read-only at the tools mount point, ahead on PATH") {
+  auto spec = spec_with(sdk::NetworkMode::none);
+  SECTION("given") {
+    spec.tools_dir = "/usr/lib/errand/tools";
+    auto plan = podman_run_plan(spec, host(true));
+    REQUIRE(plan.has_value());
+    CHECK(has(values_of(plan->args, "-v"), "/usr/lib/errand/tools:/run/errand/tools:ro"));
+    CHECK(
+        has(values_of(plan->args, "--env"), "PATH=/run/errand/tools:/usr/local/bin:/usr/bin:/bin"));
+  }
+  SECTION("absent: no mount, and PATH as always") {
+    auto plan = podman_run_plan(spec, host(true));
+    REQUIRE(plan.has_value());
+    for (const auto& mount : values_of(plan->args, "-v"))
+      CHECK(mount.find("tools") == std::string::npos);
+    CHECK(has(values_of(plan->args, "--env"), "PATH=/usr/local/bin:/usr/bin:/bin"));
+  }
+}
