@@ -11,11 +11,14 @@
 #include <string_view>
 #include <variant>
 
+#include "common/delegate_limits.hpp"
+
 namespace errand::broker {
 
-inline constexpr std::uint64_t kDelegateArtefactLimit = 2ull << 20;  // 2 MiB
-inline constexpr std::size_t kDelegateQuestionLimit = 4096;
-inline constexpr std::size_t kDelegateNameLimit = 256;
+// The bounds are shared with the command and the core (common/delegate_limits.hpp).
+inline constexpr std::uint64_t kDelegateArtefactLimit = common::kDelegateArtefactMaxBytes;
+inline constexpr std::size_t kDelegateQuestionLimit = common::kDelegateQuestionMaxBytes;
+inline constexpr std::size_t kDelegateNameLimit = common::kDelegateArtefactNameMaxBytes;
 
 struct DelegateHead {
   std::string question;       // decoded

@@ -32,8 +32,11 @@ const auto kConfig = config_of(R"({"agent": {
 
 errand::agent::KageCatalog catalog() {
   errand::agent::KageCatalog c;
-  c.providers.push_back({"anthropic", "Anthropic", {{"fake-large", "large", std::nullopt}}});
-  c.providers.push_back({"zai", "Z", {{"glm-fake", "glm", std::nullopt}}});
+  c.providers.push_back({"anthropic",
+                         "Anthropic",
+                         {{"fake-large", "large", std::nullopt, std::nullopt, std::nullopt}}});
+  c.providers.push_back(
+      {"zai", "Z", {{"glm-fake", "glm", std::nullopt, std::nullopt, std::nullopt}}});
   return c;
 }
 

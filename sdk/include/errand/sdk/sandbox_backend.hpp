@@ -67,8 +67,9 @@ struct LaunchSpec {
   std::vector<std::filesystem::path> agent_dirs;  // read and execute; ahead on PATH
   SandboxPolicy policy;
   // ABI 4.0: a directory of errand's own programs for the agent (the delegate command, only
-  // with agent.delegate). The backend makes it visible read-only and puts it ahead on PATH:
-  // at its host path where the sandbox sees the host's file system, else at kToolsMountPoint.
+  // with agent.delegate). The backend makes it visible read-only and puts it first on PATH: at
+  // its host path where the sandbox sees the host's file system, else at kToolsMountPoint, or
+  // at a path of its own where that one cannot hold (docs/sandbox-<backend>.md says which).
   std::optional<std::filesystem::path> tools_dir;
 };
 
