@@ -140,11 +140,16 @@ json::object agent() {
                             with(text("The model the alias stands for."), "minLength", 1)),
                      json::object{})},
           {"fallback",
-           unsupported(list_of("Models to start on, in order, when the starting model's usage "
-                               "window is spent.",
-                               with(text("A model."), "minLength", 1)),
-                       "a session stays on its model when the usage window is spent; switch "
-                       "with !model, and remove the key")},
+           hinted(list_of("Where a new session starts, in order, when agent.provider's usage "
+                          "window is spent (its answers said nothing is left until a reset, or "
+                          "it paused errand beyond limits.maxQueueWaitMs): each entry is "
+                          "\"provider/model\" naming another provider defined under "
+                          "agent.providers, since a provider's windows are shared by all its "
+                          "models. Absent: a session always starts on agent.provider.",
+                          with(text("Another provider and its model, as \"provider/model\"."),
+                               "minLength", 3)),
+                  "Write each entry as \"<provider>/<model>\", the provider defined under "
+                  "agent.providers and not agent.provider itself.")},
           {"delegate",
            section("A cheaper model of the same provider that the agent may ask one question "
                    "about one thing (a file, a log, a diff), with the delegate command errand "

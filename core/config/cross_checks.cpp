@@ -8,6 +8,7 @@
 #include <filesystem>
 
 #include "core/agent/kage_reserved_names.hpp"
+#include "core/config/fallback_checks.hpp"
 #include "core/config/github_checks.hpp"
 #include "core/config/provider_checks.hpp"
 #include "core/config/suggest.hpp"
@@ -180,6 +181,7 @@ void check_across_keys(const json::object& config, std::vector<Problem>& problem
   check_alias_names(config, problems);
   check_kage_provider_names(config, problems);
   check_github_section(config, problems);
+  check_fallback(config, problems);
 }
 
 }  // namespace errand::config

@@ -169,6 +169,7 @@ std::shared_ptr<Session> SessionManager::launch(SessionPlan plan, const InboundP
     if (!self) return;
     asio::post(self->strand_, [self, session_id, thread_id] {
       self->sessions_.erase(session_id);
+      self->spent_notices_.forget(session_id);
       const auto it = self->thread_sessions_.find(thread_id);
       if (it != self->thread_sessions_.end() && it->second == session_id)
         self->thread_sessions_.erase(it);
@@ -245,6 +246,7 @@ asio::awaitable<void> SessionManager::channel_prompt(const sdk::InboundMessage& 
                                       "`!stop` that session first"))
     co_return;
   if (!co_await complete_plan(plan, message, "no session was started: ")) co_return;
+  choose_start_provider(plan);
   plan.opening = message.ref;
   plan.thread_name = thread_name_from(text);
   plan.project_dir = settings_.project_root / plan.project_name;
@@ -286,7 +288,7 @@ asio::awaitable<void> SessionManager::thread_prompt(const sdk::InboundMessage& m
   plan.project_dir = record.project_path;
   plan.owner_id = record.owner_id;
   plan.guests = record.guests;
-  plan.model = record.model;
+  restore_start_provider(plan, record.model);
   if (!record.last_session_id.empty()) plan.previous_session_id = record.last_session_id;
   auto session = launch(std::move(plan), prompt);
   log_->info("session {} resumes thread {} for {}", session->id(), record.thread_id,

@@ -53,7 +53,8 @@ class QueueCore : public std::enable_shared_from_this<QueueCore> {
   }
   bool session_holds_turn(std::string_view session_id) const;
   bool session_is_waiting(std::string_view session_id) const;
-  bool paused_locked();
+  // Drops the pauses that have ended; true when one still holds a prompt for `provider`.
+  bool paused_locked(std::string_view provider);
   void expire_locked();
   void admit_waiting_locked();
   void report_positions_locked();
@@ -113,10 +114,10 @@ bool QueueCore::session_is_waiting(std::string_view session_id) const {
                      [&](const Waiting& w) { return w.prompt.session_id == session_id; });
 }
 
-bool QueueCore::paused_locked() {
+bool QueueCore::paused_locked(std::string_view provider) {
   const auto now = clock_.now();
   std::erase_if(pauses_, [&](const auto& p) { return p.second <= now; });
-  return !pauses_.empty();
+  return provider.empty() ? !pauses_.empty() : pauses_.contains(provider);
 }
 
 void QueueCore::expire_locked() {
@@ -138,13 +139,13 @@ void QueueCore::expire_locked() {
 }
 
 // FIFO, except that a session never holds two turns: its next prompt waits while prompts of
-// other sessions behind it may pass, since one agent runs one turn at a time anyway.
+// other sessions behind it may pass, since one agent runs one turn at a time anyway. A prompt
+// held by its provider's pause lets prompts for other providers pass the same way.
 void QueueCore::admit_waiting_locked() {
-  if (paused_locked()) return;
   const auto now = clock_.steady_now();
   for (auto it = waiting_.begin();
        it != waiting_.end() && turns_.size() < limits_.max_concurrent_turns;) {
-    if (session_holds_turn(it->prompt.session_id)) {
+    if (session_holds_turn(it->prompt.session_id) || paused_locked(it->prompt.provider)) {
       ++it;
       continue;
     }
@@ -229,7 +230,7 @@ SubmitOutcome QueueCore::submit(PromptSubmission prompt) {
   if (known)
     return Rejected{
         "this message already has a turn or is waiting for one; it is not queued twice"};
-  if (!paused_locked() && turns_.size() < limits_.max_concurrent_turns &&
+  if (!paused_locked(prompt.provider) && turns_.size() < limits_.max_concurrent_turns &&
       !session_holds_turn(prompt.session_id) && !session_is_waiting(prompt.session_id)) {
     return Admitted{TurnTicket(
         make_place(true, std::move(prompt.session_id), std::move(prompt.message_id), {}))};
@@ -288,7 +289,7 @@ sdk::Result<SessionReservation> QueueCore::reserve_session(std::string session_i
 void QueueCore::pause(std::string provider, std::chrono::system_clock::time_point until) {
   Locked lock(*this);
   if (until <= clock_.now()) return;
-  log_->warn("admission paused for every session: provider {} is rate limited", provider);
+  log_->warn("admission paused for sessions on provider {}: it is rate limited", provider);
   pauses_[std::move(provider)] = until;
   reschedule_locked();
 }
@@ -324,6 +325,7 @@ QueueSnapshot QueueCore::snapshot() const {
   for (const auto& [provider, until] : pauses_) {
     if (until <= now) continue;
     s.paused_providers.push_back(provider);
+    s.pause_ends[provider] = until;
     if (!s.paused_until || until > *s.paused_until) s.paused_until = until;
   }
   return s;

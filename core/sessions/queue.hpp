@@ -13,6 +13,7 @@
 #include <errand/sdk/host_services.hpp>
 #include <errand/sdk/result.hpp>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -113,6 +114,10 @@ struct PromptSubmission {
   std::function<void(std::size_t position)> on_position;
   // A queued prompt waited longer than maxQueueWaitMs and was dropped.
   std::function<void()> on_expired;
+  // The provider the session runs on: only that provider's pause holds the prompt, so a session
+  // started on an agent.fallback provider is not held by agent.provider's 429. Empty: any
+  // provider's pause holds it.
+  std::string provider{};
 };
 
 struct Admitted {
@@ -134,6 +139,8 @@ struct QueueSnapshot {
   // Set while a provider pause holds admission: the latest end among the pauses.
   std::optional<std::chrono::system_clock::time_point> paused_until;
   std::vector<std::string> paused_providers;
+  // Each paused provider's end of pause.
+  std::map<std::string, std::chrono::system_clock::time_point, std::less<>> pause_ends;
 };
 
 // Thread-safe; every method may be called from any thread. Timers (expiry, the end of a
@@ -147,8 +154,8 @@ class TurnQueue {
   // Queued prompts are dropped without callbacks; outstanding tickets become inert.
   ~TurnQueue();
 
-  // Admitted when a slot is free, no pause holds admission and the session holds no other
-  // turn; otherwise Queued at the back, or Rejected when the queue is full.
+  // Admitted when a slot is free, no pause holds the prompt's provider and the session holds no
+  // other turn; otherwise Queued at the back, or Rejected when the queue is full.
   SubmitOutcome submit(PromptSubmission prompt);
   // Drops every queued prompt of the session (no callbacks for them); returns their message ids.
   std::vector<std::string> cancel_session(std::string_view session_id);
@@ -157,7 +164,8 @@ class TurnQueue {
 
   sdk::Result<SessionReservation> reserve_session(std::string session_id);
 
-  // The broker's 429 signal: no prompt is admitted until `until` or resume(provider).
+  // The broker's 429 signal: no prompt for the provider (nor one naming none) is admitted until
+  // `until` or resume(provider).
   void pause(std::string provider, std::chrono::system_clock::time_point until);
   void resume(std::string_view provider);
 

@@ -35,7 +35,9 @@ Session::Session(std::shared_ptr<const SessionServices> services, SessionPlan pl
       permissions_(strand_, plan_.owner_id,
                    [this](std::string text, std::vector<std::string> mentions) {
                      if (renderer_) renderer_->notice(std::move(text), std::move(mentions));
-                   }) {}
+                   }) {
+  turns_.set_provider(plan_.provider);
+}
 
 Session::~Session() = default;
 

@@ -96,6 +96,12 @@ class Session : public std::enable_shared_from_this<Session> {
   const std::string& owner_id() const noexcept { return plan_.owner_id; }
   const std::string& project_name() const noexcept { return plan_.project_name; }
   const std::filesystem::path& project_dir() const noexcept { return plan_.project_dir; }
+  // The provider the session runs on (SessionPlan::provider).
+  const std::string& provider() const noexcept { return plan_.provider; }
+
+  // session_notices.cpp: a line from the daemon for the thread (its provider's usage window is
+  // spent); nothing before the thread has a renderer or once the session is stopping.
+  void tell(std::string notice);
 
  private:
   // A start step that did not fail either went through or found a stop asked for meanwhile.

@@ -227,6 +227,7 @@ void SessionManager::on_provider_paused(const std::string& provider,
                                         std::chrono::system_clock::time_point until) noexcept {
   try {
     services_->queue.pause(provider, until);
+    asio::post(strand_, [self = shared_from_this(), provider] { self->tell_if_spent(provider); });
   } catch (const std::exception& e) {
     log_->error("a provider pause could not be applied: {}", e.what());
   }
@@ -246,6 +247,7 @@ void SessionManager::on_provider_usage(const sdk::ProviderUsage& usage) noexcept
       auto& kept = self->usage_[usage.provider];
       // Answers finish out of order; an older report never replaces a newer one.
       if (usage.observed_at >= kept.observed_at) kept = usage;
+      self->tell_if_spent(usage.provider);
     });
   } catch (const std::exception& e) {
     log_->error("a provider's limits could not be kept: {}", e.what());

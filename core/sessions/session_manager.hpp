@@ -14,6 +14,7 @@
 #include "core/sessions/session.hpp"
 #include "core/sessions/session_services.hpp"
 #include "core/sessions/usage_report.hpp"
+#include "core/sessions/usage_windows.hpp"
 
 #include <spdlog/logger.h>
 #include <boost/asio/any_io_executor.hpp>
@@ -174,6 +175,15 @@ class SessionManager final : public sdk::ChatEvents,
   void refuse(const ReplyTo& to, const std::string& sentence);
   boost::asio::awaitable<void> handle_web(WebMessage& web);
 
+  // manager_usage.cpp: usage windows and agent.fallback (usage_windows.hpp, fallback_start.hpp).
+  std::optional<SpentWindow> spent_now(std::string_view provider) const;
+  // A new session's provider and model: agent.provider, or a fallback when it is spent.
+  void choose_start_provider(SessionPlan& plan) const;
+  // A resumed thread's provider and model, as threads.db recorded them.
+  void restore_start_provider(SessionPlan& plan, std::string_view recorded_model) const;
+  // Tells each live session on the provider, once per spent period, that its window is spent.
+  void tell_if_spent(const std::string& provider);
+
   std::shared_ptr<const SessionServices> services_;
   boost::asio::any_io_executor strand_;
   std::shared_ptr<spdlog::logger> log_;
@@ -187,7 +197,8 @@ class SessionManager final : public sdk::ChatEvents,
   std::shared_ptr<const agent::AgentGlue> glue_;
   std::string glue_kind_;
   std::optional<agent::KageCatalog> kage_catalog_;
-  UsageByProvider usage_;                   // the newest limits each provider reported, for !usage
+  UsageByProvider usage_;       // the newest limits each provider reported, for !usage
+  SpentNotices spent_notices_;  // which sessions were told their provider is spent, until when
   FetchedModelsByProvider fetched_models_;  // from !models refresh
   bool refreshing_models_ = false;
   bool refreshing_usage_ = false;  // a !usage refresh waits on the broker

@@ -72,6 +72,11 @@ struct SessionPlan {
   std::string owner_id;
   std::vector<std::string> guests;
   std::string model;  // the thread's model; empty: agent.model
+  // The provider the session runs on: agent.provider, or an agent.fallback entry's when
+  // agent.provider's usage window was spent (fallback_start.hpp); empty: agent.provider.
+  std::string provider;
+  // Said in the thread as the session starts (why it starts on a fallback); empty: nothing.
+  std::string start_notice;
   // A resumed thread: the session that ran in it last, whose state directory and agent
   // conversation this one continues.
   std::optional<std::string> previous_session_id;

@@ -7,6 +7,7 @@
 #include "core/agent/state_files.hpp"
 #include "core/sandbox/broker_spec.hpp"
 #include "core/sessions/delegate_tools.hpp"
+#include "core/sessions/fallback_start.hpp"
 #include "core/sessions/private_directory.hpp"
 #include "core/sessions/session.hpp"
 #include "core/sessions/web_identity.hpp"
@@ -80,6 +81,7 @@ asio::awaitable<void> Session::main(std::shared_ptr<Session> self) {
 asio::awaitable<sdk::Result<Session::StartResult>> Session::start_up() {
   if (auto opened = co_await open_thread(); !opened) co_return opened.error();
   if (stop_request_) co_return StartResult::stopped;
+  if (!plan_.start_notice.empty() && renderer_) renderer_->notice(plan_.start_notice);
   if (auto read = read_house_rules_now(); !read) co_return read.error();
   if (delegate_) services_->delegates->open(id(), delegate_->per_turn);
   if (auto prepared = prepare_directories(); !prepared) co_return prepared.error();
@@ -204,7 +206,7 @@ asio::awaitable<sdk::Result<void>> Session::record_start() {
     thread.project_path = plan_.project_dir.string();
     thread.owner_id = plan_.owner_id;
     thread.guests = plan_.guests;
-    thread.model = plan_.model;
+    thread.model = thread_model(*plan_.config, plan_.provider, plan_.model);
     thread.created_at = now;
     thread.updated_at = now;
     thread.state = ThreadState::live;
@@ -291,6 +293,7 @@ asio::awaitable<sdk::Result<void>> Session::launch_sandbox() {
   inputs.config = plan_.config.get();
   inputs.routes =
       agent::provider_routes(*plan_.config, broker_session_ ? &*broker_session_ : nullptr);
+  inputs.provider = plan_.provider;
   inputs.model = model_;
   inputs.agent_installed_on_host = services_->capabilities.agent_from_host_install;
   inputs.config_file = services_->config_file;

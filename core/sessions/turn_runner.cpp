@@ -33,6 +33,7 @@ void TurnRunner::submit(InboundPrompt prompt) {
   PromptSubmission submission;
   submission.session_id = session_id_;
   submission.message_id = prompt.ref.message_id;
+  submission.provider = provider_;
   submission.executor = strand_;
   const std::string message_id = prompt.ref.message_id;
   submission.on_admitted = [this, alive, message_id](TurnTicket ticket) {

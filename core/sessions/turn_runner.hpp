@@ -61,6 +61,9 @@ class TurnRunner {
   TurnRunner(const TurnRunner&) = delete;
   TurnRunner& operator=(const TurnRunner&) = delete;
 
+  // The provider the session runs on, handed to the queue with each prompt (its pause holds
+  // them); before the first submit.
+  void set_provider(std::string provider) { provider_ = std::move(provider); }
   // Before open(): the prompt waits until the session is ready.
   void hold(InboundPrompt prompt);
   // The session is ready: held prompts are submitted in order, and the idle timer starts.
@@ -103,6 +106,7 @@ class TurnRunner {
   boost::asio::any_io_executor strand_;
   TurnQueue& queue_;
   std::string session_id_;
+  std::string provider_;
   Timeouts timeouts_;
   Effects effects_;
   bool open_ = false;

@@ -371,32 +371,42 @@ ScriptedAnswer answer_from_json(const json::object& spec) {
     answer = ScriptedAnswer::answer(text("text", answer.text));
   answer.input_tokens = static_cast<std::uint64_t>(number("inputTokens", 12));
   answer.output_tokens = static_cast<std::uint64_t>(number("outputTokens", 7));
+  if (const auto* spent = spec.if_contains("windowSpent"); spent != nullptr && spent->is_bool())
+    answer.window_spent = spent->as_bool();
   return answer;
 }
 
 std::vector<std::pair<std::string, std::string>> limit_headers(Dialect dialect,
-                                                               std::size_t answered) {
+                                                               std::size_t answered,
+                                                               bool window_spent) {
   std::vector<std::pair<std::string, std::string>> headers;
   const auto text = [](std::size_t n) { return std::to_string(n); };
   if (dialect != Dialect::anthropic) {
     headers.emplace_back("x-ratelimit-limit-requests", "500");
-    headers.emplace_back("x-ratelimit-remaining-requests", text(500 - (answered % 500) - 1));
-    headers.emplace_back("x-ratelimit-reset-requests", "6m0s");
+    headers.emplace_back("x-ratelimit-remaining-requests",
+                         window_spent ? "0" : text(500 - (answered % 500) - 1));
+    headers.emplace_back("x-ratelimit-reset-requests",
+                         window_spent ? std::to_string(kSpentWindowReset.count()) + "m0s" : "6m0s");
     headers.emplace_back("x-ratelimit-limit-tokens", "30000");
     headers.emplace_back("x-ratelimit-remaining-tokens", text(30000 - (answered % 300) * 100));
     headers.emplace_back("x-ratelimit-reset-tokens", "1s");
     return headers;
   }
-  const std::time_t reset = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now() +
-                                                                 std::chrono::minutes(1));
-  std::tm tm{};
-  ::gmtime_r(&reset, &tm);
-  char stamp[32];
-  std::strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  const auto stamp_in = [](std::chrono::minutes ahead) {
+    const std::time_t reset =
+        std::chrono::system_clock::to_time_t(std::chrono::system_clock::now() + ahead);
+    std::tm tm{};
+    ::gmtime_r(&reset, &tm);
+    char stamp[32];
+    std::strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    return std::string(stamp);
+  };
+  const std::string stamp = stamp_in(std::chrono::minutes(1));
   headers.emplace_back("anthropic-ratelimit-requests-limit", "1000");
   headers.emplace_back("anthropic-ratelimit-requests-remaining",
-                       text(1000 - (answered % 1000) - 1));
-  headers.emplace_back("anthropic-ratelimit-requests-reset", stamp);
+                       window_spent ? "0" : text(1000 - (answered % 1000) - 1));
+  headers.emplace_back("anthropic-ratelimit-requests-reset",
+                       window_spent ? stamp_in(kSpentWindowReset) : stamp);
   headers.emplace_back("anthropic-ratelimit-tokens-limit", "80000");
   headers.emplace_back("anthropic-ratelimit-tokens-remaining",
                        text(80000 - (answered % 800) * 100));

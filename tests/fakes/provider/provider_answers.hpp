@@ -34,6 +34,9 @@ struct ScriptedAnswer {
   std::uint64_t input_tokens = 12;
   std::uint64_t output_tokens = 7;
   std::chrono::milliseconds stall{0};
+  // The answer's limit headers say the request window is spent: nothing left, with its reset
+  // kSpentWindowReset ahead (as the last request a window allows is answered).
+  bool window_spent = false;
 
   static ScriptedAnswer answer(std::string text);
   static ScriptedAnswer tool_call(std::string name, std::string input_json);
@@ -59,11 +62,15 @@ std::string error_body(Dialect dialect, int status, const std::string& message);
 // The limit headers each dialect's provider sends on an answer, as the real services do:
 // Anthropic's anthropic-ratelimit-requests-* and -tokens-* with RFC 3339 resets a minute ahead,
 // OpenAI's x-ratelimit-*-requests and -tokens with resets as durations. `answered` counts the
-// answers before this one, so "remaining" goes down call by call.
+// answers before this one, so "remaining" goes down call by call. With window_spent the
+// requests window has 0 left until kSpentWindowReset from now.
+inline constexpr std::chrono::minutes kSpentWindowReset{20};
 std::vector<std::pair<std::string, std::string>> limit_headers(Dialect dialect,
-                                                               std::size_t answered);
+                                                               std::size_t answered,
+                                                               bool window_spent = false);
 
-// For the control endpoint of the standalone provider: {"kind": "text", "text": ...} etc.
+// For the control endpoint of the standalone provider: {"kind": "text", "text": ...} etc.;
+// "windowSpent": true for window_spent.
 ScriptedAnswer answer_from_json(const boost::json::object& spec);
 
 }  // namespace errand::fakes

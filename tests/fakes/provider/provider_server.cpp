@@ -197,7 +197,7 @@ asio::awaitable<bool> respond(FakeProvider::Impl& impl, Stream& stream,
                          error_body(dialect, answer.status, answer.text));
     co_return true;
   }
-  auto limits = limit_headers(dialect, impl.answered++);
+  auto limits = limit_headers(dialect, impl.answered++, answer.window_spent);
   if (!streamed) {
     if (answer.kind == ScriptedAnswer::Kind::cut) co_return false;
     co_await send_simple(stream, version, 200, complete_body(dialect, answer, model),

@@ -119,9 +119,9 @@ TEST_CASE("every JSON example in README.md and docs/ is a configuration errand a
 
 TEST_CASE("the docs example check refuses an example that is not a valid configuration") {
   DaemonHarness h;
-  const auto unread = check_example(h, {"test", R"({"agent": {"fallback": ["claude-sonnet"]}})"});
+  const auto unread = check_example(h, {"test", R"({"sandbox": {"diskTmp": true}})"});
   CHECK(unread.exit_code == 2);
-  CHECK(unread.err.find("`agent.fallback` is not supported yet") != std::string::npos);
+  CHECK(unread.err.find("`sandbox.diskTmp` is not supported yet") != std::string::npos);
   const auto no_identity =
       check_example(h, {"test", R"({"github": {"userName": "bot", "userEmail": "bot@x"}})"});
   CHECK(no_identity.exit_code == 2);

@@ -176,6 +176,38 @@ TEST_CASE("resume lifts a provider's pause early; another provider's pause still
   CHECK(h.admitted_order == std::vector<std::string>{"m1"});
 }
 
+TEST_CASE("a provider's pause holds only its own sessions' prompts; a fallback's pass",
+          "[key:agent.fallback]") {
+  QueueHarness h(limits(2));
+  h.queue.pause("anthropic", h.clock.now() + 60s);
+  auto on = [&](const std::string& session, const std::string& message, std::string provider) {
+    auto p = h.prompt(session, message);
+    p.provider = std::move(provider);
+    auto outcome = h.queue.submit(std::move(p));
+    if (auto* admitted = std::get_if<errand::sessions::Admitted>(&outcome)) {
+      h.told[message].ticket = std::move(admitted->ticket);
+      h.admitted_order.push_back(message);
+      return errand::sessions::SubmitOutcome{errand::sessions::Admitted{}};
+    }
+    return outcome;
+  };
+  CHECK(queued_at(on("a", "m1", "anthropic")) == 1);
+  CHECK(is_admitted(on("b", "m2", "backup")));
+  // A prompt naming no provider is held by any pause.
+  CHECK(queued_at(on("c", "m3", "")) == 2);
+  CHECK(is_admitted(on("d", "m4", "backup")));
+  CHECK(queued_at(on("e", "m5", "backup")) == 3);
+  // A freed slot goes to the backup prompt behind the two held ones.
+  h.release("m2");
+  CHECK(h.admitted_order == std::vector<std::string>{"m2", "m4", "m5"});
+  const auto ends = h.queue.snapshot().pause_ends;
+  REQUIRE(ends.size() == 1);
+  CHECK(ends.at("anthropic") == h.clock.now() + 60s);
+  h.queue.resume("anthropic");
+  h.release("m4");
+  CHECK(h.admitted_order == std::vector<std::string>{"m2", "m4", "m5", "m1"});
+}
+
 TEST_CASE("cancel_session drops that session's waiting prompts and nobody else's") {
   QueueHarness h(limits(1));
   h.submit("a", "m1");
