@@ -1,5 +1,7 @@
 #include "core/sessions/attachment_inbox.hpp"
 
+#include "core/config/string_settings.hpp"
+
 #include "common/human_size.hpp"
 #include "common/utf8_text.hpp"
 
@@ -8,16 +10,6 @@
 namespace errand::sessions {
 
 namespace {
-
-std::uint64_t whole_setting(const boost::json::object& config, std::string_view key,
-                            std::uint64_t fallback) {
-  const auto* value = sdk::find_setting(config, key);
-  if (value == nullptr) return fallback;
-  if (value->is_uint64()) return value->as_uint64();
-  if (value->is_int64() && value->as_int64() > 0)
-    return static_cast<std::uint64_t>(value->as_int64());
-  return fallback;
-}
 
 // Cuts text to at most max bytes without splitting a UTF-8 sequence.
 std::string cut_at_boundary(std::string text, std::size_t max) {
@@ -37,9 +29,9 @@ bool unreserved(unsigned char c) {
 
 AttachmentLimits attachment_limits(const boost::json::object& config) {
   AttachmentLimits limits;
-  limits.max_bytes = whole_setting(config, "output.maxAttachmentBytes", limits.max_bytes);
+  limits.max_bytes = config::whole_setting(config, "output.maxAttachmentBytes", limits.max_bytes);
   limits.max_per_message =
-      whole_setting(config, "output.maxAttachmentsPerMessage", limits.max_per_message);
+      config::whole_setting(config, "output.maxAttachmentsPerMessage", limits.max_per_message);
   return limits;
 }
 

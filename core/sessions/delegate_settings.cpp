@@ -11,29 +11,15 @@
 
 namespace errand::sessions {
 
-namespace {
-
-std::uint64_t whole_number_or(const boost::json::object& config, std::string_view dotted,
-                              std::uint64_t fallback) {
-  const auto* value = sdk::find_setting(config, dotted);
-  if (value == nullptr) return fallback;
-  if (value->is_uint64()) return value->as_uint64();
-  if (value->is_int64() && value->as_int64() > 0)
-    return static_cast<std::uint64_t>(value->as_int64());
-  return fallback;
-}
-
-}  // namespace
-
 std::optional<DelegateSettings> delegate_settings(const boost::json::object& config) {
   const auto* block = sdk::find_setting(config, "agent.delegate");
   if (block == nullptr || !block->is_object()) return std::nullopt;
   DelegateSettings settings;
   settings.model = config::string_setting(config, "agent.delegate.model");
-  settings.per_turn = static_cast<std::uint32_t>(
-      std::min<std::uint64_t>(whole_number_or(config, "agent.delegate.perTurn", 8), UINT32_MAX));
+  settings.per_turn = static_cast<std::uint32_t>(std::min<std::uint64_t>(
+      config::whole_setting(config, "agent.delegate.perTurn", 8), UINT32_MAX));
   settings.deadline =
-      std::chrono::milliseconds(whole_number_or(config, "agent.delegate.deadlineMs", 60000));
+      std::chrono::milliseconds(config::whole_setting(config, "agent.delegate.deadlineMs", 60000));
   return settings;
 }
 

@@ -6,12 +6,21 @@
 #include "core/chat/commands.hpp"
 #include "core/chat/project_files.hpp"
 #include "core/config/string_settings.hpp"
+#include "core/sandbox/broker_spec.hpp"
+#include "core/sandbox/policy_from_config.hpp"
+#include "core/sessions/fallback_start.hpp"
 #include "core/sessions/model_list_text.hpp"
 #include "core/sessions/session_manager.hpp"
 
 #include <fmt/format.h>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
+
+// GCC 12 reports asio's coroutine frame allocator as a new/delete mismatch in long coroutines
+// (a known false positive, as in session_start.cpp).
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
+#endif
 
 namespace errand::sessions {
 
@@ -27,8 +36,11 @@ asio::awaitable<void> SessionManager::model_command(const chat::ParsedCommand& c
                                                     const std::optional<KnownThread>& thread) {
   const auto* name = command.argument("name");
   const auto& live = thread ? thread->live : nullptr;
-  // Sessions run on agent.provider; a thread keeps its model, not a provider of its own.
-  const std::string provider = config::string_setting(*settings_.config, "agent.provider");
+  // A session runs on its plan's provider (agent.provider, or a fallback's); a thread without
+  // one runs where its recorded model says.
+  const std::string recorded = thread && thread->record ? thread->record->model : std::string();
+  const std::string provider =
+      live ? live->provider() : restore_thread_model(*settings_.config, recorded).provider;
   if (name == nullptr) {
     if (!thread) {
       reply(to, describe_models_by_provider(model_sources()));
@@ -38,8 +50,8 @@ asio::awaitable<void> SessionManager::model_command(const chat::ParsedCommand& c
       const auto now = co_await std::move(taking);
       reply(to, describe_thread_models(model_sources(), provider, now.model, true));
     } else {
-      const std::string recorded = thread->record ? thread->record->model : std::string();
-      reply(to, describe_thread_models(model_sources(), provider, recorded, false));
+      const auto restored = restore_thread_model(*settings_.config, recorded);
+      reply(to, describe_thread_models(model_sources(), provider, restored.model, false));
     }
     co_return;
   }
@@ -57,7 +69,8 @@ asio::awaitable<void> SessionManager::model_command(const chat::ParsedCommand& c
   } else if (thread && thread->record) {
     const std::string thread_id = thread->record->thread_id;
     const std::string model = *name;
-    auto save = [thread_id, model](ThreadsDb& db) { return db.set_thread_model(thread_id, model); };
+    const std::string kept = thread_model(*settings_.config, provider, model);
+    auto save = [thread_id, kept](ThreadsDb& db) { return db.set_thread_model(thread_id, kept); };
     auto saved = co_await services_->threads.run(save);
     reply(to, saved ? unchecked + "the next session in this thread starts on `" + model + "`"
                     : "the model could not be recorded: " + saved.error().message);
@@ -91,15 +104,23 @@ asio::awaitable<void> SessionManager::refresh_usage(std::shared_ptr<SessionManag
                                                     ReplyTo to) {
   const std::string provider = config::string_setting(*settings_.config, "agent.provider");
   std::string failure;
+  // The egress the broker judges the provider's address by, as the sandbox policy decides now.
+  sdk::BrokerSessionSpec egress;
+  if (auto policy = sandbox::policy_from_config(*settings_.config))
+    egress = sandbox::broker_session_spec(*policy);
+  else
+    failure = policy.error().message;
   try {
-    // Named before the await: GCC 12 mishandles temporaries inside a co_await expression.
-    auto asking = services_->broker->refresh_usage(provider);
-    auto asked = co_await std::move(asking);
-    if (asked) {
-      auto& kept = usage_[asked->provider.empty() ? provider : asked->provider];
-      if (asked->observed_at >= kept.observed_at) kept = std::move(*asked);
-    } else {
-      failure = asked.error().message;
+    if (failure.empty()) {
+      // Named before the await: GCC 12 mishandles temporaries inside a co_await expression.
+      auto asking = services_->broker->refresh_usage(provider, std::move(egress));
+      auto asked = co_await std::move(asking);
+      if (asked) {
+        auto& kept = usage_[asked->provider.empty() ? provider : asked->provider];
+        if (asked->observed_at >= kept.observed_at) kept = std::move(*asked);
+      } else {
+        failure = asked.error().message;
+      }
     }
   } catch (const std::exception& e) {
     failure = e.what();

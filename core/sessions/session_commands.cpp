@@ -2,6 +2,7 @@
 // agent.permissions "ask", and the broker's refusals the thread should hear about.
 
 #include "core/agent/agent_glue.hpp"
+#include "core/sessions/fallback_start.hpp"
 #include "core/sessions/session.hpp"
 
 #include <fmt/format.h>
@@ -75,7 +76,9 @@ void Session::switch_model(std::string model, ReplyTo to, std::string preface) {
     }
     self->model_ = model;
     const std::string thread_id = self->plan_.thread_id;
-    auto save = [thread_id, model](ThreadsDb& db) { return db.set_thread_model(thread_id, model); };
+    // A session on a fallback provider keeps it with the model, so a resume returns there.
+    const std::string kept = thread_model(*self->plan_.config, self->plan_.provider, model);
+    auto save = [thread_id, kept](ThreadsDb& db) { return db.set_thread_model(thread_id, kept); };
     auto saved = co_await self->services_->threads.run(save);
     if (!saved) self->log_->warn("threads.db: {}", saved.error().message);
     self->record(boost::json::object{{"type", "model"}, {"model", model}});

@@ -100,7 +100,6 @@ asio::awaitable<sdk::Result<sdk::BrokerSession>> Broker::open(sdk::BrokerSession
     {
       std::lock_guard lock(core_->sessions_mutex);
       core_->sessions.emplace(spec.session_id, *session);
-      core_->newest_session_settings = (*session)->shared_settings();
     }
     (*session)->start();
     co_return (*session)->description();
@@ -160,9 +159,10 @@ sdk::Result<std::vector<sdk::Grant>> Broker::grants(const std::string& session_i
   }
 }
 
-asio::awaitable<sdk::Result<sdk::ProviderUsage>> Broker::refresh_usage(std::string provider) {
+asio::awaitable<sdk::Result<sdk::ProviderUsage>> Broker::refresh_usage(
+    std::string provider, sdk::BrokerSessionSpec egress) {
   try {
-    co_return co_await refresh_provider_usage(core_, std::move(provider));
+    co_return co_await refresh_provider_usage(core_, std::move(provider), std::move(egress));
   } catch (const std::exception& e) {
     co_return sdk::make_error(std::string("the provider could not be asked for its usage: ") +
                               e.what());

@@ -41,7 +41,7 @@ class Broker final : public sdk::EgressBroker {
                                 sdk::GrantRequest request) noexcept override;
   sdk::Result<std::vector<sdk::Grant>> grants(const std::string& session_id) noexcept override;
   boost::asio::awaitable<sdk::Result<sdk::ProviderUsage>> refresh_usage(
-      std::string provider) override;
+      std::string provider, sdk::BrokerSessionSpec egress) override;
   void stop() noexcept override;
 
   BrokerCore& core() noexcept { return *core_; }

@@ -112,10 +112,6 @@ class BrokerCore : public std::enable_shared_from_this<BrokerCore> {
 
   std::mutex sessions_mutex;
   std::map<std::string, std::shared_ptr<BrokerSession>> sessions;
-  // The settings of the session opened last (under sessions_mutex): the broker's own calls,
-  // made under no session, judge a provider's addresses by the internal ranges the core gave
-  // it, since the broker reads no sandbox.* key itself.
-  std::shared_ptr<const BrokerSettings> newest_session_settings;
 
  private:
   BrokerCore(const sdk::HostServices& services, BrokerSettings settings, BrokerOptions options);

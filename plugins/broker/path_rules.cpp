@@ -1,16 +1,11 @@
 #include "plugins/broker/path_rules.hpp"
 
+#include "common/hex_digit.hpp"
+
 #include <fmt/format.h>
 
 namespace errand::broker {
 namespace {
-
-int hex_value(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
 
 bool is_control(unsigned char c) {
   return c < 0x20 || c == 0x7F;
@@ -74,8 +69,8 @@ std::optional<std::string> percent_decode(std::string_view text) {
       continue;
     }
     if (i + 2 >= text.size()) return std::nullopt;
-    const int hi = hex_value(text[i + 1]);
-    const int lo = hex_value(text[i + 2]);
+    const int hi = common::hex_digit_value(text[i + 1]);
+    const int lo = common::hex_digit_value(text[i + 2]);
     if (hi < 0 || lo < 0) return std::nullopt;
     out.push_back(static_cast<char>(hi * 16 + lo));
     i += 2;
@@ -88,8 +83,8 @@ std::string percent_decode_lenient(std::string_view text) {
   out.reserve(text.size());
   for (std::size_t i = 0; i < text.size(); ++i) {
     if (text[i] == '%' && i + 2 < text.size()) {
-      const int hi = hex_value(text[i + 1]);
-      const int lo = hex_value(text[i + 2]);
+      const int hi = common::hex_digit_value(text[i + 1]);
+      const int lo = common::hex_digit_value(text[i + 2]);
       if (hi >= 0 && lo >= 0) {
         out.push_back(static_cast<char>(hi * 16 + lo));
         i += 2;

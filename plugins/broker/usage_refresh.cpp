@@ -21,14 +21,11 @@ using Kind = sdk::Error::Kind;
 
 namespace {
 
-// The settings the probe's addresses are judged by: the newest session's, else the broker's
-// own with no internal range, so a plain http:// provider is refused as a session would.
-sdk::Result<std::shared_ptr<const BrokerSettings>> egress_for_probe(BrokerCore& core) {
-  {
-    std::lock_guard lock(core.sessions_mutex);
-    if (core.newest_session_settings) return core.newest_session_settings;
-  }
-  auto settings = settings_for_session(*core.settings(), sdk::BrokerSessionSpec{});
+// The settings the probe's addresses are judged by: the egress the core decided, as a
+// session's would be, since the broker reads no sandbox.* key itself.
+sdk::Result<std::shared_ptr<const BrokerSettings>> egress_for_probe(
+    BrokerCore& core, const sdk::BrokerSessionSpec& egress) {
+  auto settings = settings_for_session(*core.settings(), egress);
   if (!settings) return settings.error();
   return std::make_shared<const BrokerSettings>(std::move(*settings));
 }
@@ -45,9 +42,10 @@ asio::awaitable<std::string> answer_body(OwnProviderCall& call) {
 }
 
 asio::awaitable<sdk::Result<sdk::ProviderUsage>> probe(std::shared_ptr<BrokerCore> core,
-                                                       std::string name) {
+                                                       std::string name,
+                                                       sdk::BrokerSessionSpec spec) {
   if (core->stopped()) co_return sdk::make_error("the broker is stopping", Kind::cancelled);
-  auto egress = egress_for_probe(*core);
+  auto egress = egress_for_probe(*core, spec);
   if (!egress) co_return egress.error();
   const auto found = (*egress)->providers.find(name);
   if (found == (*egress)->providers.end())
@@ -121,10 +119,10 @@ asio::awaitable<sdk::Result<sdk::ProviderUsage>> probe(std::shared_ptr<BrokerCor
 }  // namespace
 
 asio::awaitable<sdk::Result<sdk::ProviderUsage>> refresh_provider_usage(
-    std::shared_ptr<BrokerCore> core, std::string provider) {
+    std::shared_ptr<BrokerCore> core, std::string provider, sdk::BrokerSessionSpec egress) {
   auto strand = core->strand();
-  co_return co_await asio::co_spawn(strand, probe(std::move(core), std::move(provider)),
-                                    asio::use_awaitable);
+  co_return co_await asio::co_spawn(
+      strand, probe(std::move(core), std::move(provider), std::move(egress)), asio::use_awaitable);
 }
 
 }  // namespace errand::broker

@@ -19,6 +19,6 @@ inline constexpr std::chrono::seconds kUsageProbeDeadline{30};
 
 // Runs on the broker's strand, whatever executor awaits it.
 boost::asio::awaitable<sdk::Result<sdk::ProviderUsage>> refresh_provider_usage(
-    std::shared_ptr<BrokerCore> core, std::string provider);
+    std::shared_ptr<BrokerCore> core, std::string provider, sdk::BrokerSessionSpec egress);
 
 }  // namespace errand::broker

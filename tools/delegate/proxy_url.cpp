@@ -1,17 +1,12 @@
 #include "tools/delegate/proxy_url.hpp"
 
+#include "common/hex_digit.hpp"
+
 #include <cctype>
 
 namespace errand::delegate {
 
 namespace {
-
-int hex_value(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
 
 ProxyRefusal refuse(const std::string& why) {
   return {"the session's proxy address is not one delegate can use: " + why};
@@ -27,8 +22,8 @@ bool percent_decode(const std::string& in, std::string& out) {
       continue;
     }
     if (i + 2 >= in.size()) return false;
-    const int high = hex_value(in[i + 1]);
-    const int low = hex_value(in[i + 2]);
+    const int high = common::hex_digit_value(in[i + 1]);
+    const int low = common::hex_digit_value(in[i + 2]);
     if (high < 0 || low < 0) return false;
     out += static_cast<char>(high * 16 + low);
     i += 2;

@@ -43,6 +43,14 @@ struct RefreshFixture {
     return c;
   }
 
+  // The egress the core hands the broker with the call: the provider is on loopback, which only
+  // an internal range lets the broker reach.
+  static errand::sdk::BrokerSessionSpec loopback() {
+    errand::sdk::BrokerSessionSpec egress;
+    egress.allow_internal = {"127.0.0.1/32"};
+    return egress;
+  }
+
   BrokerOptions options() {
     BrokerOptions o;
     o.ca_file = dir.path() / "ca.pem";
@@ -56,9 +64,7 @@ TEST_CASE_METHOD(RefreshFixture,
                  "refresh_usage asks with one token and returns the limits the answer carried",
                  "[usage][integration]") {
   BrokerHarness harness(config(), options());
-  // The provider is on loopback, which only a session's allowInternal lets the broker reach.
-  harness.open("s-ranges");
-  const auto usage = harness.refresh_usage("anthropic");
+  const auto usage = harness.refresh_usage("anthropic", loopback());
   REQUIRE(usage);
   CHECK(usage->provider == "anthropic");
   REQUIRE(usage->windows.size() == 2);
@@ -92,8 +98,7 @@ TEST_CASE_METHOD(RefreshFixture,
 TEST_CASE_METHOD(RefreshFixture, "an openai provider is asked on chat completions",
                  "[usage][integration]") {
   BrokerHarness harness(config(), options());
-  harness.open("s-ranges");
-  const auto usage = harness.refresh_usage("openai");
+  const auto usage = harness.refresh_usage("openai", loopback());
   REQUIRE(usage);
   REQUIRE(usage->windows.size() == 2);
   CHECK(usage->windows[0].limit == std::optional<std::uint64_t>(500));
@@ -114,14 +119,13 @@ TEST_CASE_METHOD(RefreshFixture, "refresh_usage says why it could not ask",
   const auto odd = harness.refresh_usage("odd");
   REQUIRE_FALSE(odd);
   CHECK(odd.error().message.find("neither a kind nor a placement") != std::string::npos);
-  // Before any session the broker has no internal range, so a loopback provider is refused.
+  // Without an internal range from the core, a loopback provider is refused.
   const auto unranged = harness.refresh_usage("anthropic");
   REQUIRE_FALSE(unranged);
   CHECK(unranged.error().message.find("not a public host") != std::string::npos);
 
-  harness.open("s-ranges");
   provider.push(ScriptedAnswer::failure(500, "the fake is down"));
-  const auto failed = harness.refresh_usage("anthropic");
+  const auto failed = harness.refresh_usage("anthropic", loopback());
   REQUIRE_FALSE(failed);
   CHECK(failed.error().message == "provider anthropic answered 500: the fake is down");
   const auto rows = harness.receipts().newest("", 10);

@@ -138,9 +138,12 @@ class BOOST_SYMBOL_VISIBLE EgressBroker : public PluginInstance {
   virtual Result<Grant> grant(const std::string& session_id, GrantRequest request) noexcept = 0;
   virtual Result<std::vector<Grant>> grants(const std::string& session_id) noexcept = 0;
   // ABI 4.0: asks provider now what its limits are, with one small call on its route (paced and
-  // receipted like a session's, under no session), for !usage refresh. What the answer's head
+  // receipted like a session's, under no session), for !usage refresh. The provider's address
+  // is judged by the egress the core decided (a spec without a session: only its ports,
+  // allowlist and internal ranges count), as a session's call would be. What the answer's head
   // said is also reported through BrokerEvents::on_provider_usage.
-  virtual boost::asio::awaitable<Result<ProviderUsage>> refresh_usage(std::string provider) = 0;
+  virtual boost::asio::awaitable<Result<ProviderUsage>> refresh_usage(std::string provider,
+                                                                      BrokerSessionSpec egress) = 0;
   // Closes every session; the instance is destroyed afterwards.
   virtual void stop() noexcept = 0;
 };

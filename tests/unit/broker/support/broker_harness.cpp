@@ -187,8 +187,9 @@ void BrokerHarness::close(const std::string& session_id) {
   future.get();
 }
 
-sdk::Result<sdk::ProviderUsage> BrokerHarness::refresh_usage(const std::string& provider) {
-  auto future = asio::co_spawn(io_, broker_->refresh_usage(provider), asio::use_future);
+sdk::Result<sdk::ProviderUsage> BrokerHarness::refresh_usage(const std::string& provider,
+                                                             sdk::BrokerSessionSpec egress) {
+  auto future = asio::co_spawn(io_, broker_->refresh_usage(provider, egress), asio::use_future);
   return future.get();
 }
 

@@ -108,7 +108,8 @@ class BrokerHarness {
                                            std::filesystem::path socket_path = {});
   void close(const std::string& session_id);
   // Broker::refresh_usage, awaited on the broker's io_context.
-  sdk::Result<sdk::ProviderUsage> refresh_usage(const std::string& provider);
+  sdk::Result<sdk::ProviderUsage> refresh_usage(const std::string& provider,
+                                                sdk::BrokerSessionSpec egress = {});
   Broker& broker() { return *broker_; }
   receipts::ReceiptsDb& receipts() { return *receipts_; }
   TestSecrets& secrets() { return secrets_; }
