@@ -56,6 +56,6 @@ check_copy virtual_reordered refused "changed incompatibly" "stop" "bump ERRAND_
 
 # A virtual function appended to BrokerEvents: growth, which the version must still say.
 copy_with_change virtual_appended egress_broker.hpp \
-  's/^\(  virtual void on_provider_usage(.*\)$/\1\n  virtual void on_abi_growth() noexcept {}/'
+  's/^\(  virtual void on_delegate_finished(.*\)$/\1\n  virtual void on_abi_growth() noexcept {}/'
 check_copy virtual_appended refused "in a way older plugins do not notice" "on_abi_growth" \
   "bump ERRAND_ABI_MINOR"

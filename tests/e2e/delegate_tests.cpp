@@ -44,7 +44,7 @@ void configure_delegate(E2eHarness& h, std::int64_t deadline_ms) {
 }
 
 TEST_CASE("the delegate command asks the delegate model about one file and nothing else",
-          "[e2e][key:agent.delegate][key:agent.delegate.model]") {
+          "[e2e][key:agent.delegate.model]") {
   E2eHarness h;
   configure_delegate(h, 60000);
   h.start();

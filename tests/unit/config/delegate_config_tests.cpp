@@ -14,7 +14,7 @@ using namespace errand::config::testing;
 using Catch::Matchers::ContainsSubstring;
 
 TEST_CASE("agent.delegate is taken with its defaults filled in",
-          "[config][key:agent.delegate][key:agent.delegate.perTurn]"
+          "[config][key:agent.delegate.perTurn]"
           "[key:agent.delegate.deadlineMs]") {
   auto config = minimal_config();
   set(config, "agent.delegate", boost::json::parse(R"({"model": "fake-flash"})"));
@@ -58,7 +58,7 @@ TEST_CASE("agent.delegate is refused when no broker could make the call", "[conf
 }
 
 TEST_CASE("a reload does not add, remove or re-point the delegate the broker was started with",
-          "[config][reload][key:agent.delegate]") {
+          "[config][reload][key:agent.delegate.perTurn]") {
   auto startup = minimal_config();
   auto with_delegate = minimal_config();
   set(with_delegate, "agent.delegate",
