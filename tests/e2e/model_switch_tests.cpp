@@ -99,12 +99,13 @@ TEST_CASE("!usage refresh is the thread's owner's or an operator's, and needs th
   CHECK(h.provider().requests().empty());
 }
 
-// Needs the broker's refresh_usage (ABI 4.0), which the broker's branch brings.
 TEST_CASE(
     "!usage refresh asks the provider with one small call through the broker, and "
     "!usage then shows the windows its answer carried",
     "[e2e]") {
   E2eHarness h;
+  // The one small call needs a model to ask; the broker takes agent.model.
+  h.set("agent.model", "fake-model");
   h.start();
   const auto channel = h.discord().options().channel_id;
   h.post("!usage refresh", {}, kOperator);
@@ -117,6 +118,7 @@ TEST_CASE(
   CHECK(asked[0].header("x-api-key") == h.provider_key());
   const auto body = boost::json::parse(asked[0].body).as_object();
   CHECK(body.at("max_tokens").to_number<int>() == 1);
+  CHECK(body.at("model").as_string() == "fake-model");
   // What was read is kept for !usage like any answer's.
   h.post("!usage");
   REQUIRE(h.wait_for_text(channel, "- requests: 999 of 1000 left", 60s, 2));
