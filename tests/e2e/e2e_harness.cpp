@@ -12,6 +12,8 @@
 #include "tests/support/delegated_cgroups.hpp"
 #include "tests/support/poll_until.hpp"
 #include "tests/support/program_copy.hpp"
+
+#include <errand/sdk/config_values.hpp>
 #include "tests/support/temp_dir.hpp"
 
 #include <arpa/inet.h>
@@ -223,10 +225,24 @@ void E2eHarness::start() {
   FAIL("the daemon found its web port in use three times:\n" << daemon_log());
 }
 
+namespace {
+
+// Where the daemon loads its plugins from. With agent.delegate its sessions are shown the
+// tools/ directory beside the broker plugin, which bailey refuses under /tmp, where a fresh
+// clone's build tree may well be; staged once per process, since that links every plugin file.
+std::string plugin_dir(const json::object& config) {
+  const std::string built = E2eHarness::build_dir() + "/plugins";
+  if (errand::sdk::find_setting(config, "agent.delegate") == nullptr) return built;
+  static const std::string staged = errand::test::stage_plugins_outside_tmp(built).string();
+  return staged;
+}
+
+}  // namespace
+
 void E2eHarness::spawn_daemon() {
   errand::test::write_file(root_ / "config.json", json::serialize(config_));
   std::vector<std::string> env{"ERRAND_CONFIG=" + (root_ / "config.json").string(),
-                               "ERRAND_PLUGIN_PATH=" + build_dir() + "/plugins",
+                               "ERRAND_PLUGIN_PATH=" + plugin_dir(config_),
                                "HOME=" + (root_ / "home").string(), "PATH=/usr/bin:/bin"};
   // The built front-end (web/CMakeLists.txt builds it into the build tree).
   if (serves_web()) env.push_back("ERRAND_WEB_ROOT=" + build_dir() + "/web");

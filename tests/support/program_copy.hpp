@@ -13,4 +13,10 @@ namespace errand::test {
 std::filesystem::path copy_outside_tmp(const std::filesystem::path& program,
                                        std::string_view directory_prefix);
 
+// The plugin directory a daemon under test should load from: plugins itself, or, when it lies
+// under /tmp, a fresh directory under /var/tmp holding its files (hard-linked where the file
+// system allows, else copied) and its tools/ directory, removed when the process exits. The
+// core shows sessions the tools/ beside the broker plugin, and bailey refuses one under /tmp.
+std::filesystem::path stage_plugins_outside_tmp(const std::filesystem::path& plugins);
+
 }  // namespace errand::test
