@@ -7,12 +7,18 @@
 #include <string>
 
 #include "tests/live/bailey/live_harness.hpp"
+#include "tests/support/program_copy.hpp"
 
 using namespace bailey_live;
 
 namespace {
 
-const std::string kTools = ERRAND_TOOLS_DIR;
+// A copy of the built program outside /tmp, since bailey refuses a tools directory there and a
+// fresh clone's build tree may be under it.
+const std::string kTools = errand::test::copy_outside_tmp(
+                               std::filesystem::path(ERRAND_TOOLS_DIR) / "delegate", "errand-tools")
+                               .parent_path()
+                               .string();
 
 }  // namespace
 
