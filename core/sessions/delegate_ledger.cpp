@@ -18,7 +18,6 @@ void DelegateTally::add(const sdk::DelegateReport& report, std::optional<double>
     cost_known = true;
   }
   artefact_chars += report.artefact_chars;
-  answer_chars += report.answer_chars;
 }
 
 namespace {

@@ -27,7 +27,6 @@ struct DelegateTally {
   double cost = 0;               // reported or priced from the model list
   bool cost_known = false;       // some call's cost was known
   std::uint64_t artefact_chars = 0;
-  std::uint64_t answer_chars = 0;
 
   void add(const sdk::DelegateReport& report, std::optional<double> cost_of_call);
 };

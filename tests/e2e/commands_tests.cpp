@@ -17,8 +17,6 @@ using namespace std::chrono_literals;
 using sessions::TurnOutcome;
 
 constexpr auto npos = std::string::npos;
-constexpr std::string_view kStranger = "700000000000000007";
-constexpr std::string_view kOperator = "600000000000000006";
 const std::string kAsideGlyph = "\xF0\x9F\x92\xAC";
 
 TEST_CASE(

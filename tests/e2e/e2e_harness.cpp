@@ -125,7 +125,7 @@ E2eHarness::E2eHarness(Backend backend, Front front)
                                    {"channelId", fake.channel_id},
                                    {"guildId", fake.guild_id},
                                    {"allowedUserIds", json::array{std::string(kOwner)}},
-                                   {"operatorUserIds", json::array{"600000000000000006"}},
+                                   {"operatorUserIds", json::array{std::string(kOperator)}},
                                    {"apiBase", discord_->api_base()},
                                    {"caFile", discord_ca_.ca_cert.string()}};
   } else {

@@ -25,6 +25,9 @@
 namespace errand::e2e {
 
 inline constexpr std::string_view kOwner = "500000000000000005";
+// The operator the harness configures (chat.operatorUserIds), and someone it allows nothing.
+inline constexpr std::string_view kOperator = "600000000000000006";
+inline constexpr std::string_view kStranger = "700000000000000007";
 // Each harness has secrets of its own (a provider key and a chat token), so a test that looks
 // for one in every process on the machine never finds another test's, run at the same time.
 std::string unique_secret(std::string_view prefix);

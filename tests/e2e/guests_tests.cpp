@@ -19,7 +19,6 @@ namespace json = boost::json;
 
 // Neither in chat.allowedUserIds nor an operator: only the owner's !allow lets them in.
 constexpr std::string_view kGuest = "800000000000000008";
-constexpr std::string_view kOperator = "600000000000000006";
 constexpr std::string_view kBot = "300000000000000003";
 
 std::string from_guest(E2eHarness& h, const std::string& text, const std::string& thread) {

@@ -12,9 +12,6 @@ namespace {
 
 using namespace std::chrono_literals;
 
-constexpr std::string_view kStranger = "700000000000000007";
-constexpr std::string_view kOperator = "600000000000000006";
-
 TEST_CASE(
     "!model moves a session to another model keeping its conversation, refuses a name no list "
     "holds, and the thread resumes on it after a restart",
