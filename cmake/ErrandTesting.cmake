@@ -52,3 +52,16 @@ function(errand_runs_the_daemon target)
     endif()
   endforeach()
 endfunction()
+
+# A suite that drives the whole daemon through tests/e2e's harness needs the daemon, the fake
+# agent and every in-tree plugin and program a scenario can configure, built first.
+# errand_web: the front-end the browser tests' daemon serves (web/, when ERRAND_BUILD_WEB is on).
+function(errand_e2e_dependencies target)
+  add_dependencies(${target} errand fake-acp-agent fake-acp-agent-static)
+  foreach(needed chat-discord sandbox-bailey sandbox-podman sandbox-incus errand-guest-init
+                 errand-bailey broker delegate errand_web)
+    if(TARGET ${needed})
+      add_dependencies(${target} ${needed})
+    endif()
+  endforeach()
+endfunction()
