@@ -62,6 +62,7 @@ const sidebar: DefaultTheme.SidebarItem[] = [
       { text: 'Running it as a service', link: '/service' },
       { text: 'Preparing a host: errand setup', link: '/setup' },
       { text: 'The errand command and threads', link: '/cli' },
+      { text: 'Under load and faults', link: '/reliability' },
     ],
   },
   {
