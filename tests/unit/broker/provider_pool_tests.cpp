@@ -392,3 +392,28 @@ TEST_CASE_METHOD(PoolFixture, "stopping the broker closes its pooled connections
   CHECK(eventually([&] { return plain.open_connections() == 0; }));
   CHECK(eventually([&] { return tls.open_connections() == 0; }));
 }
+
+TEST_CASE_METHOD(PoolFixture, "the broker's own calls share the sessions' pool",
+                 "[provider][pool]") {
+  BrokerHarness harness(config(), options());
+  const auto s = harness.open("s-own");
+  BrokerClient client(s.socket_path);
+  CHECK(call(client, s, "alpha").status == 200);
+  CHECK(pooled(harness, "alpha"));
+  // refresh_usage under the sessions' egress: the same route, so the same connection. The fake
+  // reports no limits, so the probe itself is refused; its connection still goes back.
+  errand::sdk::BrokerSessionSpec same;
+  same.allow_internal = {"127.0.0.1/32"};
+  (void)harness.refresh_usage("alpha", same);
+  CHECK(tls.requests().size() == 2);
+  CHECK(tls.accepted() == 1);
+  CHECK(pooled(harness, "alpha"));
+
+  // Hung up on before any answer: the probe is sent again on a new connection, once.
+  script.hang_ups = 1;
+  (void)harness.refresh_usage("alpha", same);
+  CHECK(tls.requests().size() == 4);
+  CHECK(tls.accepted() == 2);
+  CHECK(call(client, s, "alpha").status == 200);
+  CHECK(tls.accepted() == 2);
+}
