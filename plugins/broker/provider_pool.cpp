@@ -23,8 +23,12 @@ void close_stream(ProviderStream& stream) noexcept {
 bool idle_connection_usable(ProviderStream& stream) {
   auto& socket = stream.lowest_layer();
   if (!socket.is_open()) return false;
-  // Bytes the TLS layer decrypted but nobody read: the last answer was not all it seemed.
-  if (SSL_pending(stream.native_handle()) > 0) return false;
+  // Bytes already taken off the socket but not read: decrypted and waiting (SSL_pending), or
+  // still encrypted in the buffer the SSL stream reads the socket into, where a server's close
+  // alert sent just after its answer ends up.
+  SSL* ssl = stream.native_handle();
+  if (SSL_pending(ssl) > 0) return false;
+  if (BIO* in = SSL_get_rbio(ssl); in != nullptr && BIO_pending(in) > 0) return false;
   char byte = 0;
   const auto got = ::recv(socket.native_handle(), &byte, 1, MSG_PEEK | MSG_DONTWAIT);
   // Nothing to read is the only healthy state: 0 is the server's FIN, and bytes on an idle

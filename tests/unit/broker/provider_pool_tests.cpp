@@ -228,6 +228,8 @@ TEST_CASE_METHOD(PoolFixture, "a pooled connection the provider closed is replac
       CHECK(call(client, s, provider).status == 200);
       CHECK(upstream.accepted() == 2);
       CHECK(upstream.requests().size() == 2);
+      // Found before the request went out, so nothing needed sending again.
+      CHECK_FALSE(harness.log_contains("sending the request again"));
 
       // Closed as the request arrived, before a byte of an answer: sent again, once, on a new
       // connection.
