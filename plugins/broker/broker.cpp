@@ -181,6 +181,8 @@ void Broker::stop() noexcept {
     session->end_connections();
   }
   core_->mark_stopped();
+  // After the sessions' calls were ended, so none gives a connection back after this.
+  core_->provider_pool().close_all();
 }
 
 }  // namespace errand::broker

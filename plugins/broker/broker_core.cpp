@@ -65,6 +65,7 @@ BrokerCore::BrokerCore(const sdk::HostServices& services, BrokerSettings setting
 
 std::shared_ptr<BrokerCore> BrokerCore::create(const sdk::HostServices& services,
                                                BrokerSettings settings, BrokerOptions options) {
+  const ProviderPoolLimits pool_limits = options.provider_pool.value_or(ProviderPoolLimits{});
   auto core = std::shared_ptr<BrokerCore>(
       new BrokerCore(services, std::move(settings), std::move(options)));
   std::weak_ptr<BrokerCore> weak = core;
@@ -87,6 +88,7 @@ std::shared_ptr<BrokerCore> BrokerCore::create(const sdk::HostServices& services
     const auto self = weak.lock();
     return self ? self->wall_now() : std::chrono::system_clock::now();
   });
+  core->provider_pool_ = std::make_shared<ProviderPool>(core->strand_, core->log_, pool_limits);
   return core;
 }
 

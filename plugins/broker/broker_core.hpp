@@ -23,6 +23,7 @@
 
 #include "plugins/broker/host_addresses.hpp"
 #include "plugins/broker/provider_pacer.hpp"
+#include "plugins/broker/provider_pool.hpp"
 #include "plugins/broker/resolver.hpp"
 #include "plugins/broker/settings.hpp"
 
@@ -36,7 +37,8 @@ struct BrokerOptions {
   std::optional<std::filesystem::path> ca_file;  // overrides broker.caFile
   std::optional<std::chrono::milliseconds> lookup_deadline;
   std::optional<std::chrono::milliseconds> dial_deadline;
-  InterfaceAddressSource interface_addresses;  // null: getifaddrs
+  InterfaceAddressSource interface_addresses;       // null: getifaddrs
+  std::optional<ProviderPoolLimits> provider_pool;  // null: the pool's named defaults
 };
 
 // Which session minted a value that is honoured now. A value leaves it when its session closes,
@@ -71,6 +73,7 @@ class BrokerCore : public std::enable_shared_from_this<BrokerCore> {
   // Why the TLS context cannot verify providers, when it cannot (an unreadable caFile).
   const std::string& tls_problem() const noexcept { return tls_problem_; }
   ProviderPacer& pacer() noexcept { return *pacer_; }
+  ProviderPool& provider_pool() noexcept { return *provider_pool_; }
   CredentialRegistry& credentials() noexcept { return credentials_; }
   const boost::asio::strand<boost::asio::any_io_executor>& strand() const noexcept {
     return strand_;
@@ -125,6 +128,7 @@ class BrokerCore : public std::enable_shared_from_this<BrokerCore> {
   std::string tls_problem_;
   boost::asio::strand<boost::asio::any_io_executor> strand_;
   std::shared_ptr<ProviderPacer> pacer_;
+  std::shared_ptr<ProviderPool> provider_pool_;
   CredentialRegistry credentials_;
   // Null only until start(): open() is refused before then, so no event can find it empty.
   std::atomic<sdk::BrokerEvents*> events_{nullptr};

@@ -12,6 +12,7 @@
 #include "common/tls_client.hpp"
 #include "plugins/broker/broker_core.hpp"
 #include "plugins/broker/path_rules.hpp"
+#include "plugins/broker/provider_connect.hpp"
 #include "plugins/broker/provider_exchange.hpp"
 #include "plugins/broker/response_relay.hpp"
 #include "plugins/broker/upstream_dial.hpp"
@@ -67,45 +68,47 @@ std::string OwnProviderCall::what() const {
 }
 
 asio::awaitable<std::optional<std::string>> OwnProviderCall::send(steady::time_point deadline) {
-  const auto& request = request_;
   if (!provider_.upstream)
     co_return fmt::format("provider {} is not called: {}", provider_.name, provider_.refusal);
-  const auto& up = *provider_.upstream;
-  if (up.tls && !core_.tls_problem().empty())
+  if (provider_.upstream->tls && !core_.tls_problem().empty())
     co_return "providers cannot be verified: " + core_.tls_problem();
-  const UpstreamTarget target{up.host,
-                              up.port,
-                              up.host_is_literal,
-                              {egress_.allow_internal, core_.host_addresses()},
-                              session_id_,
-                              LookupLane::provider};
-  const DialDeadlines deadlines{left_until(deadline, egress_.lookup_deadline),
-                                left_until(deadline, egress_.dial_deadline)};
-  auto dial = co_await connect_upstream(core_.resolver(), target, deadlines);
-  if (dial.failure != DialFailure::none) {
-    // The same wording a session's call is answered with, less the broker's signature.
-    std::string sentence = provider_dial_refusal(provider_, dial).body;
-    constexpr std::string_view kSignature = "errand broker: ";
-    if (std::string_view(sentence).starts_with(kSignature)) sentence.erase(0, kSignature.size());
-    co_return sentence;
+  deadline_ = deadline;
+  auto failure = co_await connect_and_write(true);
+  if (failure && reused_ && !deadline_passed()) {
+    // A kept-alive connection the provider had closed: once more, on a new one.
+    retried_ = true;
+    failure = co_await connect_and_write(false);
   }
-  stream_ = std::make_unique<asio::ssl::stream<tcp::socket>>(std::move(*dial.socket), core_.tls());
-  if (up.tls) {
-    const common::TlsPeer peer{up.host, std::to_string(up.port), up.host_is_literal};
-    if (auto expected = common::expect_peer(stream_->native_handle(), peer); !expected)
-      co_return expected.error().message;
-    const auto handshake_deadline = left_until(deadline, egress_.dial_deadline);
-    const auto tls_ec = co_await tls_handshake(*stream_, handshake_deadline);
-    if (tls_ec) {
-      const auto refusal =
-          common::describe_tls_failure(stream_->native_handle(), peer, tls_ec, "broker.caFile");
-      co_return fmt::format("TLS with {}:{} failed: {}", up.host, up.port, refusal.reason);
+  co_return failure;
+}
+
+asio::awaitable<std::optional<std::string>> OwnProviderCall::connect_and_write(bool reuse) {
+  close();
+  stream_.reset();
+  const auto& request = request_;
+  const auto& up = *provider_.upstream;
+  const DialDeadlines deadlines{left_until(deadline_, egress_.lookup_deadline),
+                                left_until(deadline_, egress_.dial_deadline)};
+  auto link = co_await connect_provider(core_, provider_, egress_, session_id_, deadlines, reuse);
+  switch (link.failure) {
+    case ProviderConnection::Failure::none: break;
+    case ProviderConnection::Failure::dial: {
+      // The same wording a session's call is answered with, less the broker's signature.
+      std::string sentence = provider_dial_refusal(provider_, link.dial).body;
+      constexpr std::string_view kSignature = "errand broker: ";
+      if (std::string_view(sentence).starts_with(kSignature)) sentence.erase(0, kSignature.size());
+      co_return sentence;
     }
+    case ProviderConnection::Failure::peer_name: co_return link.peer_name;
+    case ProviderConnection::Failure::tls:
+      co_return fmt::format("TLS with {}:{} failed: {}", up.host, up.port, link.tls.reason);
   }
+  stream_ = std::move(link.stream);
+  reused_ = link.reused;
   HeaderList fields = request.headers;
   place_key(fields, provider_, provider_.dialect == Dialect::anthropic);
   fields.emplace_back("Content-Length", std::to_string(request.body.size()));
-  fields.emplace_back("Connection", "close");
+  if (!core_.provider_pool().limits().enabled) fields.emplace_back("Connection", "close");
   const std::string head_text =
       render_request_head("POST", path_, host_field(up.host, up.port, up.tls ? 443 : 80), fields);
   const std::array<asio::const_buffer, 2> pieces{asio::buffer(head_text),
@@ -126,20 +129,31 @@ asio::awaitable<std::optional<std::string>> OwnProviderCall::send(steady::time_p
 
 asio::awaitable<std::optional<std::string>> OwnProviderCall::read_head() {
   const bool tls = provider_.upstream->tls;
+  bool answered = false;  // an interim answer counts: the request reached the server
   while (true) {
     parser_.emplace();
     parser_->body_limit(boost::none);
     parser_->header_limit(64 * 1024);
     boost::system::error_code ec;
+    std::size_t consumed = 0;
     if (tls)
-      std::tie(ec, std::ignore) = co_await http::async_read_header(
+      std::tie(ec, consumed) = co_await http::async_read_header(
           *stream_, buffer_, *parser_, asio::as_tuple(asio::use_awaitable));
     else
-      std::tie(ec, std::ignore) = co_await http::async_read_header(
+      std::tie(ec, consumed) = co_await http::async_read_header(
           stream_->next_layer(), buffer_, *parser_, asio::as_tuple(asio::use_awaitable));
+    if (ec && reused_ && !retried_ && !answered && consumed == 0 && buffer_.size() == 0 &&
+        !deadline_passed()) {
+      // Not a byte of an answer on a kept-alive connection: the provider had closed it, and
+      // never saw the request. Sent again, once, on a new connection.
+      retried_ = true;
+      if (auto failure = co_await connect_and_write(false)) co_return failure;
+      continue;
+    }
     if (ec)
       co_return fmt::format("provider {} closed the connection or failed before answering ({})",
                             provider_.name, ec.message());
+    answered = true;
     const unsigned status = parser_->get().result_int();
     if (status >= 100 && status < 200) continue;
     break;
@@ -193,7 +207,16 @@ asio::awaitable<OwnProviderCall::Piece> OwnProviderCall::read_some() {
   }
   scrubber_.finish(out.bytes);
   out.done = true;
+  finish_connection();
   co_return out;
+}
+
+void OwnProviderCall::finish_connection() {
+  if (!stream_) return;
+  const bool reusable = parser_ && parser_->is_done() && parser_->keep_alive() &&
+                        buffer_.size() == 0 && !deadline_passed();
+  finish_provider_connection(core_, provider_route_key(provider_, egress_), std::move(stream_),
+                             provider_.upstream->tls, reusable);
 }
 
 void OwnProviderCall::close() noexcept {

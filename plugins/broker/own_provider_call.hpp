@@ -23,6 +23,7 @@
 
 #include "plugins/broker/dialect_requests.hpp"
 #include "plugins/broker/key_scrubber.hpp"
+#include "plugins/broker/provider_pool.hpp"
 #include "plugins/broker/settings.hpp"
 
 namespace errand::broker {
@@ -61,7 +62,8 @@ class OwnProviderCall {
   // The next piece of the body.
   boost::asio::awaitable<Piece> read_some();
 
-  // Ends the upstream connection at once; a pending read or write fails. Safe to call twice.
+  // Ends the upstream connection at once; a pending read or write fails. Safe to call twice,
+  // and after the body ended whole, when the connection has gone back to the pool.
   void close() noexcept;
   // Closes the upstream when timer (set to the call's deadline) fires, which deadline_passed()
   // tells after. The timer must run on the executor the call runs on, so the two never race;
@@ -73,6 +75,12 @@ class OwnProviderCall {
   std::string what() const;  // "provider <name>: POST /v1/messages", for the log
 
  private:
+  // Connects (reusing a pooled connection when reuse) and writes the request; nothing when it
+  // went out. A reused connection that fails the write is replaced by a new one, once.
+  boost::asio::awaitable<std::optional<std::string>> connect_and_write(bool reuse);
+  // The body ended whole: the connection goes back to the pool when it may carry another call.
+  void finish_connection();
+
   BrokerCore& core_;
   const ProviderSettings& provider_;
   const BrokerSettings& egress_;
@@ -84,7 +92,10 @@ class OwnProviderCall {
   std::uint64_t bytes_down_ = 0;
   unsigned status_ = 0;
   std::optional<sdk::ProviderUsage> usage_;
-  std::unique_ptr<boost::asio::ssl::stream<boost::asio::ip::tcp::socket>> stream_;
+  std::chrono::steady_clock::time_point deadline_;
+  std::unique_ptr<ProviderStream> stream_;
+  bool reused_ = false;   // stream_ came from the pool
+  bool retried_ = false;  // the request was sent again on a new connection
   boost::beast::flat_buffer buffer_;
   std::optional<boost::beast::http::response_parser<boost::beast::http::buffer_body>> parser_;
   StreamingScrubber scrubber_;

@@ -15,6 +15,7 @@
 #include "plugins/broker/client_replies.hpp"
 #include "plugins/broker/http_replies.hpp"
 #include "plugins/broker/provider_call.hpp"
+#include "plugins/broker/provider_connect.hpp"
 #include "plugins/broker/response_relay.hpp"
 #include "plugins/broker/upstream_dial.hpp"
 #include "plugins/broker/usage_headers.hpp"
@@ -27,6 +28,10 @@ using Outcome = sdk::ProviderReceipt::Outcome;
 using namespace asio::experimental::awaitable_operators;
 
 namespace {
+
+// The most of a request kept to send again when a kept-alive connection turns out closed: a
+// long conversation's request is a few hundred KiB; a larger one fails rather than being held.
+constexpr std::size_t kRetriedRequestBytes = 4u << 20;
 
 // The session's headers less those that describe its hop, would redirect the call, or carry
 // its stand-in; then the real key where the provider reads it.
@@ -51,46 +56,79 @@ HeaderList upstream_fields(const http::request_header<>& head, const ProviderSet
   return fields;
 }
 
+// The request as sent on the first connection, kept for a second one.
+struct RequestSending {
+  bool started = false;
+  Framing framing = Framing::none;
+  SentCopy copy;
+  bool reused = false;     // the current connection came from the pool
+  bool may_retry = false;  // a failure before any answer may be sent again on a new one
+};
+
+// How one attempt on one connection ended: with the call answered (again: whether the
+// session's connection may carry another request; reusable: whether the upstream one may),
+// or failed on a reused connection in a way that allows one more try on a new connection.
+struct Attempt {
+  bool retry = false;
+  bool again = false;
+  bool reusable = false;
+};
+
 template <class Upstream>
-asio::awaitable<bool> relay_call(ProviderCall& call, Connection& connection,
-                                 boost::beast::flat_buffer& buffer,
-                                 http::request_parser<http::buffer_body>& parser,
-                                 Upstream& upstream, bool session_sent_api_key) {
+asio::awaitable<Attempt> relay_call(ProviderCall& call, Connection& connection,
+                                    boost::beast::flat_buffer& buffer,
+                                    http::request_parser<http::buffer_body>& parser,
+                                    Upstream& upstream, bool session_sent_api_key,
+                                    RequestSending& sending) {
   auto& session = call.session;
   const auto& provider = call.provider;
   const auto& up = *provider.upstream;
   const auto& head = parser.get();
-  HeaderList fields = upstream_fields(head, provider, session_sent_api_key);
-  const Framing framing = finish_upstream_fields(parser, fields);
-  const std::string target =
-      call.upstream_path() + (call.has_query ? "?" + call.query : std::string());
-  const std::string head_text = render_request_head(
-      head.method_string(), target, host_field(up.host, up.port, up.tls ? 443 : 80), fields);
-  if (auto [ec, n] = co_await asio::async_write(upstream, asio::buffer(head_text),
+  const auto retry_allowed = [&] { return sending.may_retry && sending.copy.whole; };
+  std::string first_bytes;
+  if (!sending.started) {
+    HeaderList fields = upstream_fields(head, provider, session_sent_api_key);
+    sending.framing =
+        finish_upstream_fields(parser, fields, session.core().provider_pool().limits().enabled);
+    const std::string target =
+        call.upstream_path() + (call.has_query ? "?" + call.query : std::string());
+    first_bytes = render_request_head(head.method_string(), target,
+                                      host_field(up.host, up.port, up.tls ? 443 : 80), fields);
+    sending.copy.add(first_bytes);
+    sending.started = true;
+  }
+  // A second attempt sends again everything the first one meant to send, then goes on with
+  // whatever of the body the session has not sent yet.
+  const std::string& out_bytes = first_bytes.empty() ? sending.copy.bytes : first_bytes;
+  if (auto [ec, n] = co_await asio::async_write(upstream, asio::buffer(out_bytes),
                                                 asio::as_tuple(asio::use_awaitable));
       ec) {
+    if (retry_allowed()) co_return Attempt{true};
     session.warn("{} answered 502: the connection failed while the request was sent ({})",
                  call.what(), ec.message());
-    co_return co_await call.refuse(connection, Outcome::upstream_unreachable, 502,
-                                   "errand broker: upstream unreachable: the connection to the "
-                                   "provider failed while the request was sent",
-                                   false);
+    co_return Attempt{false, co_await call.refuse(connection, Outcome::upstream_unreachable, 502,
+                                                  "errand broker: upstream unreachable: the "
+                                                  "connection to the provider failed while the "
+                                                  "request was sent",
+                                                  false)};
   }
-  const auto body =
-      co_await forward_request_body(connection.client, buffer, parser, upstream, framing);
-  call.bytes_up = body.bytes;
+  const auto body = co_await forward_request_body(connection.client, buffer, parser, upstream,
+                                                  sending.framing, &sending.copy);
+  call.bytes_up += body.bytes;
   if (body.client_failed) {
     session.info("{}: the session hung up while sending its request", call.what());
     call.record(Outcome::interrupted, 0);
-    co_return false;
+    co_return Attempt{};
   }
   if (body.upstream_failed) {
+    if (retry_allowed()) co_return Attempt{true};
     session.warn("{} answered 502: the provider failed while the request body was sent",
                  call.what());
-    co_return co_await call.refuse(connection, Outcome::upstream_unreachable, 502,
-                                   "errand broker: upstream unreachable: the provider's "
-                                   "connection failed while the request body was sent",
-                                   false);
+    co_return Attempt{false, co_await call.refuse(connection, Outcome::upstream_unreachable, 502,
+                                                  "errand broker: upstream unreachable: the "
+                                                  "provider's connection failed while the "
+                                                  "request body was sent",
+                                                  false)};
   }
   RelayPolicy policy;
   // Shorter keys are not looked for (the broker said so at start-up).
@@ -112,13 +150,18 @@ asio::awaitable<bool> relay_call(ProviderCall& call, Connection& connection,
           session.core().report_usage(*usage);
       };
   const auto relayed = co_await relay_response(upstream, connection.client, policy, on_head);
+  // Not a byte of an answer: a server that closed the idle connection as the request went out.
+  // Once a byte arrived the server had the request, and it is never sent twice.
+  if (relayed.end == RelayEnd::upstream_failed && relayed.upstream_silent && retry_allowed())
+    co_return Attempt{true};
   call.bytes_down = relayed.bytes_down;
   switch (relayed.end) {
     case RelayEnd::completed:
-      session.info("{} answered {}; {} bytes up, {} bytes down", call.what(), relayed.status,
-                   call.bytes_up, call.bytes_down);
+      session.info("{} answered {}; {} bytes up, {} bytes down{}", call.what(), relayed.status,
+                   call.bytes_up, call.bytes_down,
+                   sending.reused ? " on a kept-alive connection" : "");
       call.record(Outcome::completed, static_cast<int>(relayed.status));
-      co_return relayed.keep_alive;
+      co_return Attempt{false, relayed.keep_alive, relayed.upstream_reusable};
     case RelayEnd::refused_compressed: {
       session.warn(
           "{}: a provider answered compressed ({}) though asked not to; refused with "
@@ -128,7 +171,8 @@ asio::awaitable<bool> relay_call(ProviderCall& call, Connection& connection,
           "errand broker: provider {} answered compressed ({}) though asked for an "
           "uncompressed answer; the broker cannot scrub it, so it is refused",
           provider.name, relayed.detail);
-      co_return co_await call.refuse(connection, Outcome::refused, 502, body_text, false);
+      co_return Attempt{false,
+                        co_await call.refuse(connection, Outcome::refused, 502, body_text, false)};
     }
     case RelayEnd::refused_too_large: {
       session.warn("{}: the answer declares {} bytes, over the {} byte limit; refused with 502",
@@ -137,29 +181,30 @@ asio::awaitable<bool> relay_call(ProviderCall& call, Connection& connection,
           "errand broker: provider {}'s answer declares {} bytes, more than the {} "
           "bytes the broker relays",
           provider.name, relayed.detail, policy.max_body);
-      co_return co_await call.refuse(connection, Outcome::refused, 502, body_text, false);
+      co_return Attempt{false,
+                        co_await call.refuse(connection, Outcome::refused, 502, body_text, false)};
     }
     case RelayEnd::cut_too_large:
       session.warn("{}: the answer passed the {} byte limit while streaming and was cut",
                    call.what(), policy.max_body);
       call.record(Outcome::interrupted, static_cast<int>(relayed.status));
-      co_return false;
+      co_return Attempt{};
     case RelayEnd::upstream_failed:
       if (!relayed.head_sent) {
         session.warn("{} answered 502: {}", call.what(), relayed.detail);
         const std::string body_text = "errand broker: upstream unreachable: " + relayed.detail;
-        co_return co_await call.refuse(connection, Outcome::upstream_unreachable, 502, body_text,
-                                       false);
+        co_return Attempt{false, co_await call.refuse(connection, Outcome::upstream_unreachable,
+                                                      502, body_text, false)};
       }
       session.warn("{}: {}", call.what(), relayed.detail);
       call.record(Outcome::interrupted, static_cast<int>(relayed.status));
-      co_return false;
+      co_return Attempt{};
     case RelayEnd::client_gone:
       session.info("{}: the session hung up part way through the answer", call.what());
       call.record(Outcome::interrupted, static_cast<int>(relayed.status));
-      co_return false;
+      co_return Attempt{};
   }
-  co_return false;
+  co_return Attempt{};
 }
 
 }  // namespace
@@ -244,56 +289,67 @@ asio::awaitable<bool> exchange_with_provider(ProviderCall& call, Connection& con
                                              http::request_parser<http::buffer_body>& parser,
                                              bool session_sent_api_key) {
   auto& session = call.session;
+  auto& core = session.core();
   const auto& up = *call.provider.upstream;
   const auto& settings = session.settings();
-  const UpstreamTarget target{up.host,
-                              up.port,
-                              up.host_is_literal,
-                              {settings.allow_internal, session.core().host_addresses()},
-                              session.id(),
-                              LookupLane::provider};
   const DialDeadlines deadlines{settings.lookup_deadline, settings.dial_deadline};
-  auto dial = co_await connect_upstream(session.core().resolver(), target, deadlines);
-  if (dial.failure != DialFailure::none) co_return co_await refuse_dial(call, connection, dial);
-
-  if (!up.tls) {
-    auto& socket = *dial.socket;
-    const UpstreamHook hook(connection, [&socket] {
-      boost::system::error_code ignored;
-      socket.close(ignored);
-    });
-    const bool again =
-        co_await relay_call(call, connection, buffer, parser, socket, session_sent_api_key);
-    co_return again&& parser.is_done();
+  const ProviderRouteKey key = provider_route_key(call.provider, settings);
+  RequestSending sending;
+  for (int attempt = 0;; ++attempt) {
+    const bool reuse = attempt == 0;
+    auto link =
+        co_await connect_provider(core, call.provider, settings, session.id(), deadlines, reuse);
+    switch (link.failure) {
+      case ProviderConnection::Failure::none: break;
+      case ProviderConnection::Failure::dial:
+        co_return co_await refuse_dial(call, connection, link.dial);
+      case ProviderConnection::Failure::peer_name: {
+        session.warn("{} answered 502: {}", call.what(), link.peer_name);
+        const std::string body_text = "errand broker: upstream unreachable: " + link.peer_name;
+        co_return co_await call.refuse(connection, Outcome::upstream_unreachable, 502, body_text,
+                                       false);
+      }
+      case ProviderConnection::Failure::tls: {
+        session.warn("{} answered 502: {}", call.what(), link.tls.sentence);
+        const std::string body_text =
+            fmt::format("errand broker: upstream unreachable: TLS with {}:{} failed: {}", up.host,
+                        up.port, link.tls.reason);
+        co_return co_await call.refuse(connection, Outcome::upstream_unreachable, 502, body_text,
+                                       false);
+      }
+    }
+    sending.reused = link.reused;
+    sending.may_retry = link.reused;
+    // Only a reused connection can fail for having been closed while idle, so only its
+    // request is copied for a second try.
+    if (attempt == 0) sending.copy.cap = link.reused ? kRetriedRequestBytes : 0;
+    Attempt ended;
+    {
+      auto& stream = *link.stream;
+      const UpstreamHook hook(connection, [&stream] {
+        boost::system::error_code ignored;
+        stream.lowest_layer().close(ignored);
+      });
+      if (up.tls)
+        ended = co_await relay_call(call, connection, buffer, parser, stream, session_sent_api_key,
+                                    sending);
+      else
+        ended = co_await relay_call(call, connection, buffer, parser, stream.next_layer(),
+                                    session_sent_api_key, sending);
+    }
+    // The session's request must have been read whole too, or its rest would be read as the
+    // next request.
+    finish_provider_connection(core, key, std::move(link.stream), up.tls,
+                               ended.reusable && parser.is_done());
+    if (ended.retry) {
+      session.info(
+          "{}: the kept-alive connection had been closed by the provider before it "
+          "answered; sending the request again on a new connection",
+          call.what());
+      continue;
+    }
+    co_return ended.again&& parser.is_done();
   }
-
-  asio::ssl::stream<tcp::socket> stream(std::move(*dial.socket), session.core().tls());
-  const common::TlsPeer peer{up.host, std::to_string(up.port), up.host_is_literal};
-  if (auto expected = common::expect_peer(stream.native_handle(), peer); !expected) {
-    session.warn("{} answered 502: {}", call.what(), expected.error().message);
-    const std::string body_text =
-        "errand broker: upstream unreachable: " + expected.error().message;
-    co_return co_await call.refuse(connection, Outcome::upstream_unreachable, 502, body_text,
-                                   false);
-  }
-  const UpstreamHook hook(connection, [&stream] {
-    boost::system::error_code ignored;
-    stream.lowest_layer().close(ignored);
-  });
-  const auto tls_ec = co_await tls_handshake(stream, settings.dial_deadline);
-  if (tls_ec) {
-    const auto refusal =
-        common::describe_tls_failure(stream.native_handle(), peer, tls_ec, "broker.caFile");
-    session.warn("{} answered 502: {}", call.what(), refusal.sentence);
-    const std::string body_text =
-        fmt::format("errand broker: upstream unreachable: TLS with {}:{} failed: {}", up.host,
-                    up.port, refusal.reason);
-    co_return co_await call.refuse(connection, Outcome::upstream_unreachable, 502, body_text,
-                                   false);
-  }
-  const bool again =
-      co_await relay_call(call, connection, buffer, parser, stream, session_sent_api_key);
-  co_return again&& parser.is_done();
 }
 
 }  // namespace errand::broker

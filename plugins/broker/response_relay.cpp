@@ -11,7 +11,7 @@ std::string chunk_header(std::size_t size) {
 }
 
 Framing finish_upstream_fields(const http::request_parser<http::buffer_body>& parser,
-                               HeaderList& fields) {
+                               HeaderList& fields, bool keep_upstream) {
   Framing framing = Framing::none;
   if (const auto length = parser.content_length()) {
     if (*length > 0) framing = Framing::length;
@@ -20,7 +20,7 @@ Framing finish_upstream_fields(const http::request_parser<http::buffer_body>& pa
     framing = Framing::chunked;
     fields.emplace_back("Transfer-Encoding", "chunked");
   }
-  fields.emplace_back("Connection", "close");
+  if (!keep_upstream) fields.emplace_back("Connection", "close");
   return framing;
 }
 

@@ -38,18 +38,39 @@ struct BodyForward {
 std::string chunk_header(std::size_t size);
 
 // Ends the header list of a request sent upstream: its body's framing as the session's head
-// declared it (the length, or chunked), then "Connection: close", since the broker dials a
-// fresh upstream for every request. Returns how forward_request_body must frame the body.
+// declared it (the length, or chunked), then "Connection: close" unless keep_upstream (a
+// provider connection the pool may keep, left to HTTP/1.1's keep-alive). Returns how
+// forward_request_body must frame the body.
 Framing finish_upstream_fields(
     const boost::beast::http::request_parser<boost::beast::http::buffer_body>& parser,
-    HeaderList& fields);
+    HeaderList& fields, bool keep_upstream = false);
 
-// Copies the body of a request whose head has been read into parser from client to upstream.
+// The bytes of a request as they were meant for upstream, kept so the request can be sent
+// again on a new connection when a reused one turns out closed. Only up to cap: past it the
+// copy is no longer whole and the request cannot be repeated.
+struct SentCopy {
+  std::string bytes;
+  std::size_t cap = 0;
+  bool whole = true;
+  void add(std::string_view piece) {
+    if (!whole) return;
+    if (bytes.size() + piece.size() > cap) {
+      whole = false;
+      bytes.clear();
+      bytes.shrink_to_fit();
+      return;
+    }
+    bytes.append(piece);
+  }
+};
+
+// Copies the body of a request whose head has been read into parser from client to upstream,
+// and into copy, when given, before each write.
 template <class Client, class Upstream>
 boost::asio::awaitable<BodyForward> forward_request_body(
     Client& client, boost::beast::flat_buffer& buffer,
     boost::beast::http::request_parser<boost::beast::http::buffer_body>& parser, Upstream& upstream,
-    Framing framing) {
+    Framing framing, SentCopy* copy = nullptr) {
   namespace asio = boost::asio;
   namespace http = boost::beast::http;
   BodyForward out;
@@ -71,11 +92,17 @@ boost::asio::awaitable<BodyForward> forward_request_body(
     boost::system::error_code wec;
     if (framing == Framing::chunked) {
       const std::string head = chunk_header(got);
+      if (copy) {
+        copy->add(head);
+        copy->add(std::string_view(chunk.get(), got));
+        copy->add("\r\n");
+      }
       const std::array<asio::const_buffer, 3> pieces{
           asio::buffer(head), asio::buffer(chunk.get(), got), asio::buffer("\r\n", 2)};
       std::tie(wec, std::ignore) =
           co_await asio::async_write(upstream, pieces, asio::as_tuple(asio::use_awaitable));
     } else {
+      if (copy) copy->add(std::string_view(chunk.get(), got));
       std::tie(wec, std::ignore) = co_await asio::async_write(
           upstream, asio::buffer(chunk.get(), got), asio::as_tuple(asio::use_awaitable));
     }
@@ -85,6 +112,7 @@ boost::asio::awaitable<BodyForward> forward_request_body(
     }
   }
   if (framing == Framing::chunked) {
+    if (copy) copy->add("0\r\n\r\n");
     auto [wec, ignored] = co_await asio::async_write(upstream, asio::buffer("0\r\n\r\n", 5),
                                                      asio::as_tuple(asio::use_awaitable));
     if (wec) out.upstream_failed = true;
@@ -117,6 +145,12 @@ struct RelayOutcome {
   std::uint64_t bytes_down = 0;
   bool keep_alive = false;  // the session's connection may carry another request
   std::string detail;
+  // upstream_failed before a single byte of an answer arrived: the request may never have
+  // reached a server that had closed the connection.
+  bool upstream_silent = false;
+  // The answer was read to its end on a keep-alive HTTP/1.1 exchange with nothing after it,
+  // so the upstream connection may carry another request.
+  bool upstream_reusable = false;
 };
 
 // The head the session is sent for an upstream answer, and how its body is framed.
@@ -150,18 +184,24 @@ boost::asio::awaitable<RelayOutcome> relay_response(
   boost::beast::flat_buffer buffer;
   buffer.reserve(kRelayBuffer);
   std::optional<http::response_parser<http::buffer_body>> parser;
+  bool answered = false;  // an interim answer counts: the request reached the server
+  const auto reusable = [&] {
+    return parser->is_done() && parser->keep_alive() && buffer.size() == 0;
+  };
   while (true) {
     parser.emplace();
     parser->body_limit(boost::none);
     parser->header_limit(64 * 1024);
     if (policy.head_request) parser->skip(true);
-    auto [ec, ignored] = co_await http::async_read_header(upstream, buffer, *parser,
-                                                          asio::as_tuple(asio::use_awaitable));
+    auto [ec, consumed] = co_await http::async_read_header(upstream, buffer, *parser,
+                                                           asio::as_tuple(asio::use_awaitable));
     if (ec) {
+      out.upstream_silent = !answered && consumed == 0 && buffer.size() == 0;
       out.end = RelayEnd::upstream_failed;
       out.detail = "the upstream closed or failed before answering: " + ec.message();
       co_return out;
     }
+    answered = true;
     const unsigned status = parser->get().result_int();
     if (status >= 100 && status < 200 && status != 101) continue;
     break;
@@ -194,7 +234,10 @@ boost::asio::awaitable<RelayOutcome> relay_response(
     }
   }
   out.head_sent = true;
-  if (!has_body) co_return out;
+  if (!has_body) {
+    out.upstream_reusable = reusable();
+    co_return out;
+  }
 
   std::optional<StreamingScrubber> scrubber;
   if (!policy.key.empty()) scrubber.emplace(policy.key);
@@ -265,8 +308,10 @@ boost::asio::awaitable<RelayOutcome> relay_response(
     if (ec) {
       out.end = RelayEnd::client_gone;
       out.keep_alive = false;
+      co_return out;
     }
   }
+  out.upstream_reusable = reusable();
   co_return out;
 }
 

@@ -14,6 +14,7 @@
 
 #include "plugins/broker/key_scrubber.hpp"
 #include "tests/bench/broker/bench_clients.hpp"
+#include "tests/bench/broker/provider_latency.hpp"
 #include "tests/bench/broker/tinyproxy_peer.hpp"
 #include "tests/fakes/upstream/fake_upstream.hpp"
 #include "tests/fakes/upstream/raw_tcp_server.hpp"
@@ -196,6 +197,7 @@ int main(int argc, char** argv) {
     }
     fmt::print("  {:<20}  {:10.0f}\n", "direct, no broker", median(rates));
   }
+  if (!bench::print_provider_call_latency(io_threads)) return 1;
   const double scrub = scrubber_gib_per_s();
   fmt::print("\nStreaming scrubber alone, one core: {:.2f} GiB/s\n", scrub);
 

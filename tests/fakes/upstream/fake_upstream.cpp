@@ -82,10 +82,14 @@ struct UpstreamSession {
       server.enter();
       server.note_request(request);
       const UpstreamReply reply = server.answer(request);
+      if (reply.hang_up) {
+        server.leave();
+        co_return;
+      }
       const bool keep = message.keep_alive();
       const bool ok = co_await write_reply(server, stream, reply);
       server.leave();
-      if (!ok || !keep || !reply.raw.empty()) co_return;
+      if (!ok || !keep || !reply.raw.empty() || reply.close_after) co_return;
     }
   }
 
@@ -148,6 +152,12 @@ struct UpstreamSession {
   }
 
   static asio::awaitable<void> run(FakeUpstream& server, tcp::socket socket) {
+    ++server.accepted_;
+    ++server.open_;
+    struct Closed {
+      std::atomic<std::size_t>& open;
+      ~Closed() { --open; }
+    } closed{server.open_};
     if (!server.tls_enabled_) {
       co_await serve(server, socket);
       co_return;
@@ -156,6 +166,7 @@ struct UpstreamSession {
     auto [ec] = co_await stream.async_handshake(asio::ssl::stream_base::server,
                                                 asio::as_tuple(asio::use_awaitable));
     if (ec) co_return;
+    if (SSL_session_reused(stream.native_handle()) == 1) ++server.resumed_;
     co_await serve(server, stream);
     co_await stream.async_shutdown(asio::as_tuple(asio::use_awaitable));
   }

@@ -47,6 +47,12 @@ struct UpstreamReply {
   std::chrono::milliseconds delay{0};
   // When not empty, written verbatim instead of everything above, then the connection closes.
   std::string raw;
+  // Closes the connection once the request is read, answering nothing (a server that shut an
+  // idle connection as the request arrived).
+  bool hang_up = false;
+  // Closes the connection once the answer is written, though it did not say so (a server
+  // closing a kept-alive connection while the client holds it idle).
+  bool close_after = false;
 };
 
 using UpstreamHandler = std::function<UpstreamReply(const UpstreamRequest&)>;
@@ -67,6 +73,10 @@ class FakeUpstream {
   std::string base_url() const;  // http(s)://127.0.0.1:<port>
   std::vector<UpstreamRequest> requests() const;
   std::size_t max_in_flight() const noexcept { return max_in_flight_.load(); }
+  // Connections accepted so far, those still open, and TLS handshakes that resumed a session.
+  std::size_t accepted() const noexcept { return accepted_.load(); }
+  std::size_t open_connections() const noexcept { return open_.load(); }
+  std::size_t resumed_handshakes() const noexcept { return resumed_.load(); }
   // Bytes of answer bodies written, for the benchmark.
   std::uint64_t body_bytes_sent() const noexcept { return body_bytes_sent_.load(); }
 
@@ -79,6 +89,10 @@ class FakeUpstream {
 
   UpstreamHandler handler_;
   bool tls_enabled_ = false;
+  // Before io_, so the connections' frames that io_ destroys last can still count down.
+  std::atomic<std::size_t> accepted_{0};
+  std::atomic<std::size_t> open_{0};
+  std::atomic<std::size_t> resumed_{0};
   boost::asio::io_context io_;
   std::optional<boost::asio::ssl::context> tls_;
   boost::asio::ip::tcp::acceptor acceptor_;
