@@ -43,11 +43,13 @@ long median_of(std::vector<long> values) {
 }
 
 struct Samples {
-  std::vector<long> total, anon, file, threads, after_sessions;
+  std::vector<long> total, anon, file, proportional, threads;
+  std::vector<long> after_total, after_anon, after_file;  // the last start, once sessions ended
   void add(const ResidentParts& parts) {
     total.push_back(parts.total_kib);
     anon.push_back(parts.anon_kib);
     file.push_back(parts.file_kib);
+    proportional.push_back(parts.proportional_kib);
     threads.push_back(parts.threads);
   }
 };
@@ -146,7 +148,10 @@ int benchmark(int argc, char** argv) {
         }
       }
       std::this_thread::sleep_for(1s);
-      samples.after_sessions.push_back(errand::bench::resident_kib(daemon.pid()));
+      const auto after = errand::bench::resident_parts(daemon.pid());
+      samples.after_total.push_back(after.total_kib);
+      samples.after_anon.push_back(after.anon_kib);
+      samples.after_file.push_back(after.file_kib);
     }
   }
   std::printf("\n%d start(s) per backend, medians; read 1 s after the chat connection is ready\n",
@@ -159,11 +164,13 @@ int benchmark(int argc, char** argv) {
   row("daemon RSS idle (VmRSS)", median_of(bailey.total), median_of(noop.total));
   row("  anonymous (RssAnon)", median_of(bailey.anon), median_of(noop.anon));
   row("  mapped files (RssFile)", median_of(bailey.file), median_of(noop.file));
+  row("PSS (shared pages in part)", median_of(bailey.proportional), median_of(noop.proportional));
   std::printf("%-40s %10ld %10ld\n", "threads", median_of(bailey.threads), median_of(noop.threads));
   if (sessions > 0) {
-    const std::string what =
-        "RSS after " + std::to_string(sessions) + " session(s) ran and ended (last start)";
-    row(what.c_str(), median_of(bailey.after_sessions), median_of(noop.after_sessions));
+    std::printf("after %d session(s) ran and ended (last start):\n", sessions);
+    row("daemon RSS (VmRSS)", median_of(bailey.after_total), median_of(noop.after_total));
+    row("  anonymous (RssAnon)", median_of(bailey.after_anon), median_of(noop.after_anon));
+    row("  mapped files (RssFile)", median_of(bailey.after_file), median_of(noop.after_file));
   }
   const long idle = median_of(bailey.total);
   std::printf("aim for the idle bailey daemon: <= %ld KiB (%s)\n", kIdleAimKib,

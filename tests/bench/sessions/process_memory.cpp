@@ -15,12 +15,17 @@ namespace fs = std::filesystem;
 
 namespace {
 
-long status_field_kib(int pid, const std::string& field) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/status");
+// A "Name: value kB" line of /proc/<pid>/<file>, or 0.
+long proc_field_kib(int pid, const std::string& file, const std::string& field) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/" + file);
   std::string line;
   while (std::getline(in, line))
     if (line.rfind(field + ":", 0) == 0) return std::stol(line.substr(field.size() + 1));
   return 0;
+}
+
+long status_field_kib(int pid, const std::string& field) {
+  return proc_field_kib(pid, "status", field);
 }
 
 // The parent of pid from /proc/<pid>/stat, whose second field (the command) may hold spaces
@@ -48,8 +53,11 @@ long peak_resident_kib(int pid) {
 }
 
 ResidentParts resident_parts(int pid) {
-  return {status_field_kib(pid, "VmRSS"), status_field_kib(pid, "RssAnon"),
-          status_field_kib(pid, "RssFile"), status_field_kib(pid, "RssShmem"),
+  return {status_field_kib(pid, "VmRSS"),
+          status_field_kib(pid, "RssAnon"),
+          status_field_kib(pid, "RssFile"),
+          status_field_kib(pid, "RssShmem"),
+          proc_field_kib(pid, "smaps_rollup", "Pss"),
           status_field_kib(pid, "Threads")};
 }
 

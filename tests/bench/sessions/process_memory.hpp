@@ -19,6 +19,9 @@ struct ResidentParts {
   long anon_kib = 0;   // RssAnon: heap, malloc arenas, thread stacks, writable data
   long file_kib = 0;   // RssFile: pages of mapped files (program and libraries)
   long shmem_kib = 0;  // RssShmem
+  // Pss from smaps_rollup: each page divided by the processes mapping it, so the libraries'
+  // pages other processes share count in part; what the daemon adds to a machine.
+  long proportional_kib = 0;
   long threads = 0;
 };
 ResidentParts resident_parts(int pid);
