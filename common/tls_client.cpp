@@ -1,10 +1,15 @@
 #include "common/tls_client.hpp"
 
+#include "common/hex_digit.hpp"
+
 #include <openssl/err.h>
 #include <openssl/x509v3.h>
 
 #include <fmt/format.h>
+#include <algorithm>
 #include <boost/asio/buffer.hpp>
+#include <cstdlib>
+#include <string_view>
 
 namespace errand::common {
 
@@ -20,14 +25,47 @@ std::string openssl_reason() {
   return text;
 }
 
+// A name as `openssl rehash` gives a certificate's link: its subject's hash and a sequence number.
+bool is_hash_link(std::string_view name) {
+  constexpr std::size_t kHashDigits = 8;
+  if (name.size() < kHashDigits + 2 || name[kHashDigits] != '.') return false;
+  const auto hash = name.substr(0, kHashDigits);
+  const auto sequence = name.substr(kHashDigits + 1);
+  return std::all_of(hash.begin(), hash.end(), [](char c) { return hex_digit_value(c) >= 0; }) &&
+         std::all_of(sequence.begin(), sequence.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+// The system's store as OpenSSL's defaults name it, unless SSL_CERT_FILE or SSL_CERT_DIR
+// point elsewhere: then the defaults are followed as they are.
+bool system_directory_is_hashed() {
+  if (std::getenv(X509_get_default_cert_file_env()) != nullptr ||
+      std::getenv(X509_get_default_cert_dir_env()) != nullptr)
+    return false;
+  std::error_code ec;
+  for (std::filesystem::directory_iterator it(X509_get_default_cert_dir(), ec), end;
+       !ec && it != end; it.increment(ec))
+    if (is_hash_link(it->path().filename().string())) return true;
+  return false;
+}
+
 }  // namespace
+
+bool trusts_system_store_lazily(SSL_CTX* ctx) {
+  // Every certificate the system trusts, parsed up front, held some 850 KiB per TLS context,
+  // and the daemon has one in the Discord plugin and one in the broker. update-ca-certificates
+  // leaves each of them in the default directory under its subject's hash too, so the store
+  // looks them up there instead, one at a time as a handshake needs an issuer, and holds only
+  // those. The authorities trusted are the same; only when they are read changes.
+  if (!system_directory_is_hashed()) return false;
+  return SSL_CTX_load_verify_dir(ctx, X509_get_default_cert_dir()) == 1;
+}
 
 sdk::Result<void> configure_client_tls(ssl::context& ctx, const TrustStore& trust) {
   ctx.set_options(ssl::context::default_workarounds | ssl::context::no_sslv2 |
                   ssl::context::no_sslv3 | ssl::context::no_tlsv1 | ssl::context::no_tlsv1_1);
   boost::system::error_code ec;
   if (trust.ca_file.empty()) {
-    ctx.set_default_verify_paths(ec);
+    if (!trusts_system_store_lazily(ctx.native_handle())) ctx.set_default_verify_paths(ec);
     if (ec)
       return sdk::make_error(
           fmt::format("the system's certificate store could not be loaded: {}; install "

@@ -29,6 +29,13 @@ struct TrustStore {
 // refusal names the file or the store and what to do.
 sdk::Result<void> configure_client_tls(boost::asio::ssl::context& ctx, const TrustStore& trust);
 
+// With no SSL_CERT_FILE or SSL_CERT_DIR set and OpenSSL's default certificate directory
+// hashed (every system authority under its subject's hash, as update-ca-certificates leaves
+// it), makes ctx trust the system's store by looking authorities up there when a handshake
+// needs one, rather than parsing them all now; false, with ctx unchanged, otherwise.
+// configure_client_tls uses it for the system's store and loads it whole when it says false.
+bool trusts_system_store_lazily(SSL_CTX* ctx);
+
 // configure_client_tls on a new context.
 sdk::Result<std::shared_ptr<boost::asio::ssl::context>> make_client_tls_context(
     const TrustStore& trust);

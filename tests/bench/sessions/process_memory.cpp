@@ -1,5 +1,6 @@
 #include "process_memory.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -14,12 +15,17 @@ namespace fs = std::filesystem;
 
 namespace {
 
-long status_field_kib(int pid, const std::string& field) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/status");
+// A "Name: value kB" line of /proc/<pid>/<file>, or 0.
+long proc_field_kib(int pid, const std::string& file, const std::string& field) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/" + file);
   std::string line;
   while (std::getline(in, line))
     if (line.rfind(field + ":", 0) == 0) return std::stol(line.substr(field.size() + 1));
   return 0;
+}
+
+long status_field_kib(int pid, const std::string& field) {
+  return proc_field_kib(pid, "status", field);
 }
 
 // The parent of pid from /proc/<pid>/stat, whose second field (the command) may hold spaces
@@ -44,6 +50,55 @@ long resident_kib(int pid) {
 
 long peak_resident_kib(int pid) {
   return status_field_kib(pid, "VmHWM");
+}
+
+ResidentParts resident_parts(int pid) {
+  return {status_field_kib(pid, "VmRSS"),
+          status_field_kib(pid, "RssAnon"),
+          status_field_kib(pid, "RssFile"),
+          status_field_kib(pid, "RssShmem"),
+          proc_field_kib(pid, "smaps_rollup", "Pss"),
+          status_field_kib(pid, "Threads")};
+}
+
+std::vector<Mapping> largest_mappings(int pid, std::size_t how_many) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/smaps");
+  std::vector<Mapping> anonymous;
+  std::map<std::string, Mapping> by_file;
+  Mapping* current = nullptr;
+  std::string line;
+  while (std::getline(in, line)) {
+    std::istringstream words(line);
+    std::string first;
+    words >> first;
+    if (first.find('-') != std::string::npos && first.back() != ':') {
+      // A mapping's header: range, permissions, offset, device, inode, then the name if any.
+      std::string skip, name;
+      words >> skip >> skip >> skip >> skip;
+      std::getline(words >> std::ws, name);
+      const auto dash = first.find('-');
+      const long size = static_cast<long>((std::stoull(first.substr(dash + 1), nullptr, 16) -
+                                           std::stoull(first.substr(0, dash), nullptr, 16)) /
+                                          1024);
+      if (name.empty()) {
+        current = &anonymous.emplace_back(Mapping{name, 0, 0, 0});
+      } else {
+        current = &by_file.try_emplace(name, Mapping{name, 0, 0, 0}).first->second;
+      }
+      current->size_kib += size;
+      ++current->count;
+    } else if (first == "Rss:" && current != nullptr) {
+      long kib = 0;
+      words >> kib;
+      current->resident_kib += kib;
+    }
+  }
+  std::vector<Mapping> all = std::move(anonymous);
+  for (auto& [name, mapping] : by_file) all.push_back(std::move(mapping));
+  std::sort(all.begin(), all.end(),
+            [](const Mapping& a, const Mapping& b) { return a.resident_kib > b.resident_kib; });
+  if (all.size() > how_many) all.resize(how_many);
+  return all;
 }
 
 long descendants_resident_kib(int pid) {

@@ -1,35 +1,25 @@
 #include "session_round.hpp"
 
-#include <unistd.h>
-
-#include <boost/json/serialize.hpp>
 #include <chrono>
-#include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <set>
 #include <thread>
 
-#include "fake_discord.hpp"
+#include "bench_daemon.hpp"
 #include "process_memory.hpp"
-#include "tests/fakes/provider/fake_provider.hpp"
-#include "tests/support/child_process.hpp"
-#include "tests/support/delegated_cgroups.hpp"
-#include "tests/support/temp_dir.hpp"
 
 namespace errand::bench {
 
-namespace json = boost::json;
-namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 using Clock = std::chrono::steady_clock;
 
 namespace {
 
-constexpr std::string_view kUser = "500000000000000005";
-constexpr std::string_view kProviderKey = "provider-key-bench-0123456789abcdef";
 // The fake provider's default answer begins with this word, and nothing the daemon writes in
 // a thread of its own accord does.
 constexpr std::string_view kAgentText = "Hello";
@@ -76,44 +66,6 @@ bool wait_until(const std::function<bool()>& done, std::chrono::milliseconds tim
   return true;
 }
 
-json::object daemon_config(const RoundSetup& setup, const fake_discord::FakeDiscord& discord,
-                           const fakes::FakeProvider& provider, const fs::path& root) {
-  const auto& fake = discord.options();
-  const auto sessions = setup.sessions;
-  json::object sandbox{{"backend", setup.backend},
-                       {"gracePeriodMs", 2000},
-                       {"egress", json::object{{"allow", json::array{}},
-                                               {"allowInternal", json::array{"127.0.0.0/8"}}}}};
-  // The noop backend reports every guarantee as a gap; the daemon runs with it only when told
-  // to accept that, which is what makes it a measuring peer and nothing else.
-  if (setup.backend == "noop") sandbox["requireFullEnforcement"] = false;
-  return json::object{
-      {"chat", json::object{{"token", fake.token},
-                            {"channelId", fake.channel_id},
-                            {"allowedUserIds", json::array{std::string(kUser)}},
-                            {"apiBase", discord.api_base()},
-                            {"gatewayUrl", discord.gateway_url()}}},
-      {"agent", json::object{{"kind", "acp"},
-                             {"command", json::array{setup.agent.string()}},
-                             {"baseUrlVariable", "ANTHROPIC_BASE_URL"},
-                             {"provider", "anthropic"},
-                             {"providers",
-                              json::object{{"anthropic",
-                                            json::object{{"credentialName", "ANTHROPIC_API_KEY"},
-                                                         {"credential", std::string(kProviderKey)},
-                                                         {"kind", "anthropic"},
-                                                         {"baseUrl", provider.http_url()},
-                                                         {"maxConcurrentRequests", sessions}}}}}}},
-      {"sandbox", std::move(sandbox)},
-      {"limits", json::object{{"maxConcurrentTurns", sessions},
-                              {"maxLiveSessions", sessions + setup.sequential_sessions},
-                              {"maxQueueLength", 2 * sessions}}},
-      // info: the daemon says at that level when its chat connection is ready.
-      {"logging", json::object{{"level", "info"}}},
-      {"projectRoot", (root / "projects").string()},
-      {"stateDir", (root / "state").string()}};
-}
-
 // Posts one message per target (a new session when the target is empty) as close together as
 // the fake allows, then waits for the agent's text in each.
 std::string measure_wave(fake_discord::FakeDiscord& discord, OutputClock& clock,
@@ -123,7 +75,7 @@ std::string measure_wave(fake_discord::FakeDiscord& discord, OutputClock& clock,
     if (one_at_a_time && !wait_until([&] { return clock.waiting() == 0; }, 60s))
       return "a session opened on its own showed no agent output within 60 s";
     fake_discord::UserPost post;
-    post.author_id = std::string(kUser);
+    post.author_id = std::string(kBenchUser);
     post.content = "provider hello from session " + std::to_string(i);
     if (!threads.empty()) post.thread_id = threads[static_cast<std::size_t>(i)];
     const auto posted = Clock::now();
@@ -142,50 +94,26 @@ std::string measure_wave(fake_discord::FakeDiscord& discord, OutputClock& clock,
 
 RoundResult run_round(const RoundSetup& setup) {
   RoundResult result;
-  // Under /var/tmp, where bailey may bind the project and state directories.
-  fs::path root;
-  try {
-    root = errand::test::make_temp_dir("/var/tmp", "errand-bench-sessions-");
-  } catch (const std::runtime_error& e) {
-    result.problem = e.what();
-    return result;
-  }
-  fs::create_directories(root / "projects");
-  fs::create_directories(root / "home");
-
   auto clock = std::make_shared<OutputClock>();
-  fake_discord::FakeOptions options;
-  // Discord's own limits would pace 50 thread starts by themselves and hide the sandbox's
-  // share; the benchmark measures errand, so the fake lets everything through at once.
-  options.channel_messages_per_window = 100000;
-  options.channel_window = 1s;
-  options.global_per_second = 100000;
-  options.on_bot_message = [clock](const fake_discord::StoredMessage& m) {
-    clock->on_bot_message(m);
-  };
-  fake_discord::FakeDiscord discord(options);
-  fakes::FakeProvider provider;
-
-  test::write_file(root / "config.json",
-                   json::serialize(daemon_config(setup, discord, provider, root)));
-  const auto plugin_path =
-      (setup.build_dir / "plugins").string() + ":" + setup.noop_plugins.string();
-  std::vector<std::string> env{"ERRAND_CONFIG=" + (root / "config.json").string(),
-                               "ERRAND_PLUGIN_PATH=" + plugin_path,
-                               "HOME=" + (root / "home").string(), "PATH=/usr/bin:/bin"};
-  for (auto& variable : test::delegated_environment()) env.push_back(std::move(variable));
-  test::ChildProcess daemon({(setup.build_dir / "bin" / "errand").string(), "run"}, env, root);
+  DaemonSetup daemon_setup;
+  daemon_setup.backend = setup.backend;
+  daemon_setup.sessions = setup.sessions;
+  daemon_setup.live_sessions = setup.sessions + setup.sequential_sessions;
+  daemon_setup.build_dir = setup.build_dir;
+  daemon_setup.agent = setup.agent;
+  daemon_setup.noop_plugins = setup.noop_plugins;
+  BenchDaemon daemon(daemon_setup,
+                     [clock](const fake_discord::StoredMessage& m) { clock->on_bot_message(m); });
+  auto& discord = daemon.discord();
   const auto finish = [&](std::string problem) {
     result.problem = std::move(problem);
     if (!result.problem.empty()) result.problem += "\n" + daemon.err();
-    daemon.signal(SIGTERM);
-    if (!daemon.wait_for(120s)) daemon.signal(SIGKILL);
-    std::error_code ec;
-    fs::remove_all(root, ec);
     return result;
   };
-  if (!daemon.wait_for_output("the chat connection is ready", 60s))
-    return finish("the daemon with backend " + setup.backend + " did not become ready");
+  if (!daemon.problem().empty()) {
+    result.problem = daemon.problem();
+    return result;
+  }
   std::this_thread::sleep_for(1s);
   result.daemon_idle_kib = resident_kib(daemon.pid());
 
