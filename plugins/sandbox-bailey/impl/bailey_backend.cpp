@@ -14,8 +14,11 @@
 #include <stdexcept>
 
 #include "common/pool_work.hpp"
+#include "common/process_spawn.hpp"
+#include "plugins/sandbox-bailey/common/filter_handoff.hpp"
 #include "plugins/sandbox-bailey/common/host_features.hpp"
 #include "plugins/sandbox-bailey/common/landlock_abi.hpp"
+#include "plugins/sandbox-bailey/common/launcher_protocol.hpp"
 #include "plugins/sandbox-bailey/common/policy_toml.hpp"
 #include "plugins/sandbox-bailey/impl/agent_program.hpp"
 #include "plugins/sandbox-bailey/impl/enforcement_report.hpp"
@@ -98,9 +101,26 @@ BaileyBackend::BaileyBackend(const sdk::HostServices& host)
 }
 
 BaileyBackend::~BaileyBackend() {
-  std::lock_guard lock(active_mutex_);
-  for (auto& [id, weak] : active_)
-    if (auto state = weak.lock()) state->kill_soon();
+  {
+    std::lock_guard lock(active_mutex_);
+    for (auto& [id, weak] : active_)
+      if (auto state = weak.lock()) state->kill_soon();
+  }
+  if (filter_fd_ >= 0) ::close(filter_fd_);
+}
+
+sdk::Result<int> BaileyBackend::sealed_filter() {
+  std::lock_guard lock(filter_mutex_);
+  if (filter_fd_ >= 0) return filter_fd_;
+  auto compiled = CompiledFilter::compile();
+  if (!compiled)
+    return make_error("could not compile the syscall filter: " + compiled.error().message);
+  auto sealed = seal_compiled_filter(*compiled);
+  if (!sealed) return sealed.error();
+  // Above every number a launcher gets, so handing it over never lands it on itself.
+  filter_fd_ = common::move_fd_at_least(*sealed, kFilterFd + 1);
+  if (filter_fd_ < 0) return make_error("could not keep the compiled syscall filter open");
+  return filter_fd_;
 }
 
 std::string BaileyBackend::cgroup_name(const std::string& session_id) const {
@@ -209,7 +229,10 @@ sdk::Result<ProcessSetup> BaileyBackend::prepare(sdk::LaunchSpec& spec,
   setup.memory_limit = spec.policy.limits.memory_bytes;
   setup.pids_limit = spec.policy.limits.pids;
 
-  auto handles = spawn_launcher(launcher_, {"run", policy_path.string()}, built->passed_env);
+  const auto filter = sealed_filter();
+  if (!filter) return undo(filter.error());
+  auto handles =
+      spawn_launcher(launcher_, {"run", policy_path.string()}, built->passed_env, *filter);
   if (!handles) return undo(handles.error());
   setup.handles = *handles;
   std::ofstream record(setup.run_dir / "launcher");

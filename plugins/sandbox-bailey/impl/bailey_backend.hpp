@@ -45,6 +45,9 @@ class BaileyBackend final : public sdk::SandboxBackend {
   // Also settles spec.argv[0] as the absolute path the launcher will exec.
   sdk::Result<ProcessSetup> prepare(sdk::LaunchSpec& spec, const common::DiskUsage& baseline);
   bool is_active(const std::string& session_id);
+  // The agents' syscall filter, compiled at the first launch and sealed for every launcher to
+  // read (filter_handoff.hpp); a failure is not kept, so the next launch tries again.
+  sdk::Result<int> sealed_filter();
 
   boost::asio::any_io_executor executor_;
   std::shared_ptr<spdlog::logger> log_;
@@ -54,6 +57,8 @@ class BaileyBackend final : public sdk::SandboxBackend {
   cgroups::Layout cgroups_;
   std::shared_ptr<boost::asio::thread_pool> pool_;  // launches and cleanups
   std::shared_ptr<common::DiskWalker> walker_;      // every disk measurement
+  std::mutex filter_mutex_;
+  int filter_fd_ = -1;
   std::mutex active_mutex_;
   std::map<std::string, std::weak_ptr<ProcessState>> active_;
 };

@@ -133,12 +133,11 @@ void exec_agent(const Prepared& prepared, int exec_error_fd) {
   drop_capabilities();
   apply_landlock(p);
 
-  // Everything execve needs is prepared before the filter goes on, so the filter is last.
-  const auto filter = build_seccomp_filter();
-  if (!filter) die(filter.error().message, 0);
+  // Everything execve needs is prepared before the filter goes on, so the filter is last. It
+  // was compiled once by the plugin: compiling here would cost every launch a millisecond.
   auto argv = pointers(p.argv);
   auto envp = pointers(prepared.envp);
-  const int rc = load_seccomp_filter(*filter);
+  const int rc = load_compiled_filter(prepared.filter);
   if (rc != 0) die("loading the syscall filter", -rc);
   // Never a PATH search: its first directory is the session's own home, so a name looked up
   // here could be a program an earlier session of the thread planted. The daemon resolved it.
