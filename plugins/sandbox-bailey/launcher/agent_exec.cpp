@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "plugins/sandbox-bailey/common/landlock_abi.hpp"
-#include "plugins/sandbox-bailey/common/landlock_rules.hpp"
+#include "plugins/sandbox-bailey/common/landlock_ruleset.hpp"
 #include "plugins/sandbox-bailey/common/seccomp_filter.hpp"
 
 #ifndef SYS_close_range
@@ -69,35 +69,11 @@ void apply_landlock(const Policy& p) {
   // The probe reported Landlock missing and the operator accepted that gap.
   if (kernel.abi == 0) return;
   const int abi = std::min(kernel.abi, landlock::kNewestKnownAbi);
-  auto rules = landlock::rules_for(p, abi);
-  const int ruleset = static_cast<int>(
-      ::syscall(SYS_landlock_create_ruleset, &rules.handled, landlock::ruleset_attr_size(abi), 0));
-  if (ruleset < 0) die("creating the Landlock ruleset", errno);
-
-  for (const auto& r : rules.paths) {
-    const int fd = ::open(r.path.c_str(), O_PATH | O_CLOEXEC);
-    if (fd < 0) {
-      if (errno == ENOENT) continue;
-      die("opening " + r.path + " for its Landlock rule", errno);
-    }
-    struct stat st {};
-    ::fstat(fd, &st);
-    auto rights = r.rights;
-    if (!S_ISDIR(st.st_mode)) rights &= landlock::file_rights();
-    landlock::PathBeneathAttr rule{rights, fd};
-    if (rights != 0 &&
-        ::syscall(SYS_landlock_add_rule, ruleset, landlock::kRulePathBeneath, &rule, 0) != 0)
-      die("adding the Landlock rule for " + r.path, errno);
-    ::close(fd);
-  }
-  for (const auto& r : rules.ports) {
-    landlock::NetPortAttr rule{r.rights, r.port};
-    if (::syscall(SYS_landlock_add_rule, ruleset, landlock::kRuleNetPort, &rule, 0) != 0)
-      die("adding the Landlock rule for TCP port " + std::to_string(r.port), errno);
-  }
-  if (::syscall(SYS_landlock_restrict_self, ruleset, 0) != 0)
+  const auto ruleset = landlock::make_ruleset(p, abi);
+  if (!ruleset) die(ruleset.error().message, 0);
+  if (::syscall(SYS_landlock_restrict_self, *ruleset, 0) != 0)
     die("restricting the agent with Landlock", errno);
-  ::close(ruleset);
+  ::close(*ruleset);
 }
 
 std::vector<char*> pointers(const std::vector<std::string>& items) {
