@@ -51,9 +51,13 @@ void drop_capabilities() {
   if (::prctl(PR_SET_SECUREBITS, SECBIT_NOROOT | SECBIT_NOROOT_LOCKED | SECBIT_NO_SETUID_FIXUP |
                                      SECBIT_NO_SETUID_FIXUP_LOCKED | SECBIT_KEEP_CAPS_LOCKED) != 0)
     die("setting securebits", errno);
+  // Capabilities are numbered from 0 without gaps; the first number the kernel calls invalid is
+  // past its last one, and so is every number above it.
   for (int cap = 0; cap <= 63; ++cap)
-    if (::prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0 && errno != EINVAL)
+    if (::prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0) {
+      if (errno == EINVAL) break;
       die("dropping capability " + std::to_string(cap) + " from the bounding set", errno);
+    }
   ::prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
   __user_cap_header_struct header{_LINUX_CAPABILITY_VERSION_3, 0};
   __user_cap_data_struct data[2] = {};
