@@ -109,6 +109,20 @@ BaileyBackend::~BaileyBackend() {
   if (filter_fd_ >= 0) ::close(filter_fd_);
 }
 
+sdk::Result<fs::path> BaileyBackend::shared_resolv_conf(NetworkPlan plan) {
+  const auto path = state_dir_ / "bailey" / (std::string("resolv-") + to_string(plan) + ".conf");
+  std::lock_guard lock(resolv_mutex_);
+  // Written afresh by each daemon (an upgrade may change the text), and checked at each launch:
+  // a file removed from the state directory is written again, not missed.
+  if (resolv_written_.count(plan) != 0 && ::access(path.c_str(), F_OK) == 0) return path;
+  std::error_code ec;
+  fs::create_directories(path.parent_path(), ec);
+  if (auto written = write_private_file(path, resolv_conf_for(plan)); !written)
+    return written.error();
+  resolv_written_.insert(plan);
+  return path;
+}
+
 sdk::Result<int> BaileyBackend::sealed_filter() {
   std::lock_guard lock(filter_mutex_);
   if (filter_fd_ >= 0) return filter_fd_;
@@ -214,9 +228,16 @@ sdk::Result<ProcessSetup> BaileyBackend::prepare(sdk::LaunchSpec& spec,
   for (const auto& w : built->warnings)
     if (log_) log_->warn("session {}: {}", spec.session_id, w);
 
-  if (auto written = write_private_file(ctx.resolv_conf, resolv_conf_for(built->policy.network));
-      !written)
-    return undo(written.error());
+  if (built->policy.network == NetworkPlan::host) {
+    // The host's resolvers may change between sessions, so each gets its own copy.
+    if (auto written = write_private_file(ctx.resolv_conf, resolv_conf_for(NetworkPlan::host));
+        !written)
+      return undo(written.error());
+  } else if (auto shared = shared_resolv_conf(built->policy.network); shared) {
+    built->policy.resolv_conf = shared->string();
+  } else {
+    return undo(shared.error());
+  }
   fs::create_directories(spec.record_dir, ec);
   ::chmod(spec.record_dir.c_str(), 0700);
   const auto policy_path = spec.record_dir / "policy.toml";
