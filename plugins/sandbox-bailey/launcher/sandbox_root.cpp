@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <set>
 #include <string>
 
 #include "plugins/sandbox-bailey/launcher/prepared.hpp"
@@ -33,12 +34,18 @@ std::string parent_of(const std::string& path) {
 
 // mkdir -p that tries the whole path first: most mount points sit in a directory an earlier one
 // made, so one call usually does, where walking down from the root cost a call per component.
+// A directory made or found once is remembered: many files are bound into /etc and /dev, and
+// nothing removes a directory while the root is assembled (PID 1 is single-threaded).
 void make_dirs(const std::string& path, mode_t mode = 0755) {
-  if (::mkdir(path.c_str(), mode) == 0 || errno == EEXIST) return;
-  if (errno != ENOENT || path == "/") fail_errno("creating the mount point " + path);
-  make_dirs(parent_of(path), mode);
-  if (::mkdir(path.c_str(), mode) != 0 && errno != EEXIST)
-    fail_errno("creating the mount point " + path);
+  static std::set<std::string> known;
+  if (known.count(path) != 0) return;
+  if (::mkdir(path.c_str(), mode) != 0 && errno != EEXIST) {
+    if (errno != ENOENT || path == "/") fail_errno("creating the mount point " + path);
+    make_dirs(parent_of(path), mode);
+    if (::mkdir(path.c_str(), mode) != 0 && errno != EEXIST)
+      fail_errno("creating the mount point " + path);
+  }
+  known.insert(path);
 }
 
 // An empty file to bind a file onto: mknod makes it in one call where open and close take two.
