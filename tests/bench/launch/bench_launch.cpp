@@ -46,6 +46,7 @@
 #include "tests/bench/launch/first_byte.hpp"
 #include "tests/bench/launch/incus_bench.hpp"
 #include "tests/bench/launch/incus_report.hpp"
+#include "tests/bench/table/bench_table.hpp"
 #include "tests/support/host_parts.hpp"
 #include "tests/support/temp_dir.hpp"
 #include "tests/support/test_account.hpp"
@@ -380,6 +381,13 @@ static int benchmark(int argc, char** argv) {
       "with everything cleaned up %.2f ms\n",
       started, b - started);
   parts_alone.print();
+  errand::bench::print_table_row({.measure = "bailey launch -> true -> cleaned up, vs bwrap",
+                                  .unit = "ms",
+                                  .errand = b,
+                                  .peer_name = "bwrap",
+                                  .peer = w,
+                                  .better = errand::bench::Better::lower,
+                                  .aim = 1.0});
   if (bwrap_only) return failures == 0 && parts_alone.failures == 0 ? 0 : 1;
   std::printf("podman (run -> true -> removed),       median: %.2f ms\n", p);
   std::printf("ratio podman/bailey: %.2f, podman/bwrap: %.2f\n", p / b, p / w);
