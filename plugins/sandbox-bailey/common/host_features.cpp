@@ -91,9 +91,10 @@ int try_recursive_mount_flags() {
 }
 
 int try_seccomp() {
-  const auto filter = build_seccomp_filter();
+  // Compiled and loaded as every session's is: once in the plugin, loaded by the launcher.
+  const auto filter = CompiledFilter::compile();
   if (!filter) return step_failed(1);
-  if (const int rc = load_seccomp_filter(*filter); rc != 0) {
+  if (const int rc = load_compiled_filter(*filter); rc != 0) {
     errno = -rc;
     return step_failed(2);
   }
@@ -102,7 +103,7 @@ int try_seccomp() {
   errno = 0;
   if (::personality(0x0400000) != -1 || errno != EPERM) return step_failed(3);
   errno = 0;
-  if (::syscall(filter->highest_known() + 1, 0, 0, 0, 0, 0, 0) != -1 || errno != ENOSYS)
+  if (::syscall(filter->highest_known + 1, 0, 0, 0, 0, 0, 0) != -1 || errno != ENOSYS)
     return step_failed(3);
   return 0;
 }

@@ -8,6 +8,8 @@
 //             running <pid of the sandbox's first process, as the host sees it>
 //             error <what failed, as a sentence>
 //             exit code <n> | exit signal <n>
+//   fd 5    the agent's syscall filter, compiled once by the plugin, in a sealed memory file
+//           (filter_handoff.hpp)
 // and the values of the policy's [env] pass names as its whole environment.
 
 #include <optional>
@@ -18,6 +20,7 @@ namespace errand::bailey {
 
 inline constexpr int kLifelineFd = 3;
 inline constexpr int kReportFd = 4;
+inline constexpr int kFilterFd = 5;
 
 struct LauncherEvent {
   enum class Kind { running, error, exit_code, exit_signal };

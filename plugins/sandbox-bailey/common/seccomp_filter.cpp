@@ -6,8 +6,10 @@
 #include <linux/seccomp.h>
 #include <sched.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -185,6 +187,49 @@ sdk::Result<SeccompFilter> build_seccomp_filter() {
   if (filter.highest_known_ == 0)
     return sdk::make_error("libseccomp names no syscall of this architecture");
   return filter;
+}
+
+sdk::Result<CompiledFilter> CompiledFilter::compile() {
+  auto built = build_seccomp_filter();
+  if (!built) return built.error();
+  // libseccomp 2.5 exports only to a file descriptor; an anonymous memory file is one with no
+  // name anywhere.
+  const int fd = ::memfd_create("errand-seccomp-export", MFD_CLOEXEC);
+  if (fd < 0) return sdk::make_error(std::string("memfd_create: ") + std::strerror(errno));
+  std::string bytes;
+  const int rc = seccomp_export_bpf(built->ctx_, fd);
+  if (rc == 0) {
+    char buf[4096];
+    for (off_t at = 0;;) {
+      const ssize_t n = ::pread(fd, buf, sizeof buf, at);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break;
+      bytes.append(buf, static_cast<std::size_t>(n));
+      at += n;
+    }
+  }
+  ::close(fd);
+  if (rc != 0) return sdk::make_error(std::string("seccomp_export_bpf: ") + std::strerror(-rc));
+  if (bytes.empty() || bytes.size() % sizeof(sock_filter) != 0 ||
+      bytes.size() / sizeof(sock_filter) > BPF_MAXINSNS)
+    return sdk::make_error("libseccomp exported a program of " + std::to_string(bytes.size()) +
+                           " bytes, not a whole number of instructions the kernel takes");
+  CompiledFilter out;
+  out.program.resize(bytes.size() / sizeof(sock_filter));
+  std::memcpy(out.program.data(), bytes.data(), bytes.size());
+  out.highest_known = built->highest_known_;
+  return out;
+}
+
+int load_compiled_filter(const CompiledFilter& filter) {
+  if (filter.program.empty() || filter.program.size() > BPF_MAXINSNS || filter.highest_known <= 0)
+    return -EINVAL;
+  if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return -errno;
+  if (const int rc = load_unknown_number_guard(filter.highest_known); rc != 0) return rc;
+  sock_fprog prog{static_cast<unsigned short>(filter.program.size()),
+                  const_cast<sock_filter*>(filter.program.data())};
+  if (::prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0) != 0) return -errno;
+  return 0;
 }
 
 }  // namespace errand::bailey

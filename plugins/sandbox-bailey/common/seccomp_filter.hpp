@@ -3,6 +3,7 @@
 // The syscall filter every agent runs under: a denylist, since the agent runs arbitrary
 // toolchains, of the calls that reach kernel attack surface or undo the other layers.
 
+#include <linux/filter.h>
 #include <seccomp.h>
 
 #include <errand/sdk/result.hpp>
@@ -29,6 +30,7 @@ class SeccompFilter {
   explicit SeccompFilter(scmp_filter_ctx ctx) noexcept : ctx_(ctx) {}
   friend sdk::Result<SeccompFilter> build_seccomp_filter();
   friend int load_seccomp_filter(const SeccompFilter& filter);
+  friend struct CompiledFilter;
 
   scmp_filter_ctx ctx_ = nullptr;  // null only once moved from
   int highest_known_ = 0;
@@ -41,6 +43,22 @@ sdk::Result<SeccompFilter> build_seccomp_filter();
 // Loads what build_seccomp_filter built. Returns 0, or the negative errno of the failure
 // (-EINVAL for a filter that was moved from).
 int load_seccomp_filter(const SeccompFilter& filter);
+
+// The same filter compiled to the classic BPF program the kernel runs. libseccomp's compiler is
+// allocation-heavy (about a millisecond, most of it page faults in a freshly forked child), so
+// the plugin compiles once per daemon and every launcher loads the result as it is.
+struct CompiledFilter {
+  std::vector<sock_filter> program;
+  int highest_known = 0;  // as SeccompFilter::highest_known()
+
+  // Compiles what build_seccomp_filter builds, or says what failed.
+  static sdk::Result<CompiledFilter> compile();
+};
+
+// Loads a compiled filter exactly as load_seccomp_filter loads a built one: no_new_privs, the
+// guard for numbers above highest_known, then the program. Returns 0, or the negative errno of
+// the failure (-EINVAL for an empty program or one longer than the kernel takes).
+int load_compiled_filter(const CompiledFilter& filter);
 
 // The highest syscall number of the native architecture libseccomp can name.
 int highest_known_syscall();

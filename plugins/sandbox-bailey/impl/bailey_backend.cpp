@@ -14,8 +14,11 @@
 #include <stdexcept>
 
 #include "common/pool_work.hpp"
+#include "common/process_spawn.hpp"
+#include "plugins/sandbox-bailey/common/filter_handoff.hpp"
 #include "plugins/sandbox-bailey/common/host_features.hpp"
 #include "plugins/sandbox-bailey/common/landlock_abi.hpp"
+#include "plugins/sandbox-bailey/common/launcher_protocol.hpp"
 #include "plugins/sandbox-bailey/common/policy_toml.hpp"
 #include "plugins/sandbox-bailey/impl/agent_program.hpp"
 #include "plugins/sandbox-bailey/impl/enforcement_report.hpp"
@@ -98,9 +101,40 @@ BaileyBackend::BaileyBackend(const sdk::HostServices& host)
 }
 
 BaileyBackend::~BaileyBackend() {
-  std::lock_guard lock(active_mutex_);
-  for (auto& [id, weak] : active_)
-    if (auto state = weak.lock()) state->kill_soon();
+  {
+    std::lock_guard lock(active_mutex_);
+    for (auto& [id, weak] : active_)
+      if (auto state = weak.lock()) state->kill_soon();
+  }
+  if (filter_fd_ >= 0) ::close(filter_fd_);
+}
+
+sdk::Result<fs::path> BaileyBackend::shared_resolv_conf(NetworkPlan plan) {
+  const auto path = state_dir_ / "bailey" / (std::string("resolv-") + to_string(plan) + ".conf");
+  std::lock_guard lock(resolv_mutex_);
+  // Written afresh by each daemon (an upgrade may change the text), and checked at each launch:
+  // a file removed from the state directory is written again, not missed.
+  if (resolv_written_.count(plan) != 0 && ::access(path.c_str(), F_OK) == 0) return path;
+  std::error_code ec;
+  fs::create_directories(path.parent_path(), ec);
+  if (auto written = write_private_file(path, resolv_conf_for(plan)); !written)
+    return written.error();
+  resolv_written_.insert(plan);
+  return path;
+}
+
+sdk::Result<int> BaileyBackend::sealed_filter() {
+  std::lock_guard lock(filter_mutex_);
+  if (filter_fd_ >= 0) return filter_fd_;
+  auto compiled = CompiledFilter::compile();
+  if (!compiled)
+    return make_error("could not compile the syscall filter: " + compiled.error().message);
+  auto sealed = seal_compiled_filter(*compiled);
+  if (!sealed) return sealed.error();
+  // Above every number a launcher gets, so handing it over never lands it on itself.
+  filter_fd_ = common::move_fd_at_least(*sealed, kFilterFd + 1);
+  if (filter_fd_ < 0) return make_error("could not keep the compiled syscall filter open");
+  return filter_fd_;
 }
 
 std::string BaileyBackend::cgroup_name(const std::string& session_id) const {
@@ -194,9 +228,16 @@ sdk::Result<ProcessSetup> BaileyBackend::prepare(sdk::LaunchSpec& spec,
   for (const auto& w : built->warnings)
     if (log_) log_->warn("session {}: {}", spec.session_id, w);
 
-  if (auto written = write_private_file(ctx.resolv_conf, resolv_conf_for(built->policy.network));
-      !written)
-    return undo(written.error());
+  if (built->policy.network == NetworkPlan::host) {
+    // The host's resolvers may change between sessions, so each gets its own copy.
+    if (auto written = write_private_file(ctx.resolv_conf, resolv_conf_for(NetworkPlan::host));
+        !written)
+      return undo(written.error());
+  } else if (auto shared = shared_resolv_conf(built->policy.network); shared) {
+    built->policy.resolv_conf = shared->string();
+  } else {
+    return undo(shared.error());
+  }
   fs::create_directories(spec.record_dir, ec);
   ::chmod(spec.record_dir.c_str(), 0700);
   const auto policy_path = spec.record_dir / "policy.toml";
@@ -209,7 +250,10 @@ sdk::Result<ProcessSetup> BaileyBackend::prepare(sdk::LaunchSpec& spec,
   setup.memory_limit = spec.policy.limits.memory_bytes;
   setup.pids_limit = spec.policy.limits.pids;
 
-  auto handles = spawn_launcher(launcher_, {"run", policy_path.string()}, built->passed_env);
+  const auto filter = sealed_filter();
+  if (!filter) return undo(filter.error());
+  auto handles =
+      spawn_launcher(launcher_, {"run", policy_path.string()}, built->passed_env, *filter);
   if (!handles) return undo(handles.error());
   setup.handles = *handles;
   std::ofstream record(setup.run_dir / "launcher");

@@ -11,9 +11,11 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 
 #include "plugins/sandbox-bailey/common/cgroups.hpp"
+#include "plugins/sandbox-bailey/common/policy.hpp"
 #include "plugins/sandbox-bailey/impl/bailey_process.hpp"
 
 namespace errand::bailey {
@@ -45,6 +47,12 @@ class BaileyBackend final : public sdk::SandboxBackend {
   // Also settles spec.argv[0] as the absolute path the launcher will exec.
   sdk::Result<ProcessSetup> prepare(sdk::LaunchSpec& spec, const common::DiskUsage& baseline);
   bool is_active(const std::string& session_id);
+  // The agents' syscall filter, compiled at the first launch and sealed for every launcher to
+  // read (filter_handoff.hpp); a failure is not kept, so the next launch tries again.
+  sdk::Result<int> sealed_filter();
+  // The resolv.conf of a plan whose resolvers never change (every plan but host), written once
+  // per daemon under stateDir/bailey/ and bound read-only into each session of that plan.
+  sdk::Result<std::filesystem::path> shared_resolv_conf(NetworkPlan plan);
 
   boost::asio::any_io_executor executor_;
   std::shared_ptr<spdlog::logger> log_;
@@ -54,6 +62,10 @@ class BaileyBackend final : public sdk::SandboxBackend {
   cgroups::Layout cgroups_;
   std::shared_ptr<boost::asio::thread_pool> pool_;  // launches and cleanups
   std::shared_ptr<common::DiskWalker> walker_;      // every disk measurement
+  std::mutex resolv_mutex_;
+  std::set<NetworkPlan> resolv_written_;
+  std::mutex filter_mutex_;
+  int filter_fd_ = -1;
   std::mutex active_mutex_;
   std::map<std::string, std::weak_ptr<ProcessState>> active_;
 };

@@ -95,16 +95,23 @@ asio::awaitable<void> ProcessState::watch_launcher() {
       notify();
     }
   }
-  // Every writer of the report pipe is gone; the launcher is exiting or has exited.
-  {
+  // Every writer of the report pipe is gone; the launcher is exiting or has exited. Usually it
+  // has, and is reaped at once; otherwise its pidfd says when.
+  siginfo_t info{};
+  const auto reap = [&](int flags) {
+    info = {};
+    return ::waitid(static_cast<idtype_t>(P_PIDFD), static_cast<id_t>(pidfd_.native_handle()),
+                    &info, WEXITED | flags) == 0;
+  };
+  bool reaped = reap(WNOHANG) && info.si_pid != 0;
+  if (!reaped) {
     boost::system::error_code ec;
     co_await pidfd_.async_wait(asio::posix::stream_descriptor::wait_read,
                                asio::redirect_error(use_awaitable, ec));
+    reaped = reap(0);
   }
   int status = 0;
-  siginfo_t info{};
-  if (::waitid(static_cast<idtype_t>(P_PIDFD), static_cast<id_t>(pidfd_.native_handle()), &info,
-               WEXITED) == 0)
+  if (reaped)
     status = info.si_code == CLD_EXITED ? W_EXITCODE(info.si_status, 0) : info.si_status;
   else
     ::waitpid(setup_.handles.pid, &status, 0);

@@ -24,8 +24,8 @@ struct Pipe {
     int fds[2];
     if (::pipe2(fds, O_CLOEXEC) != 0) return false;
     // Above every number the launcher gets, so no dup2 in the child lands a pipe on itself.
-    read = common::move_fd_at_least(fds[0], kReportFd + 1);
-    write = common::move_fd_at_least(fds[1], kReportFd + 1);
+    read = common::move_fd_at_least(fds[0], kFilterFd + 1);
+    write = common::move_fd_at_least(fds[1], kFilterFd + 1);
     return read >= 0 && write >= 0;
   }
   void close() {
@@ -38,7 +38,7 @@ struct Pipe {
 common::SpawnRequest launcher_request(const std::string& launcher, std::vector<std::string> args,
                                       const std::vector<std::pair<std::string, std::string>>& env,
                                       std::vector<std::pair<int, int>> fds) {
-  return {launcher, std::move(args), env, std::move(fds), kReportFd + 1, {}};
+  return {launcher, std::move(args), env, std::move(fds), kFilterFd + 1, {}};
 }
 
 }  // namespace
@@ -53,7 +53,7 @@ void LauncherHandles::close_all() noexcept {
 
 sdk::Result<LauncherHandles> spawn_launcher(
     const std::string& launcher, const std::vector<std::string>& args,
-    const std::vector<std::pair<std::string, std::string>>& env) {
+    const std::vector<std::pair<std::string, std::string>>& env, int filter_fd) {
   Pipe in, out, err, rep, life;
   for (auto* p : {&in, &out, &err, &rep, &life}) {
     if (!p->open()) {
@@ -67,7 +67,8 @@ sdk::Result<LauncherHandles> spawn_launcher(
                                                             {out.write, 1},
                                                             {err.write, 2},
                                                             {life.read, kLifelineFd},
-                                                            {rep.write, kReportFd}}));
+                                                            {rep.write, kReportFd},
+                                                            {filter_fd, kFilterFd}}));
   ::close(in.read);
   ::close(out.write);
   ::close(err.write);

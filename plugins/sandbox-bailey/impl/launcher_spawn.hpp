@@ -24,10 +24,11 @@ struct LauncherHandles {
   void close_all() noexcept;
 };
 
-// The environment is exactly env: nothing of the daemon's own is passed.
+// The environment is exactly env: nothing of the daemon's own is passed. filter_fd is the sealed
+// syscall filter (filter_handoff.hpp), handed over as fd 5 and left open here.
 sdk::Result<LauncherHandles> spawn_launcher(
     const std::string& launcher, const std::vector<std::string>& args,
-    const std::vector<std::pair<std::string, std::string>>& env);
+    const std::vector<std::pair<std::string, std::string>>& env, int filter_fd);
 
 // Runs `errand-bailey doctor --machine` to completion and returns what it printed. Blocking.
 sdk::Result<std::string> run_doctor(const std::string& launcher,

@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "plugins/sandbox-bailey/common/landlock_abi.hpp"
-#include "plugins/sandbox-bailey/common/landlock_rules.hpp"
+#include "plugins/sandbox-bailey/common/landlock_ruleset.hpp"
 #include "plugins/sandbox-bailey/common/seccomp_filter.hpp"
 
 #ifndef SYS_close_range
@@ -51,9 +51,13 @@ void drop_capabilities() {
   if (::prctl(PR_SET_SECUREBITS, SECBIT_NOROOT | SECBIT_NOROOT_LOCKED | SECBIT_NO_SETUID_FIXUP |
                                      SECBIT_NO_SETUID_FIXUP_LOCKED | SECBIT_KEEP_CAPS_LOCKED) != 0)
     die("setting securebits", errno);
+  // Capabilities are numbered from 0 without gaps; the first number the kernel calls invalid is
+  // past its last one, and so is every number above it.
   for (int cap = 0; cap <= 63; ++cap)
-    if (::prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0 && errno != EINVAL)
+    if (::prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0) {
+      if (errno == EINVAL) break;
       die("dropping capability " + std::to_string(cap) + " from the bounding set", errno);
+    }
   ::prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
   __user_cap_header_struct header{_LINUX_CAPABILITY_VERSION_3, 0};
   __user_cap_data_struct data[2] = {};
@@ -69,35 +73,11 @@ void apply_landlock(const Policy& p) {
   // The probe reported Landlock missing and the operator accepted that gap.
   if (kernel.abi == 0) return;
   const int abi = std::min(kernel.abi, landlock::kNewestKnownAbi);
-  auto rules = landlock::rules_for(p, abi);
-  const int ruleset = static_cast<int>(
-      ::syscall(SYS_landlock_create_ruleset, &rules.handled, landlock::ruleset_attr_size(abi), 0));
-  if (ruleset < 0) die("creating the Landlock ruleset", errno);
-
-  for (const auto& r : rules.paths) {
-    const int fd = ::open(r.path.c_str(), O_PATH | O_CLOEXEC);
-    if (fd < 0) {
-      if (errno == ENOENT) continue;
-      die("opening " + r.path + " for its Landlock rule", errno);
-    }
-    struct stat st {};
-    ::fstat(fd, &st);
-    auto rights = r.rights;
-    if (!S_ISDIR(st.st_mode)) rights &= landlock::file_rights();
-    landlock::PathBeneathAttr rule{rights, fd};
-    if (rights != 0 &&
-        ::syscall(SYS_landlock_add_rule, ruleset, landlock::kRulePathBeneath, &rule, 0) != 0)
-      die("adding the Landlock rule for " + r.path, errno);
-    ::close(fd);
-  }
-  for (const auto& r : rules.ports) {
-    landlock::NetPortAttr rule{r.rights, r.port};
-    if (::syscall(SYS_landlock_add_rule, ruleset, landlock::kRuleNetPort, &rule, 0) != 0)
-      die("adding the Landlock rule for TCP port " + std::to_string(r.port), errno);
-  }
-  if (::syscall(SYS_landlock_restrict_self, ruleset, 0) != 0)
+  const auto ruleset = landlock::make_ruleset(p, abi);
+  if (!ruleset) die(ruleset.error().message, 0);
+  if (::syscall(SYS_landlock_restrict_self, *ruleset, 0) != 0)
     die("restricting the agent with Landlock", errno);
-  ::close(ruleset);
+  ::close(*ruleset);
 }
 
 std::vector<char*> pointers(const std::vector<std::string>& items) {
@@ -133,12 +113,11 @@ void exec_agent(const Prepared& prepared, int exec_error_fd) {
   drop_capabilities();
   apply_landlock(p);
 
-  // Everything execve needs is prepared before the filter goes on, so the filter is last.
-  const auto filter = build_seccomp_filter();
-  if (!filter) die(filter.error().message, 0);
+  // Everything execve needs is prepared before the filter goes on, so the filter is last. It
+  // was compiled once by the plugin: compiling here would cost every launch a millisecond.
   auto argv = pointers(p.argv);
   auto envp = pointers(prepared.envp);
-  const int rc = load_seccomp_filter(*filter);
+  const int rc = load_compiled_filter(prepared.filter);
   if (rc != 0) die("loading the syscall filter", -rc);
   // Never a PATH search: its first directory is the session's own home, so a name looked up
   // here could be a program an earlier session of the thread planted. The daemon resolved it.

@@ -16,6 +16,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "plugins/sandbox-bailey/common/filter_handoff.hpp"
 #include "plugins/sandbox-bailey/common/launcher_protocol.hpp"
 #include "plugins/sandbox-bailey/common/policy_toml.hpp"
 #include "plugins/sandbox-bailey/launcher/prepared.hpp"
@@ -47,6 +48,11 @@ Prepared prepare(const std::string& policy_path) {
     if (value == nullptr) fail("the daemon did not pass a value for " + name);
     out.envp.push_back(name + "=" + value);
   }
+  auto filter = read_sealed_filter(kFilterFd);
+  if (!filter) fail(filter.error().message);
+  out.filter = std::move(*filter);
+  // Read once into memory; nothing in the sandbox needs the file.
+  ::close(kFilterFd);
   return out;
 }
 
@@ -177,12 +183,13 @@ int supervise(pid_t child, pid_t pasta) {
 }  // namespace
 
 int run_sandbox(const std::string& policy_path) {
-  // Only stdio, the lifeline and the report pipe are ours; anything else leaked into us.
-  ::syscall(SYS_close_range, kReportFd + 1, ~0U, 0);
-  if (::fcntl(kReportFd, F_GETFD) < 0 || ::fcntl(kLifelineFd, F_GETFD) < 0) {
+  // Only stdio, the lifeline, the report pipe and the filter are ours; anything else leaked in.
+  ::syscall(SYS_close_range, kFilterFd + 1, ~0U, 0);
+  if (::fcntl(kReportFd, F_GETFD) < 0 || ::fcntl(kLifelineFd, F_GETFD) < 0 ||
+      ::fcntl(kFilterFd, F_GETFD) < 0) {
     static const char message[] =
-        "errand-bailey run is started by the sandbox-bailey plugin, "
-        "with its lifeline on fd 3 and its report pipe on fd 4\n";
+        "errand-bailey run is started by the sandbox-bailey plugin, with its lifeline on fd 3, "
+        "its report pipe on fd 4 and its syscall filter on fd 5\n";
     [[maybe_unused]] auto n = ::write(2, message, sizeof message - 1);
     return 2;
   }

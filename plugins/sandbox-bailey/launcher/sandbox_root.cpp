@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <set>
 #include <string>
 
 #include "plugins/sandbox-bailey/launcher/prepared.hpp"
@@ -26,25 +27,32 @@ void mount_or_fail(const char* source, const std::string& target, const char* ty
     fail_errno(what);
 }
 
-void make_dirs(const std::string& path, mode_t mode = 0755) {
-  for (std::size_t i = 1; i <= path.size(); ++i) {
-    if (i != path.size() && path[i] != '/') continue;
-    const auto part = path.substr(0, i);
-    if (::mkdir(part.c_str(), mode) != 0 && errno != EEXIST)
-      fail_errno("creating the mount point " + part);
-  }
-}
-
 std::string parent_of(const std::string& path) {
   const auto slash = path.rfind('/');
   return slash == 0 || slash == std::string::npos ? "/" : path.substr(0, slash);
 }
 
+// mkdir -p that tries the whole path first: most mount points sit in a directory an earlier one
+// made, so one call usually does, where walking down from the root cost a call per component.
+// A directory made or found once is remembered: many files are bound into /etc and /dev, and
+// nothing removes a directory while the root is assembled (PID 1 is single-threaded).
+void make_dirs(const std::string& path, mode_t mode = 0755) {
+  static std::set<std::string> known;
+  if (known.count(path) != 0) return;
+  if (::mkdir(path.c_str(), mode) != 0 && errno != EEXIST) {
+    if (errno != ENOENT || path == "/") fail_errno("creating the mount point " + path);
+    make_dirs(parent_of(path), mode);
+    if (::mkdir(path.c_str(), mode) != 0 && errno != EEXIST)
+      fail_errno("creating the mount point " + path);
+  }
+  known.insert(path);
+}
+
+// An empty file to bind a file onto: mknod makes it in one call where open and close take two.
 void make_file(const std::string& path) {
   make_dirs(parent_of(path));
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
-  if (fd < 0 && errno != EEXIST) fail_errno("creating the mount point " + path);
-  if (fd >= 0) ::close(fd);
+  if (::mknod(path.c_str(), S_IFREG | 0644, 0) != 0 && errno != EEXIST)
+    fail_errno("creating the mount point " + path);
 }
 
 // A bind remount may only add flags to the ones the source mount has locked, so carry them.
@@ -183,11 +191,13 @@ void build_sandbox_root(const Policy& policy) {
   make_dev(policy);
   make_proc();
 
-  // Detach the host's root, then make the assembled tree "/" and drop the scratch space.
-  if (::umount2(kOld, MNT_DETACH) != 0) fail_errno("detaching the host's root");
+  // Make the assembled tree "/", then drop the scratch space stacked over it. The host's root
+  // is mounted below the scratch space, so the one lazy unmount detaches both together: a
+  // second unmount of the host's root alone would only cost another pass through the kernel's
+  // mount locks.
   if (::chdir(kNew) != 0) fail_errno("chdir to the new root");
   if (::syscall(SYS_pivot_root, ".", ".") != 0) fail_errno("pivot_root to the new root");
-  if (::umount2(".", MNT_DETACH) != 0) fail_errno("detaching the scratch root");
+  if (::umount2(".", MNT_DETACH) != 0) fail_errno("detaching the scratch root and the host's");
   if (::chdir("/") != 0) fail_errno("chdir to /");
   mount_or_fail(nullptr, "/", nullptr, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV, {},
                 "making / read-only");

@@ -10,11 +10,13 @@
 // exits): bailey, podman, and incus from the image, from a golden copy and, for comparison, the
 // start of a stopped instance, with incus's requests also sent one at a time (incus_bench.hpp).
 //
-//   bench_launch [runs]     (default 30; needs unprivileged user namespaces, bwrap, and for
+//   bench_launch [runs] [--bwrap-only]
+//                           (default 30 runs; needs unprivileged user namespaces, bwrap, and for
 //                           podman the test account's rootless podman with the test image
 //                           scripts/setup builds; for incus the real incusd with the errand
 //                           project and the errand-test image; started as root, it runs as the
-//                           test account)
+//                           test account. --bwrap-only leaves podman, incus and the first-byte
+//                           rounds out: bailey against bwrap and bailey's phases, for iterating)
 
 #include <spawn.h>
 #include <stdlib.h>
@@ -31,6 +33,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -38,10 +41,12 @@
 #include "plugins/sandbox-bailey/impl/bailey_backend.hpp"
 #include "plugins/sandbox-podman/impl/containers_conf.hpp"
 #include "plugins/sandbox-podman/impl/podman_backend.hpp"
+#include "tests/bench/launch/bailey_parts.hpp"
 #include "tests/bench/launch/bench_measure.hpp"
 #include "tests/bench/launch/first_byte.hpp"
 #include "tests/bench/launch/incus_bench.hpp"
 #include "tests/bench/launch/incus_report.hpp"
+#include "tests/bench/table/bench_table.hpp"
 #include "tests/support/host_parts.hpp"
 #include "tests/support/temp_dir.hpp"
 #include "tests/support/test_account.hpp"
@@ -176,7 +181,19 @@ bool time_podman_phases(const errand::podman::PodmanEnvironment& env,
 
 // The benchmark itself; main runs it as the test account, as the daemon is deployed.
 static int benchmark(int argc, char** argv) {
-  const int runs = argc > 1 ? std::max(1, std::atoi(argv[1])) : 30;
+  int runs = 30;
+  bool bwrap_only = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--bwrap-only")
+      bwrap_only = true;
+    else if (const int n = std::atoi(arg.c_str()); n > 0)
+      runs = n;
+    else {
+      std::fprintf(stderr, "usage: bench_launch [runs] [--bwrap-only]\n");
+      return 2;
+    }
+  }
   fs::path root;
   try {
     root = errand::test::make_temp_dir("/tmp", "bench-launch-");
@@ -204,33 +221,42 @@ static int benchmark(int argc, char** argv) {
       ERRAND_BAILEY_PLUGIN, state_dir);
   errand::bailey::BaileyBackend backend(host);
   const auto policy = errand::sandbox::policy_from_config(host.config);
-  const auto podman_host = parts.services(
-      io.get_executor(),
-      std::make_shared<spdlog::logger>("bench", std::make_shared<spdlog::sinks::null_sink_mt>()),
-      boost::json::object{{"projectRoot", projects.string()},
-                          {"stateDir", state_dir.string()},
-                          {"sandbox", boost::json::object{{"image", kPodmanImage}}}},
-      ERRAND_PODMAN_PLUGIN, state_dir);
-  errand::podman::PodmanBackend podman(podman_host);
-  // The same podman, containers.conf and run host the backend uses, for the phases.
-  const auto conf = errand::podman::write_containers_conf(state_dir / "podman");
-  if (!conf) {
-    std::fprintf(stderr, "bench_launch: %s\n", conf.error().message.c_str());
-    return 1;
+  // podman and incus sit out a --bwrap-only run; bailey against bwrap is what is iterated on.
+  std::optional<errand::podman::PodmanBackend> podman;
+  std::optional<errand::podman::PodmanEnvironment> podman_env;
+  std::optional<errand::podman::RunHost> run_host;
+  if (!bwrap_only) {
+    const auto podman_host = parts.services(
+        io.get_executor(),
+        std::make_shared<spdlog::logger>("bench", std::make_shared<spdlog::sinks::null_sink_mt>()),
+        boost::json::object{{"projectRoot", projects.string()},
+                            {"stateDir", state_dir.string()},
+                            {"sandbox", boost::json::object{{"image", kPodmanImage}}}},
+        ERRAND_PODMAN_PLUGIN, state_dir);
+    podman.emplace(podman_host);
+    // The same podman, containers.conf and run host the backend uses, for the phases.
+    const auto conf = errand::podman::write_containers_conf(state_dir / "podman");
+    if (!conf) {
+      std::fprintf(stderr, "bench_launch: %s\n", conf.error().message.c_str());
+      return 1;
+    }
+    podman_env = errand::podman::environment_for_this_account(*conf);
+    auto learned = errand::podman::learn_run_host(*podman_env, kPodmanImage, state_dir / "podman",
+                                                  errand::podman::daemon_label(state_dir));
+    if (!learned) {
+      std::fprintf(stderr, "bench_launch: %s\n", learned.error().message.c_str());
+      return 1;
+    }
+    run_host = std::move(*learned);
+    run_host->relay_program = ERRAND_RELAY_PROGRAM;
   }
-  const auto podman_env = errand::podman::environment_for_this_account(*conf);
-  auto run_host = errand::podman::learn_run_host(podman_env, kPodmanImage, state_dir / "podman",
-                                                 errand::podman::daemon_label(state_dir));
-  if (!run_host) {
-    std::fprintf(stderr, "bench_launch: %s\n", run_host.error().message.c_str());
-    return 1;
-  }
-  run_host->relay_program = ERRAND_RELAY_PROGRAM;
 
   int failures = 0;
   // incus needs its own session directories, under the project's restricted disk paths.
-  auto incus = errand::bench::IncusBench::prepare(io, ERRAND_INCUS_PLUGIN);
-  if (!incus) {
+  auto incus = bwrap_only ? errand::sdk::Result<std::unique_ptr<errand::bench::IncusBench>>(
+                                errand::sdk::make_error("--bwrap-only"))
+                          : errand::bench::IncusBench::prepare(io, ERRAND_INCUS_PLUGIN);
+  if (!incus && !bwrap_only) {
     std::fprintf(stderr, "bench_launch: incus left out: %s\n", incus.error().message.c_str());
     ++failures;
   }
@@ -239,14 +265,18 @@ static int benchmark(int argc, char** argv) {
   int first_byte_failures = 0;
 
   // One session through a backend exactly as the daemon runs it; false when it did not end with
-  // 0 and everything cleaned up.
+  // 0 and everything cleaned up. started_ms, when given, gets the time launch() took (until the
+  // agent was running).
   const auto session = [&](errand::sdk::SandboxBackend& through,
-                           const errand::sdk::LaunchSpec& spec, const char* name) {
+                           const errand::sdk::LaunchSpec& spec, const char* name,
+                           std::vector<double>* started_ms = nullptr) {
     bool ok = false;
     boost::asio::co_spawn(
         io,
         [&]() -> boost::asio::awaitable<void> {
+          const auto start = Clock::now();
           auto launched = co_await through.launch(spec);
+          if (started_ms != nullptr) started_ms->push_back(ms_since(start));
           if (!launched) {
             std::fprintf(stderr, "%s: %s\n", name, launched.error().message.c_str());
             co_return;
@@ -263,8 +293,11 @@ static int benchmark(int argc, char** argv) {
     return ok;
   };
 
-  std::vector<double> bailey_ms, bwrap_ms, podman_ms, relay_ms, bare_ms;
+  std::vector<double> bailey_ms, bailey_started_ms, bwrap_ms, podman_ms, relay_ms, bare_ms;
   PodmanPhases phases;
+  errand::bench::BaileyParts parts_alone;
+  errand::common::DiskWalker walker;
+  parts_alone.compile_filter();
   for (int i = 0; i < runs; ++i) {
     errand::sdk::LaunchSpec spec;
     spec.session_id = "bench-" + std::to_string(i);
@@ -278,15 +311,16 @@ static int benchmark(int argc, char** argv) {
     spec.policy = *policy;
 
     const auto start = Clock::now();
-    const bool ok = session(backend, spec, "bailey");
+    const bool ok = session(backend, spec, "bailey", &bailey_started_ms);
     bailey_ms.push_back(ms_since(start));
+    parts_alone.round(io, walker, spec, state_dir);
 
     const auto bw_start = Clock::now();
     const bool bw_ok = run_bwrap(spec.project_dir, spec.state_dir);
     bwrap_ms.push_back(ms_since(bw_start));
     if (!ok || !bw_ok) ++failures;
 
-    if (i < kFirstByteRuns) {
+    if (!bwrap_only && i < kFirstByteRuns) {
       const auto one_byte = [&](errand::sdk::SandboxBackend& through, const char* what,
                                 const char* label, std::vector<errand::bench::SessionTimes>& into) {
         auto printing = spec;
@@ -299,21 +333,21 @@ static int benchmark(int argc, char** argv) {
           ++first_byte_failures;
       };
       one_byte(backend, "bailey-byte", "bailey to the first byte", bailey_first);
-      one_byte(podman, "podman-byte", "podman to the first byte", podman_first);
+      one_byte(*podman, "podman-byte", "podman to the first byte", podman_first);
       if (incus) first_byte_failures += (*incus)->round(i, incus_figures);
     }
 
-    if (i >= kPodmanRuns) continue;
+    if (bwrap_only || i >= kPodmanRuns) continue;
     auto in_container = spec;
     in_container.session_id = "bench-podman-" + std::to_string(i);
     const auto pm_start = Clock::now();
-    const bool pm_ok = session(podman, in_container, "podman");
+    const bool pm_ok = session(*podman, in_container, "podman");
     podman_ms.push_back(ms_since(pm_start));
     if (!pm_ok) ++failures;
 
     auto phased = spec;
     phased.session_id = "bench-phases-" + std::to_string(i);
-    if (!time_podman_phases(podman_env, *run_host, phased, phases)) ++failures;
+    if (!time_podman_phases(*podman_env, *run_host, phased, phases)) ++failures;
 
     const auto relay_start = Clock::now();
     if (!run_program({ERRAND_RELAY_PROGRAM, "--no-broker", "/bin/true"})) ++failures;
@@ -329,10 +363,33 @@ static int benchmark(int argc, char** argv) {
 
   const double b = median(bailey_ms), w = median(bwrap_ms), p = median(podman_ms);
   std::printf("runs: %d, podman %zu (failed: %d)\n", runs, podman_ms.size(), failures);
-  std::printf("bailey (launch -> true -> cleaned up), median: %.2f ms\n", b);
-  std::printf("bwrap  (--unshare-all ... true),       median: %.2f ms\n", w);
+  std::printf("bailey launch -> true -> cleaned up vs bwrap: %.2f ms vs %.2f ms, ratio %.2f\n", b,
+              w, b / w);
+  std::printf(
+      "  bwrap: user, pid, mount, net, ipc, uts and cgroup namespaces; /usr and its links, "
+      "ld.so.cache, passwd and /etc/ssl read-only; the session's two directories writable; "
+      "fresh /proc, minimal /dev, private /tmp; no Landlock, seccomp, cgroup limits or disk "
+      "budget\n");
+  std::printf(
+      "  bailey: the same namespaces but cgroup; the policy's system files read-only (%zu "
+      "Landlock paths); resolv.conf and the broker socket; Landlock, the seccomp filter, cgroup "
+      "limits and the disk budget\n",
+      parts_alone.landlock_rules);
+  const double started = median(bailey_started_ms);
+  std::printf(
+      "bailey phases, medians: launch() until the agent runs %.2f ms; from then to its exit "
+      "with everything cleaned up %.2f ms\n",
+      started, b - started);
+  parts_alone.print();
+  errand::bench::print_table_row({.measure = "bailey launch -> true -> cleaned up, vs bwrap",
+                                  .unit = "ms",
+                                  .errand = b,
+                                  .peer_name = "bwrap",
+                                  .peer = w,
+                                  .better = errand::bench::Better::lower,
+                                  .aim = 1.0});
+  if (bwrap_only) return failures == 0 && parts_alone.failures == 0 ? 0 : 1;
   std::printf("podman (run -> true -> removed),       median: %.2f ms\n", p);
-  std::printf("ratio bailey/bwrap: %.2f\n", b / w);
   std::printf("ratio podman/bailey: %.2f, podman/bwrap: %.2f\n", p / b, p / w);
   std::printf(
       "podman phases, medians: create %.2f ms, start --attach to exit %.2f ms, rm %.2f ms\n",
@@ -344,7 +401,7 @@ static int benchmark(int argc, char** argv) {
                                          incus ? &incus_figures : nullptr);
   if (incus)
     std::printf("incus golden %s: made at the start, deleted at the end\n", incus_golden.c_str());
-  return failures == 0 && first_byte_failures == 0 ? 0 : 1;
+  return failures == 0 && first_byte_failures == 0 && parts_alone.failures == 0 ? 0 : 1;
 }
 
 int main(int argc, char** argv) {

@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <sstream>
 #include <stdexcept>
 
 #include "tests/live/bailey/live_harness.hpp"
@@ -130,4 +131,34 @@ TEST_CASE("a read-only grant is read-only on the mounts below it too", "[live]")
   const auto created = h.run(h.spec({"write", (tree / "below" / "new").string()}));
   CHECK(created.exit.exit_code == 1);
   CHECK((contains(created.out, "errno=EROFS ") || contains(created.out, "errno=EACCES ")));
+}
+
+// The launcher assembles the root on a scratch tmpfs with the host's root moved below it, then
+// drops both with one lazy unmount: the sandbox's mount table must hold exactly one root and
+// nothing of the host's tree or of the scratch space.
+TEST_CASE("the sandbox's mount table holds one root and nothing of the host's or the scratch's",
+          "[live]") {
+  require_full_host();
+  Harness h;
+  const auto r = h.run(h.spec({"exec", "/bin/cat", "/proc/self/mountinfo"}));
+  INFO(r.out << r.err << r.launch_error);
+  REQUIRE(r.launched);
+  REQUIRE(r.exit.exit_code == 0);
+  int roots = 0, mounts = 0;
+  std::istringstream lines(r.out);
+  for (std::string line; std::getline(lines, line);) {
+    std::istringstream fields(line);
+    std::string id, parent, device, root, mount_point;
+    if (!(fields >> id >> parent >> device >> root >> mount_point)) continue;
+    ++mounts;
+    INFO(line);
+    if (mount_point == "/") ++roots;
+    CHECK(mount_point.rfind("/oldroot", 0) == std::string::npos);
+    CHECK(mount_point.rfind("/newroot", 0) == std::string::npos);
+    // The host's own mounts (its /sys, /home, cgroup trees) are never placed in the sandbox.
+    CHECK(mount_point.rfind("/sys", 0) == std::string::npos);
+    CHECK(mount_point.rfind("/home", 0) == std::string::npos);
+  }
+  CHECK(mounts > 5);
+  CHECK(roots == 1);
 }

@@ -146,3 +146,20 @@ TEST_CASE("hideHostAddress gives the session pasta's synthetic address and not t
   INFO(r.out);
   CHECK(connect_failed(r));
 }
+
+// Sessions of a plan whose resolvers never change share one resolv.conf the daemon writes once;
+// each sees it as its own /etc/resolv.conf, and none can change it.
+TEST_CASE("under the broker /etc/resolv.conf names no resolver and cannot be changed", "[live]") {
+  require_full_host();
+  Harness h;
+  for (const char* session : {"resolv-first", "resolv-second"}) {
+    const auto r = h.run(h.spec({"exec", "/bin/cat", "/etc/resolv.conf"}, session));
+    INFO(session << ": " << r.out << r.err << r.launch_error);
+    REQUIRE(r.launched);
+    CHECK(r.exit.exit_code == 0);
+    CHECK(contains(r.out, "nameserver 127.0.0.1\n"));
+    const auto w = h.run(h.spec({"write", "/etc/resolv.conf"}, std::string(session) + "-write"));
+    INFO(w.out);
+    CHECK((contains(w.out, "errno=EROFS") || contains(w.out, "errno=EACCES")));
+  }
+}
