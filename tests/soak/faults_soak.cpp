@@ -217,9 +217,10 @@ TEST_CASE("faults: each provider and Discord fault loses nothing and is told onc
   const auto run_took = Clock::now() - run_start;
 
   // One line a fault, over its rounds.
-  for (std::size_t kind = 0; kind < steps.size() / static_cast<std::size_t>(rounds); ++kind) {
+  const std::size_t per_round = steps.size() / static_cast<std::size_t>(rounds);
+  for (std::size_t kind = 0; kind < per_round; ++kind) {
     std::string line;
-    for (std::size_t i = kind; i < steps.size(); i += steps.size() / static_cast<std::size_t>(rounds)) {
+    for (std::size_t i = kind; i < steps.size(); i += per_round) {
       const auto& s = steps[i];
       line += fmt::format(
           "{}answered {}x, told {}x, next answered {}x, {} provider requests, "
