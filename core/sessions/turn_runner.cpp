@@ -40,10 +40,12 @@ void TurnRunner::submit(InboundPrompt prompt) {
     if (alive.expired()) return;
     admitted(message_id, std::move(ticket));
   };
+  // The thread is told its place once, when the prompt is queued. Each move up is kept for
+  // !status, not posted: with a long queue, a post per move for every waiting prompt would fill
+  // the threads and spend Discord's per-channel budget the answers need.
   submission.on_position = [this, alive](std::size_t position) {
     if (alive.expired()) return;
     queue_position_ = position;
-    effects_.notice(queued_sentence(position));
   };
   submission.on_expired = [this, alive, message_id] {
     if (!alive.expired()) expired(message_id);

@@ -137,11 +137,20 @@ ProviderOutcome call_provider(const ProviderCall& call,
       boost::system::error_code ec;
       const auto parsed = json::parse(data, ec);
       if (ec || !parsed.is_object()) return;
-      if (call.dialect == "openai")
+      if (call.dialect == "openai") {
         openai_event(parsed.as_object(), outcome, on_text);
-      else
+      } else {
         anthropic_event(parsed.as_object(), outcome, on_text);
+        const auto* type = parsed.as_object().if_contains("type");
+        finished = type != nullptr && *type == "message_stop";
+      }
     });
+  }
+  // A stream that stops before its last event (the connection closed or reset mid-answer) is a
+  // failed call, as a real agent counts it, not a short answer.
+  if (outcome.ok && !finished) {
+    outcome.ok = false;
+    outcome.report = "the answer stream ended before the provider finished it";
   }
   return outcome;
 }

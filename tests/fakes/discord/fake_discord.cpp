@@ -181,6 +181,9 @@ void FakeDiscord::set_message_content_allowed(bool allowed) {
 void FakeDiscord::inject_rate_limit(InjectedLimit limit) {
   impl_->run_on_io([&] { impl_->injected_.push_back(limit); });
 }
+void FakeDiscord::inject_server_error(InjectedServerError error) {
+  impl_->run_on_io([&] { impl_->injected_errors_.push_back(error); });
+}
 void FakeDiscord::revoke_token() {
   impl_->run_on_io([&] { impl_->token_revoked_ = true; });
 }

@@ -151,6 +151,16 @@ struct InjectedLimit {
   int count = 1;
 };
 
+// A scripted outage of Discord's REST API: the next count requests whose method matches and
+// whose path starts with path_prefix (relative to /api/v10) are answered with status (a 5xx)
+// and Discord's JSON error body, {"message": "502: Bad Gateway", "code": 0}.
+struct InjectedServerError {
+  std::string method;
+  std::string path_prefix;
+  unsigned status = 502;
+  int count = 1;
+};
+
 class FakeDiscord {
  public:
   explicit FakeDiscord(FakeOptions options = {});
@@ -195,6 +205,7 @@ class FakeDiscord {
 
   // REST scenarios.
   void inject_rate_limit(InjectedLimit limit);
+  void inject_server_error(InjectedServerError error);
   void revoke_token();  // REST answers 401, identify and resume are closed with 4004
 
   // What happened.

@@ -110,6 +110,8 @@ class FakeDiscord::Impl : public std::enable_shared_from_this<FakeDiscord::Impl>
   std::optional<ResponseParts> check_limits(
       const std::string& method, const std::string& path, const std::vector<std::string>& segments,
       std::vector<std::pair<std::string, std::string>>& bucket_headers);
+  std::optional<ResponseParts> injected_server_error(const std::string& method,
+                                                     const std::string& path);
 
   // Control API for the standalone server (fake_control_api.cpp).
   ResponseParts handle_control(const Request& request);
@@ -173,6 +175,7 @@ class FakeDiscord::Impl : public std::enable_shared_from_this<FakeDiscord::Impl>
   bool token_revoked_ = false;
 
   std::vector<InjectedLimit> injected_;
+  std::vector<InjectedServerError> injected_errors_;
   std::map<std::string, RouteWindow> windows_;
   std::deque<steady::time_point> global_window_;
   std::size_t rate_limited_ = 0;

@@ -69,7 +69,33 @@ BucketRule rule_for(const std::string& method, const std::vector<std::string>& s
   return rule;
 }
 
+std::string server_error_reason(unsigned status) {
+  switch (status) {
+    case 500: return "Internal Server Error";
+    case 502: return "Bad Gateway";
+    case 503: return "Service Unavailable";
+    case 504: return "Gateway Timeout";
+    default: return "Server Error";
+  }
+}
+
 }  // namespace
+
+std::optional<ResponseParts> FakeDiscord::Impl::injected_server_error(const std::string& method,
+                                                                      const std::string& path) {
+  for (auto& injected : injected_errors_) {
+    if (injected.count <= 0) continue;
+    if (!injected.method.empty() && injected.method != method) continue;
+    if (path.rfind(injected.path_prefix, 0) != 0) continue;
+    --injected.count;
+    ResponseParts r;
+    r.status = injected.status;
+    r.body = discord_error(
+        0, std::to_string(injected.status) + ": " + server_error_reason(injected.status));
+    return r;
+  }
+  return std::nullopt;
+}
 
 std::optional<ResponseParts> FakeDiscord::Impl::check_limits(
     const std::string& method, const std::string& path, const std::vector<std::string>& segments,

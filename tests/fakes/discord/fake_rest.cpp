@@ -108,6 +108,7 @@ ResponseParts FakeDiscord::Impl::handle_rest(const Request& request, RecordedReq
   if (!token_route && (token_revoked_ || record.header("authorization") != "Bot " + options_.token))
     return answer(401, discord_error(0, "401: Unauthorized"));
 
+  if (auto failed = injected_server_error(method, path)) return *failed;
   std::vector<std::pair<std::string, std::string>> bucket_headers;
   if (auto limited = check_limits(method, path, s, bucket_headers)) return *limited;
   auto ok = [&](unsigned status, json::value body) {

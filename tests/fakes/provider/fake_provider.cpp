@@ -51,6 +51,18 @@ std::vector<RecordedRequest> FakeProvider::requests() const {
   return impl_->script.requests();
 }
 
+void FakeProvider::limit_concurrency(std::size_t calls) {
+  impl_->concurrency_limit = calls;
+}
+
+std::size_t FakeProvider::max_in_flight() const {
+  return impl_->max_in_flight;
+}
+
+std::size_t FakeProvider::rate_limited_answers() const {
+  return impl_->rate_limited;
+}
+
 bool FakeProvider::wait_for_requests(std::size_t count, std::chrono::milliseconds timeout) const {
   return impl_->script.wait_for_requests(count, timeout);
 }

@@ -61,6 +61,14 @@ class FakeProvider {
   // with it, and the request carrying the tool's result by reporting it (shell_turn.hpp).
   void drive_shell_command(std::string command);
   std::vector<RecordedRequest> requests() const;
+  // From now on, behave like an account allowed `calls` model calls at once: a call arriving
+  // while that many are being answered gets 429 with retry-after, as a real provider's
+  // concurrency limit answers.
+  void limit_concurrency(std::size_t calls);
+  // The most model calls (messages, chat completions, responses) ever answered at once.
+  std::size_t max_in_flight() const;
+  // 429s answered so far, scripted ones and those of the concurrency limit alike.
+  std::size_t rate_limited_answers() const;
   bool wait_for_requests(std::size_t count, std::chrono::milliseconds timeout) const;
 
   struct Impl;

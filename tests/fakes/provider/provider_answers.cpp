@@ -25,6 +25,11 @@ std::string data_line(const json::object& data) {
   return "data: " + json::serialize(data) + "\n\n";
 }
 
+// A cut or reset answer ends before its stream does.
+bool ends_early(const ScriptedAnswer& answer) {
+  return answer.kind == ScriptedAnswer::Kind::cut || answer.kind == ScriptedAnswer::Kind::reset;
+}
+
 json::value tool_input(const ScriptedAnswer& answer) {
   boost::system::error_code ec;
   auto parsed = json::parse(answer.tool_input_json, ec);
@@ -60,7 +65,7 @@ std::vector<std::string> anthropic_stream(const ScriptedAnswer& answer, const st
     events.push_back(sse("content_block_delta",
                          {{"type", "content_block_delta"}, {"index", 0}, {"delta", delta}}));
   }
-  if (answer.kind == ScriptedAnswer::Kind::cut) return events;
+  if (ends_early(answer)) return events;
   events.push_back(sse("content_block_stop", {{"type", "content_block_stop"}, {"index", 0}}));
   events.push_back(
       sse("message_delta", {{"type", "message_delta"},
@@ -105,7 +110,7 @@ std::vector<std::string> openai_stream(const ScriptedAnswer& answer, const std::
     else
       events.push_back(chunk({{"content", piece}}, nullptr));
   }
-  if (answer.kind == ScriptedAnswer::Kind::cut) return events;
+  if (ends_early(answer)) return events;
   events.push_back(chunk({}, tool ? "tool_calls" : "stop"));
   events.push_back(data_line(
       {{"id", id},
@@ -191,7 +196,7 @@ std::vector<std::string> responses_stream(const ScriptedAnswer& answer, const st
       add("response.output_text.delta",
           {{"item_id", item_id}, {"output_index", 0}, {"content_index", 0}, {"delta", piece}});
   }
-  if (answer.kind == ScriptedAnswer::Kind::cut) return events;
+  if (ends_early(answer)) return events;
   if (tool) {
     add("response.function_call_arguments.done",
         {{"item_id", item_id}, {"output_index", 0}, {"arguments", answer.tool_input_json}});
@@ -248,6 +253,13 @@ ScriptedAnswer ScriptedAnswer::failure(int status, std::string message) {
 ScriptedAnswer ScriptedAnswer::cut_off(std::string partial_text) {
   ScriptedAnswer a;
   a.kind = Kind::cut;
+  a.text = std::move(partial_text);
+  return a;
+}
+
+ScriptedAnswer ScriptedAnswer::reset_midway(std::string partial_text) {
+  ScriptedAnswer a;
+  a.kind = Kind::reset;
   a.text = std::move(partial_text);
   return a;
 }
@@ -364,6 +376,8 @@ ScriptedAnswer answer_from_json(const json::object& spec) {
         ScriptedAnswer::failure(static_cast<int>(number("status", 500)), text("text", "failure"));
   else if (kind == "cut")
     answer = ScriptedAnswer::cut_off(text("text", "partial answer"));
+  else if (kind == "reset")
+    answer = ScriptedAnswer::reset_midway(text("text", "partial answer"));
   else if (kind == "stalled")
     answer = ScriptedAnswer::stalled_for(std::chrono::milliseconds(number("stallMs", 60000)),
                                          text("text", answer.text));

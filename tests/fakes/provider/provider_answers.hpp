@@ -24,6 +24,7 @@ struct ScriptedAnswer {
     failure,       // an error status with an error body
     cut,           // the stream starts and the connection drops before it ends
     stalled,       // the stream starts, then nothing more arrives for `stall` before the rest
+    reset,         // the stream starts and the connection is reset (TCP RST) before it ends
   };
   Kind kind = Kind::text;
   std::string text = "Hello from the fake provider.";
@@ -43,6 +44,8 @@ struct ScriptedAnswer {
   static ScriptedAnswer rate_limited(int retry_after_seconds);
   static ScriptedAnswer failure(int status, std::string message);
   static ScriptedAnswer cut_off(std::string partial_text);
+  // A streamed answer whose connection is reset (RST, not a clean close) after a few events.
+  static ScriptedAnswer reset_midway(std::string partial_text);
   // A streamed answer that goes silent after its first event, as a provider stuck mid-answer.
   static ScriptedAnswer stalled_for(std::chrono::milliseconds stall, std::string text);
 };

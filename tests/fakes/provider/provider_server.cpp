@@ -79,6 +79,37 @@ void close_transport(Stream& stream) {
   beast::get_lowest_layer(stream).close(ignored);
 }
 
+// A reset rather than a close: with a zero linger the kernel sends RST, as a provider's load
+// balancer dropping a connection mid-answer does.
+template <class Stream>
+void reset_transport(Stream& stream) {
+  boost::system::error_code ignored;
+  auto& socket = beast::get_lowest_layer(stream);
+  socket.set_option(tcp::socket::linger(true, 0), ignored);
+  socket.close(ignored);
+}
+
+// Counts one model call as being answered for as long as it lives, and keeps the high-water
+// mark (answering runs on the server's one thread, so the two counters move together).
+class CallInFlight {
+ public:
+  explicit CallInFlight(FakeProvider::Impl& impl) : impl_(impl) {
+    const std::size_t now = ++impl_.in_flight;
+    if (now > impl_.max_in_flight) impl_.max_in_flight = now;
+  }
+  ~CallInFlight() { --impl_.in_flight; }
+  CallInFlight(const CallInFlight&) = delete;
+  CallInFlight& operator=(const CallInFlight&) = delete;
+  // Over the account's concurrency limit, when it has one.
+  bool over_limit() const {
+    const std::size_t limit = impl_.concurrency_limit;
+    return limit != 0 && impl_.in_flight > limit;
+  }
+
+ private:
+  FakeProvider::Impl& impl_;
+};
+
 json::object request_json(const RecordedRequest& request) {
   json::array headers;
   for (const auto& [name, value] : request.headers) headers.push_back(json::array{name, value});
@@ -170,6 +201,17 @@ asio::awaitable<bool> respond(FakeProvider::Impl& impl, Stream& stream,
     }
   }
 
+  const CallInFlight call(impl);
+  if (call.over_limit()) {
+    ++impl.rate_limited;
+    std::vector<std::pair<std::string, std::string>> retry;
+    retry.emplace_back("retry-after", "1");
+    co_await send_simple(stream, version, 429,
+                         error_body(dialect, 429, "too many concurrent requests for this account"),
+                         std::move(retry));
+    co_return true;
+  }
+
   boost::system::error_code ec;
   const auto body = json::parse(request.body(), ec);
   bool streamed = false;
@@ -185,6 +227,7 @@ asio::awaitable<bool> respond(FakeProvider::Impl& impl, Stream& stream,
     driven = shell_turn_answer(dialect, body.as_object(), command);
   const ScriptedAnswer answer = driven ? std::move(*driven) : impl.script.next();
   if (answer.kind == ScriptedAnswer::Kind::rate_limited) {
+    ++impl.rate_limited;
     // Built outside the co_await: GCC 12 cannot keep an initializer list in a coroutine frame.
     std::vector<std::pair<std::string, std::string>> retry;
     retry.emplace_back("retry-after", std::to_string(answer.retry_after_seconds));
@@ -199,7 +242,9 @@ asio::awaitable<bool> respond(FakeProvider::Impl& impl, Stream& stream,
   }
   auto limits = limit_headers(dialect, impl.answered++, answer.window_spent);
   if (!streamed) {
-    if (answer.kind == ScriptedAnswer::Kind::cut) co_return false;
+    if (answer.kind == ScriptedAnswer::Kind::reset) reset_transport(stream);
+    if (answer.kind == ScriptedAnswer::Kind::cut || answer.kind == ScriptedAnswer::Kind::reset)
+      co_return false;
     co_await send_simple(stream, version, 200, complete_body(dialect, answer, model),
                          std::move(limits));
     co_return true;
@@ -225,7 +270,9 @@ asio::awaitable<bool> respond(FakeProvider::Impl& impl, Stream& stream,
         stream, http::make_chunk(asio::buffer(event)), asio::as_tuple(asio::use_awaitable));
     if (write_error) co_return false;
   }
-  if (answer.kind == ScriptedAnswer::Kind::cut) co_return false;
+  if (answer.kind == ScriptedAnswer::Kind::reset) reset_transport(stream);
+  if (answer.kind == ScriptedAnswer::Kind::cut || answer.kind == ScriptedAnswer::Kind::reset)
+    co_return false;
   co_await asio::async_write(stream, http::make_chunk_last(), asio::as_tuple(asio::use_awaitable));
   co_return true;
 }

@@ -6,6 +6,7 @@
 #include "tests/fakes/provider/fake_provider.hpp"
 #include "tests/fakes/upstream/test_ca.hpp"
 
+#include <atomic>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/ssl/context.hpp>
@@ -49,6 +50,11 @@ struct FakeProvider::Impl {
   std::uint16_t http_port = 0;
   std::uint16_t https_port = 0;
   std::size_t answered = 0;  // successful answers so far, counted down in the limit headers
+  // Model calls being answered now and the most ever at once; read from the test's thread.
+  std::atomic<std::size_t> in_flight{0};
+  std::atomic<std::size_t> max_in_flight{0};
+  std::atomic<std::size_t> concurrency_limit{0};  // 0: no limit
+  std::atomic<std::size_t> rate_limited{0};
   std::thread thread;
 };
 

@@ -61,6 +61,22 @@ TEST_CASE("the fake agent reports a provider refusal instead of failing the turn
   CHECK(agent.message_text().find("provider call failed: the provider answered HTTP/1.1 429") == 0);
 }
 
+TEST_CASE("the fake agent reports a stream cut or reset before its end as a failed call") {
+  errand::test::TempDir dir;
+  FakeProvider provider;
+  provider.push(ScriptedAnswer::cut_off("the first half"));
+  provider.push(ScriptedAnswer::reset_midway("the other first half"));
+  AgentUnderTest agent(dir.path(), {.environment = {{"ANTHROPIC_BASE_URL", provider.http_url()},
+                                                    {"ANTHROPIC_API_KEY", "k"}}});
+  const auto session = agent.open_session();
+  REQUIRE(agent.prompt(session, "provider cut\nprovider reset"));
+  const auto text = agent.message_text();
+  const std::string failed = "provider call failed: the answer stream ended before the provider";
+  const auto first = text.find(failed);
+  REQUIRE(first != std::string::npos);
+  CHECK(text.find(failed, first + 1) != std::string::npos);
+}
+
 TEST_CASE("fetch goes through the proxy variables with the credential as Basic auth") {
   errand::test::TempDir dir;
   // The fake provider stands in for the proxy: it records what reaches it and answers 404.

@@ -13,6 +13,7 @@
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
 #include <catch2/catch_test_macros.hpp>
+#include <thread>
 
 using namespace errand::fakes;
 namespace asio = boost::asio;
@@ -27,7 +28,8 @@ struct Answer {
   int status = 0;
   std::string body;
   std::string retry_after;
-  bool complete = true;  // false when the connection dropped before the body ended
+  bool complete = true;             // false when the connection dropped before the body ended
+  boost::system::error_code error;  // how reading the answer failed, when it did
 };
 
 template <class Stream>
@@ -47,6 +49,7 @@ Answer exchange(Stream& stream, const std::string& target,
   http::read(stream, buffer, parser, ec);
   Answer answer;
   answer.complete = !ec;
+  answer.error = ec;
   answer.status = static_cast<int>(parser.get().result_int());
   answer.body = parser.get().body();
   answer.retry_after = std::string(parser.get()["retry-after"]);
@@ -258,6 +261,36 @@ TEST_CASE("a cut answer drops the connection before the stream ends") {
   const auto answer = post(provider, "/v1/messages", {}, anthropic_body);
   CHECK(answer.status == 200);
   CHECK_FALSE(answer.complete);
+}
+
+TEST_CASE("a reset answer ends in a TCP reset, not a clean close") {
+  FakeProvider provider;
+  provider.push(ScriptedAnswer::reset_midway("half an answer"));
+  const auto answer = post(provider, "/v1/messages", {}, anthropic_body);
+  CHECK(answer.status == 200);
+  CHECK_FALSE(answer.complete);
+  CHECK(answer.error == asio::error::connection_reset);
+}
+
+TEST_CASE("past its concurrency limit the fake provider answers 429 and counts the most at once") {
+  FakeProvider provider;
+  provider.limit_concurrency(1);
+  provider.push(ScriptedAnswer::stalled_for(std::chrono::milliseconds(1500), "slow"));
+  Answer slow;
+  std::thread first([&] { slow = post(provider, "/v1/messages", {}, anthropic_body); });
+  REQUIRE(provider.wait_for_requests(1, std::chrono::seconds(10)));
+  const auto second = post(provider, "/v1/messages", {}, anthropic_body);
+  first.join();
+  CHECK(second.status == 429);
+  CHECK(second.retry_after == "1");
+  CHECK(json::parse(second.body).at("error").at("type") == "rate_limit_error");
+  CHECK(slow.status == 200);
+  CHECK(slow.complete);
+  CHECK(provider.max_in_flight() == 2);
+  CHECK(provider.rate_limited_answers() == 1);
+  // Once the first is answered, the next call is within the limit again.
+  CHECK(post(provider, "/v1/messages", {}, anthropic_body).status == 200);
+  CHECK(provider.rate_limited_answers() == 1);
 }
 
 TEST_CASE("an answer without streaming is one JSON body") {

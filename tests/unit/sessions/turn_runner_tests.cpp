@@ -129,6 +129,24 @@ TEST_CASE("prompts held while the session starts run in order once it opens, one
   CHECK(h.ended.empty());  // a finished turn is recorded by the session, not the runner
 }
 
+TEST_CASE(
+    "a queued prompt is told its place once; moving up changes its position, not the thread") {
+  RunnerHarness h({}, kSlowTimers);
+  h.runner->open();
+  for (const auto* id : {"m1", "m2", "m3"}) h.runner->submit(prompt_of(id));
+  h.queue.settle();
+  REQUIRE(h.ran == std::vector<std::string>{"m1"});
+  REQUIRE(h.notices == std::vector<std::string>{errand::sessions::queued_sentence(1),
+                                                errand::sessions::queued_sentence(2)});
+
+  h.runner->finish();
+  h.queue.settle();
+  REQUIRE(h.ran == std::vector<std::string>{"m1", "m2"});
+  // m3 moved from 2 to 1: known to the runner, not posted again.
+  CHECK(h.runner->queue_position() == 1);
+  CHECK(h.notices.size() == 2);
+}
+
 TEST_CASE("a withdrawn prompt leaves the runner, whether held or queued, and only then") {
   RunnerHarness h({}, kSlowTimers);
   h.runner->hold(prompt_of("held"));
