@@ -26,7 +26,12 @@ std::uint64_t broker_tag(std::uint64_t id) {
 
 std::unique_ptr<Relay> Relay::listen(int epoll_fd, std::string broker_socket,
                                      std::string& failed_step) {
-  std::unique_ptr<Relay> relay(new Relay(epoll_fd, std::move(broker_socket)));
+  return listen(epoll_fd, std::move(broker_socket), failed_step, Options{});
+}
+
+std::unique_ptr<Relay> Relay::listen(int epoll_fd, std::string broker_socket,
+                                     std::string& failed_step, const Options& options) {
+  std::unique_ptr<Relay> relay(new Relay(epoll_fd, std::move(broker_socket), options.pipe_opener));
   const auto failed = [&](const char* step) {
     const int e = errno;
     failed_step = step;
@@ -40,10 +45,14 @@ std::unique_ptr<Relay> Relay::listen(int epoll_fd, std::string broker_socket,
   ::setsockopt(relay->listen_fd_, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
-  addr.sin_port = htons(kRelayPort);
+  addr.sin_port = htons(options.port);
   ::inet_pton(AF_INET, kRelayAddress, &addr.sin_addr);
   if (::bind(relay->listen_fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0)
-    return failed("binding the relay to 127.0.0.1:3128");
+    return failed(options.port == kRelayPort ? "binding the relay to 127.0.0.1:3128"
+                                             : "binding the relay");
+  socklen_t length = sizeof addr;
+  ::getsockname(relay->listen_fd_, reinterpret_cast<sockaddr*>(&addr), &length);
+  relay->port_ = ntohs(addr.sin_port);
   if (::listen(relay->listen_fd_, 128) != 0) return failed("listening on the relay");
   epoll_event ev{};
   ev.events = EPOLLIN;
@@ -63,11 +72,12 @@ void Relay::on_event(std::uint64_t tag, std::uint32_t events) {
     accept_all();
     return;
   }
+  const std::uint64_t id = (tag - kFirstTag) / 2;
   if (events & EPOLLERR) {
-    close_link((tag - kFirstTag) / 2);
+    close_link(id);
     return;
   }
-  pump((tag - kFirstTag) / 2);
+  pump(id, (tag - kFirstTag) % 2 == 0, events);
 }
 
 void Relay::accept_all() {
@@ -90,83 +100,61 @@ void Relay::accept_all() {
       continue;
     }
     const auto id = next_id_++;
-    auto link = std::make_unique<Link>();
-    link->client = client;
-    link->broker = broker;
-    epoll_event ev{};
-    ev.data.u64 = client_tag(id);
-    ::epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, client, &ev);
-    ev.data.u64 = broker_tag(id);
-    ::epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, broker, &ev);
-    links_.emplace(id, std::move(link));
-    watch(id);
+    auto link = std::make_unique<Link>(pipe_opener_);
+    link->client.fd = client;
+    link->broker.fd = broker;
+    auto& added = *links_.emplace(id, std::move(link)).first->second;
+    watch(id, added);
   }
 }
 
-void Relay::watch(std::uint64_t id) {
-  auto& l = *links_.at(id);
+void Relay::set_events(std::uint64_t tag, End& end, std::uint32_t events) {
+  if (events == end.watched) return;
   epoll_event ev{};
-  constexpr std::uint32_t in = EPOLLIN, out = EPOLLOUT, none = 0;
-  ev.events = (!l.client_eof && !l.up.full() ? in : none) | (!l.down.empty() ? out : none);
-  ev.data.u64 = client_tag(id);
-  ::epoll_ctl(epoll_fd_, EPOLL_CTL_MOD, l.client, &ev);
-  ev.events = (!l.broker_eof && !l.down.full() ? in : none) | (!l.up.empty() ? out : none);
-  ev.data.u64 = broker_tag(id);
-  ::epoll_ctl(epoll_fd_, EPOLL_CTL_MOD, l.broker, &ev);
+  ev.events = events;
+  ev.data.u64 = tag;
+  const int op = end.watched == 0 ? EPOLL_CTL_ADD : events == 0 ? EPOLL_CTL_DEL : EPOLL_CTL_MOD;
+  ::epoll_ctl(epoll_fd_, op, end.fd, &ev);
+  end.watched = events;
 }
 
-void Relay::pump(std::uint64_t id) {
+void Relay::watch(std::uint64_t id, Link& l) {
+  using Step = SplicePump::Step;
+  const auto reading = [](Step s) { return s == Step::wait_readable || s == Step::yield; };
+  constexpr std::uint32_t in = EPOLLIN, out = EPOLLOUT, none = 0;
+  set_events(client_tag(id), l.client,
+             (reading(l.up_step) ? in : none) | (l.down_step == Step::wait_writable ? out : none));
+  set_events(broker_tag(id), l.broker,
+             (reading(l.down_step) ? in : none) | (l.up_step == Step::wait_writable ? out : none));
+}
+
+void Relay::pump(std::uint64_t id, bool client_side, std::uint32_t events) {
+  using Step = SplicePump::Step;
   const auto it = links_.find(id);
   if (it == links_.end()) return;
   auto& l = *it->second;
-  // Moves what it can from one socket into a buffer and from the buffer into the other.
-  // Returns false when the link is broken.
-  auto move = [](int from, int to, Buffer& buf, bool& eof) {
-    if (!eof && !buf.full()) {
-      const ssize_t n = ::recv(from, buf.data.data() + buf.end, buf.data.size() - buf.end, 0);
-      if (n > 0)
-        buf.end += static_cast<std::size_t>(n);
-      else if (n == 0)
-        eof = true;
-      else if (errno != EAGAIN && errno != EINTR)
-        return false;
-    }
-    if (!buf.empty()) {
-      const ssize_t n = ::send(to, buf.data.data() + buf.begin, buf.end - buf.begin, MSG_NOSIGNAL);
-      if (n > 0)
-        buf.begin += static_cast<std::size_t>(n);
-      else if (n < 0 && errno != EAGAIN && errno != EINTR)
-        return false;
-      if (buf.empty()) buf.begin = buf.end = 0;
-    }
-    return true;
-  };
-  if (!move(l.client, l.broker, l.up, l.client_eof) ||
-      !move(l.broker, l.client, l.down, l.broker_eof)) {
+  // Readable (or hung up) on a side feeds the pump reading it; writable feeds the pump writing
+  // to it. A pump that has finished is left alone.
+  const bool readable = events & (EPOLLIN | EPOLLHUP | EPOLLRDHUP);
+  const bool writable = events & (EPOLLOUT | EPOLLHUP);
+  const bool run_up = client_side ? readable : writable;
+  const bool run_down = client_side ? writable : readable;
+  if (run_up && l.up_step != Step::finished) l.up_step = l.up.run(l.client.fd, l.broker.fd);
+  if (run_down && l.down_step != Step::finished) l.down_step = l.down.run(l.broker.fd, l.client.fd);
+  if (l.up_step == Step::failed || l.down_step == Step::failed ||
+      (l.up_step == Step::finished && l.down_step == Step::finished)) {
     close_link(id);
     return;
   }
-  // Half-close each direction once its sender is done and everything it sent was delivered.
-  if (l.client_eof && l.up.empty() && !l.up_shut) {
-    ::shutdown(l.broker, SHUT_WR);
-    l.up_shut = true;
-  }
-  if (l.broker_eof && l.down.empty() && !l.down_shut) {
-    ::shutdown(l.client, SHUT_WR);
-    l.down_shut = true;
-  }
-  if (l.up_shut && l.down_shut) {
-    close_link(id);
-    return;
-  }
-  watch(id);
+  watch(id, l);
 }
 
 void Relay::close_link(std::uint64_t id) {
   const auto it = links_.find(id);
   if (it == links_.end()) return;
-  ::close(it->second->client);
-  ::close(it->second->broker);
+  // close() takes a socket out of every epoll set it is in.
+  ::close(it->second->client.fd);
+  ::close(it->second->broker.fd);
   links_.erase(it);
 }
 

@@ -9,11 +9,12 @@
 
 #include <sys/epoll.h>
 
-#include <array>
 #include <cstdint>
 #include <map>
 #include <memory>
 #include <string>
+
+#include "common/broker_relay/splice_pump.hpp"
 
 namespace errand::broker_relay {
 
@@ -27,10 +28,16 @@ inline constexpr const char* kNoBrokerArgument = "--no-broker";
 
 class Relay {
  public:
+  struct Options {
+    std::uint16_t port = kRelayPort;  // 0 picks a free one (the tests and the benchmark)
+    PipeOpener pipe_opener = open_pipe;
+  };
   // Listens before the agent starts, so its first connection finds the relay ready. Null when it
   // cannot, with errno set and failed_step naming what failed.
   static std::unique_ptr<Relay> listen(int epoll_fd, std::string broker_socket,
                                        std::string& failed_step);
+  static std::unique_ptr<Relay> listen(int epoll_fd, std::string broker_socket,
+                                       std::string& failed_step, const Options& options);
   ~Relay();
   Relay(const Relay&) = delete;
   Relay& operator=(const Relay&) = delete;
@@ -40,33 +47,40 @@ class Relay {
   bool owns(std::uint64_t tag) const { return tag >= kFirstTag; }
   void on_event(std::uint64_t tag, std::uint32_t events);
 
- private:
-  Relay(int epoll_fd, std::string broker_socket) noexcept
-      : epoll_fd_(epoll_fd), broker_socket_(std::move(broker_socket)) {}
+  std::uint16_t port() const noexcept { return port_; }
+  std::size_t links() const noexcept { return links_.size(); }
 
-  struct Buffer {
-    std::array<char, 65536> data;
-    std::size_t begin = 0, end = 0;
-    bool empty() const { return begin == end; }
-    bool full() const { return end == data.size(); }
+ private:
+  Relay(int epoll_fd, std::string broker_socket, PipeOpener pipe_opener) noexcept
+      : epoll_fd_(epoll_fd), broker_socket_(std::move(broker_socket)), pipe_opener_(pipe_opener) {}
+
+  // One side of a link: its socket and the epoll events asked of it now (none: not in the set,
+  // since a hung-up socket would otherwise be reported on every wait).
+  struct End {
+    int fd = -1;
+    std::uint32_t watched = 0;
   };
   struct Link {
-    int client = -1;  // the agent's TCP connection
-    int broker = -1;  // our connection to the broker's socket
-    Buffer up;        // client -> broker
-    Buffer down;      // broker -> client
-    bool client_eof = false, broker_eof = false;
-    bool up_shut = false, down_shut = false;
+    explicit Link(PipeOpener opener) : up(opener), down(opener) {}
+    End client;       // the agent's TCP connection
+    End broker;       // our connection to the broker's socket
+    SplicePump up;    // client -> broker
+    SplicePump down;  // broker -> client
+    SplicePump::Step up_step = SplicePump::Step::wait_readable;
+    SplicePump::Step down_step = SplicePump::Step::wait_readable;
   };
 
   void accept_all();
-  void pump(std::uint64_t id);
-  void watch(std::uint64_t id);
+  void pump(std::uint64_t id, bool client_side, std::uint32_t events);
+  void watch(std::uint64_t id, Link& link);
+  void set_events(std::uint64_t tag, End& end, std::uint32_t events);
   void close_link(std::uint64_t id);
 
   int epoll_fd_;
   int listen_fd_ = -1;
+  std::uint16_t port_ = 0;
   std::string broker_socket_;
+  PipeOpener pipe_opener_;
   std::uint64_t next_id_ = 1;
   std::map<std::uint64_t, std::unique_ptr<Link>> links_;
 };

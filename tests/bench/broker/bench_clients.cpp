@@ -87,15 +87,28 @@ std::string read_head(int fd) {
   return head;
 }
 
-Fd tunnel_through_broker(const std::filesystem::path& socket, const std::string& credential,
-                         std::uint16_t port) {
-  Fd fd = connect_unix(socket);
+namespace {
+
+// What the agent sends the broker, straight to its socket or through the relay.
+Fd connect_with_credential(Fd fd, const std::string& credential, std::uint16_t port) {
   const std::string target = "127.0.0.1:" + std::to_string(port);
   send_all(fd.get(), "CONNECT " + target + " HTTP/1.1\r\nHost: " + target +
                          "\r\nProxy-Authorization: " + broker::testing::basic_auth(credential) +
                          "\r\n\r\n");
   expect_established(fd.get(), "the broker");
   return fd;
+}
+
+}  // namespace
+
+Fd tunnel_through_broker(const std::filesystem::path& socket, const std::string& credential,
+                         std::uint16_t port) {
+  return connect_with_credential(connect_unix(socket), credential, port);
+}
+
+Fd tunnel_through_relay(std::uint16_t relay_port, const std::string& credential,
+                        std::uint16_t port) {
+  return connect_with_credential(connect_tcp(relay_port), credential, port);
 }
 
 Fd tunnel_through_tinyproxy(std::uint16_t proxy_port, std::uint16_t port) {

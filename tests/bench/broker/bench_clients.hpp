@@ -35,6 +35,9 @@ std::string read_head(int fd);
 // A CONNECT tunnel to 127.0.0.1:port, through the broker or tinyproxy; throws unless 200.
 Fd tunnel_through_broker(const std::filesystem::path& socket, const std::string& credential,
                          std::uint16_t port);
+// The same through the sandbox's relay listening on relay_port.
+Fd tunnel_through_relay(std::uint16_t relay_port, const std::string& credential,
+                        std::uint16_t port);
 Fd tunnel_through_tinyproxy(std::uint16_t proxy_port, std::uint16_t port);
 
 // Sends bytes to a sink that answers one byte once it has them all; seconds taken.
