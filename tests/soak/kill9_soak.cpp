@@ -12,6 +12,7 @@
 
 #include <catch2/catch_test_macros.hpp>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <map>
@@ -118,7 +119,7 @@ TEST_CASE("kill -9 at a random point of a turn, restart, reconcile: nothing orph
   // transcript lines there before it, so the zeros below are zeros of something.
   std::size_t killed_live = 0, lines_checked = 0;
   std::vector<std::pair<std::string, std::string>> killed;  // (thread, tag)
-  std::string thread;
+  std::string thread, unanswered;
   for (int i = 0; i < iterations; ++i) {
     const auto tag = "k" + std::to_string(i) + "x";
     const auto script = "say start-" + tag + "\nprovider turn " + tag +
@@ -130,7 +131,8 @@ TEST_CASE("kill -9 at a random point of a turn, restart, reconcile: nothing orph
     else
       h.post(script, thread);
     killed.emplace_back(thread, tag);
-    std::this_thread::sleep_for(std::chrono::milliseconds(kill_after_ms(random)));
+    const int kill_after = kill_after_ms(random);
+    std::this_thread::sleep_for(std::chrono::milliseconds(kill_after));
 
     const auto before = transcripts(h);
     killed_live += leftovers(h, layout);
@@ -150,7 +152,20 @@ TEST_CASE("kill -9 at a random point of a turn, restart, reconcile: nothing orph
                             const auto turn = h.turn(reply);
                             return turn && turn->outcome == sessions::TurnOutcome::completed;
                           });
-    if (!answered) ++not_resumable;
+    if (!answered) {
+      ++not_resumable;
+      const auto known = h.threads_db()->find_thread(thread).value();
+      const auto turn = h.turn(reply);
+      unanswered += "iteration " + std::to_string(i) + ", killed " + std::to_string(kill_after) +
+                    " ms after the post; thread " + thread +
+                    (known ? " known to threads.db" : " unknown to threads.db") +
+                    "; the reply's turn: " +
+                    (turn ? (turn->outcome ? std::string(sessions::to_string(*turn->outcome))
+                                           : std::string("unfinished"))
+                          : std::string("none")) +
+                    "\n" + h.bot_text(thread) + "\n";
+      std::fprintf(stderr, "soak kill9: not answered: %s", unanswered.c_str());
+    }
   }
 
   const auto calls = h.provider().requests();
@@ -173,6 +188,7 @@ TEST_CASE("kill -9 at a random point of a turn, restart, reconcile: nothing orph
   report(kScenario, "threads not resumable", static_cast<double>(not_resumable));
   report(kScenario, "turns admitted twice", static_cast<double>(twice));
   INFO(h.daemon_log().substr(h.daemon_log().size() > 20000 ? h.daemon_log().size() - 20000 : 0));
+  INFO(unanswered);
   CHECK(orphans == 0);
   CHECK(lost == 0);
   CHECK(torn == 0);
