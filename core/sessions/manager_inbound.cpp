@@ -2,6 +2,7 @@
 // neither), who wrote them, and what they are (an aside, a command, a prompt).
 
 #include "core/agent/kage_catalog_source.hpp"
+#include "core/sessions/fallback_start.hpp"
 #include "core/sessions/session_manager.hpp"
 #include "core/sessions/session_naming.hpp"
 
@@ -53,6 +54,41 @@ asio::awaitable<std::optional<SessionManager::KnownThread>> SessionManager::find
   co_return known;
 }
 
+asio::awaitable<std::optional<SessionManager::KnownThread>> SessionManager::adopt_lost_thread(
+    const std::string& thread_id) {
+  auto lookup = [thread_id](ThreadsDb& db) { return db.find_unrecorded_opening(thread_id); };
+  auto opening = co_await services_->threads.run(lookup);
+  if (!opening) {
+    log_->error("threads.db: {}", opening.error().message);
+    co_return std::nullopt;
+  }
+  if (!*opening) co_return std::nullopt;
+  // The opening's text is gone with the daemon that read it, so the project is the one a
+  // message naming none gets.
+  std::string unused;
+  SessionPlan plan = fresh_channel_plan("", unused);
+  choose_start_provider(plan);
+  ThreadRecord record;
+  record.thread_id = thread_id;
+  record.project_name = plan.project_name;
+  record.project_path = plan.project_dir.string();
+  record.owner_id = (*opening)->asked_by;
+  record.model = thread_model(*settings_.config, plan.provider, plan.model);
+  record.state = ThreadState::resumable;
+  auto adopt = [record](ThreadsDb& db) { return db.adopt_thread(record); };
+  if (auto adopted = co_await services_->threads.run(adopt); !adopted) {
+    log_->error("threads.db could not adopt thread {}: {}", thread_id, adopted.error().message);
+    co_return std::nullopt;
+  }
+  log_->warn(
+      "thread {} was opened from message {} but never recorded (a restart cut in); "
+      "adopted for {}",
+      thread_id, thread_id, record.owner_id);
+  KnownThread known;
+  known.record = std::move(record);
+  co_return known;
+}
+
 asio::awaitable<bool> SessionManager::admit(const sdk::InboundMessage& message) {
   NewTurn turn;
   turn.message_id = message.ref.message_id;
@@ -77,6 +113,7 @@ asio::awaitable<void> SessionManager::handle_message(const sdk::InboundMessage& 
   std::optional<KnownThread> thread;
   if (in_thread) {
     thread = co_await find_thread(message.thread_id);
+    if (!thread) thread = co_await adopt_lost_thread(message.thread_id);
     // A thread no session ever ran in is someone else's business.
     if (!thread) co_return;
   } else if (message.ref.channel_id != settings_.channel_id) {
@@ -231,16 +268,24 @@ asio::awaitable<bool> SessionManager::complete_plan(SessionPlan& plan,
   co_return true;
 }
 
-asio::awaitable<void> SessionManager::channel_prompt(const sdk::InboundMessage& message,
-                                                     const std::string& text) {
+SessionPlan SessionManager::fresh_channel_plan(std::string_view text,
+                                               std::string& prompt_text) const {
   SessionPlan plan;
-  std::string prompt_text = text;
+  prompt_text = std::string(text);
   if (auto named = project_named_in(text)) {
     plan.project_name = named->name;
     prompt_text = named->rest;
   }
   plan.session_id = new_session_id(plan.project_name);
   if (plan.project_name.empty()) plan.project_name = plan.session_id;
+  plan.project_dir = settings_.project_root / plan.project_name;
+  return plan;
+}
+
+asio::awaitable<void> SessionManager::channel_prompt(const sdk::InboundMessage& message,
+                                                     const std::string& text) {
+  std::string prompt_text;
+  SessionPlan plan = fresh_channel_plan(text, prompt_text);
   if (co_await refuse_if_project_live(message, plan.project_name,
                                       "already has a live session; write in its thread, or "
                                       "`!stop` that session first"))
@@ -249,7 +294,6 @@ asio::awaitable<void> SessionManager::channel_prompt(const sdk::InboundMessage& 
   choose_start_provider(plan);
   plan.opening = message.ref;
   plan.thread_name = thread_name_from(text);
-  plan.project_dir = settings_.project_root / plan.project_name;
   plan.owner_id = message.author.id;
   InboundPrompt first{message.ref, message.author.id, prompt_text, message.attachments};
   auto session = launch(std::move(plan), first);

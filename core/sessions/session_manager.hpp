@@ -127,6 +127,14 @@ class SessionManager final : public sdk::ChatEvents,
                                              bool after_turn);
   boost::asio::awaitable<bool> admit(const sdk::InboundMessage& message);
   boost::asio::awaitable<std::optional<KnownThread>> find_thread(const std::string& thread_id);
+  // A thread this daemon opened from a channel message but died before recording: threads.db
+  // has that message's turn with no thread. Recorded now as a fresh channel session would have
+  // been, owned by whoever asked; nullopt when the thread is not one of these.
+  boost::asio::awaitable<std::optional<KnownThread>> adopt_lost_thread(
+      const std::string& thread_id);
+  // The session id, project and project directory a session started from the channel with this
+  // text gets; the text left once a named project is taken off.
+  SessionPlan fresh_channel_plan(std::string_view text, std::string& prompt_text) const;
   boost::asio::awaitable<sdk::Result<std::shared_ptr<const agent::AgentGlue>>> agent_glue();
   // One live session per project: a prompt for a project that has one is refused, the
   // sentence naming the project and then advice. True when it was refused.

@@ -155,6 +155,14 @@ class ThreadsDb {
   sdk::Result<bool> turn_ended(std::string_view message_id, TurnOutcome outcome);
   sdk::Result<std::optional<TurnRecord>> find_turn(std::string_view message_id);
   sdk::Result<std::vector<TurnRecord>> turns_of_session(std::string_view session_id);
+  // The turn a session was opened from whose thread never got recorded (the daemon died between
+  // the chat service opening the thread and the thread's record), for a transport whose thread
+  // opened from a message has that message's id: the turn of message thread_id, with no thread.
+  sdk::Result<std::optional<TurnRecord>> find_unrecorded_opening(std::string_view thread_id);
+  // Records the thread, then attaches that opening turn to it so the thread is adopted once
+  // (a death between the two leaves a known thread, which is all adoption needed); the turn's
+  // outcome is left as it was.
+  sdk::Result<void> adopt_thread(const ThreadRecord& thread);
 
   // At daemon start: every turn without an end becomes interrupted, every session without an
   // end ends with kRestartReason, and every live thread becomes resumable.

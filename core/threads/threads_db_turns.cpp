@@ -93,6 +93,31 @@ sdk::Result<std::vector<TurnRecord>> ThreadsDb::turns_of_session(std::string_vie
   });
 }
 
+sdk::Result<std::optional<TurnRecord>> ThreadsDb::find_unrecorded_opening(
+    std::string_view thread_id) {
+  return db_->access([&](Connection& db) -> sdk::Result<std::optional<TurnRecord>> {
+    auto s = db.prepare(fmt::format(
+        "SELECT {} FROM turns WHERE message_id=? AND (thread_id IS NULL OR thread_id='')",
+        kTurnColumns));
+    s.bind(1, thread_id);
+    if (!s.step()) return std::optional<TurnRecord>();
+    return std::optional<TurnRecord>(read_turn(s));
+  });
+}
+
+sdk::Result<void> ThreadsDb::adopt_thread(const ThreadRecord& thread) {
+  if (auto saved = save_thread(thread); !saved) return saved;
+  return db_->access([&](Connection& db) -> sdk::Result<void> {
+    db.prepare(
+          "UPDATE turns SET thread_id=? WHERE message_id=? AND (thread_id IS NULL OR "
+          "thread_id='')")
+        .bind(1, thread.thread_id)
+        .bind(2, thread.thread_id)
+        .run();
+    return {};
+  });
+}
+
 sdk::Result<RestartReconciliation> ThreadsDb::mark_interrupted_on_restart() {
   return db_->access([&](Connection& db) -> sdk::Result<RestartReconciliation> {
     RestartReconciliation changed;

@@ -161,6 +161,41 @@ TEST_CASE(
   kill_and_restart_scenario(Backend::incus);
 }
 
+TEST_CASE(
+    "kill -9 after the thread was opened and before it was recorded: a reply there is answered",
+    "[e2e]") {
+  E2eHarness h(Backend::bailey);
+  h.start();
+  // The kill must land after the chat service made the thread and before threads.db has it.
+  h.discord().hold_thread_open_answers(5s);
+  const auto opening = marker();
+  const auto thread = h.post("lost: say " + opening);
+  const auto thread_open_asked = [&] {
+    for (const auto& line : h.discord().request_lines())
+      if (line.rfind("POST ", 0) == 0 && line.find("/" + thread + "/threads") != npos) return true;
+    return false;
+  };
+  REQUIRE(eventually(thread_open_asked, 30s));
+  h.kill_daemon();
+  h.discord().hold_thread_open_answers(0ms);
+  REQUIRE(!h.threads_db()->find_thread(thread).value());
+  h.start();
+
+  h.post("say answered after adoption", thread);
+  if (!h.wait_for_text(thread, "answered after adoption"))
+    FAIL("the reply was not answered; the daemon:\n" << h.daemon_log());
+  REQUIRE(h.wait_for_text(thread, "done in"));
+  const auto record = h.threads_db()->find_thread(thread).value();
+  REQUIRE(record);
+  CHECK(record->owner_id == std::string(kOwner));
+  const auto turn = h.turn(thread);
+  REQUIRE(turn);
+  CHECK(turn->thread_id == thread);
+  CHECK(turn->outcome == TurnOutcome::interrupted);
+  // The opening prompt was cut short by the kill and is never run again.
+  for (const auto& request : h.provider().requests()) CHECK(request.body.find(opening) == npos);
+}
+
 void grant_scenario(Backend backend) {
   LoopbackHostServer server;
   if (!server.problem().empty()) FAIL(server.problem());

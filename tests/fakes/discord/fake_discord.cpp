@@ -191,6 +191,9 @@ void FakeDiscord::revoke_token() {
 std::vector<RecordedRequest> FakeDiscord::requests() const {
   return impl_->run_on_io([&] { return impl_->requests_; });
 }
+void FakeDiscord::hold_thread_open_answers(std::chrono::milliseconds hold) {
+  impl_->run_on_io([&] { impl_->thread_open_hold_ = hold; });
+}
 std::vector<std::string> FakeDiscord::request_lines() const {
   return impl_->run_on_io([&] { return impl_->request_lines_; });
 }

@@ -207,6 +207,9 @@ class FakeDiscord {
   void inject_rate_limit(InjectedLimit limit);
   void inject_server_error(InjectedServerError error);
   void revoke_token();  // REST answers 401, identify and resume are closed with 4004
+  // Answers each thread-open request this long after the thread exists, so a test can kill the
+  // daemon after the thread was made and before it heard so.
+  void hold_thread_open_answers(std::chrono::milliseconds hold);
 
   // What happened.
   std::vector<RecordedRequest> requests() const;

@@ -1,6 +1,7 @@
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
 #include <boost/asio/redirect_error.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/http/read.hpp>
@@ -91,6 +92,12 @@ asio::awaitable<void> FakeDiscord::Impl::http_session(Stream stream, bool resume
         co_return;
       }
       auto parts = answer_http(request, request_line);
+      const bool opens_thread = request.method() == http::verb::post &&
+                                request_line.find("/threads ") != std::string::npos;
+      if (opens_thread && thread_open_hold_.count() > 0) {
+        asio::steady_timer hold(io_, thread_open_hold_);
+        co_await hold.async_wait(use_awaitable);
+      }
       Response response{static_cast<http::status>(parts.status), request.version()};
       response.set(http::field::server, "fake-discord");
       for (const auto& [name, value] : parts.headers) response.set(name, value);

@@ -181,6 +181,7 @@ class FakeDiscord::Impl : public std::enable_shared_from_this<FakeDiscord::Impl>
   std::size_t rate_limited_ = 0;
 
   std::vector<std::string> request_lines_;
+  std::chrono::milliseconds thread_open_hold_{0};
   std::vector<RecordedRequest> requests_;
   std::vector<GatewayFrame> frames_;
   std::vector<GatewayConnection> connections_;

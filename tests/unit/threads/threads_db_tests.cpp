@@ -121,6 +121,38 @@ TEST_CASE("a chat message is admitted at most once, across a reopen too") {
   CHECK_FALSE(db->admit_message({"", "", "", "user-1"}).has_value());
 }
 
+TEST_CASE("an opening turn whose thread was never recorded is found by that thread, once") {
+  TempDir dir;
+  ManualClock clock;
+  auto db = open_db(dir / "threads.db", clock);
+  REQUIRE(db->admit_message({"m-open", "", "", "owner-1"}).value());
+  ThreadRecord known;
+  known.thread_id = "t-known";
+  REQUIRE(ok(db->save_thread(known)));
+  REQUIRE(db->admit_message({"m-reply", "t-known", "", "guest-1"}).value());
+  REQUIRE(db->mark_interrupted_on_restart().has_value());
+
+  // Only a turn with no thread matches, and only by its own message id.
+  CHECK_FALSE(db->find_unrecorded_opening("m-reply").value());
+  CHECK_FALSE(db->find_unrecorded_opening("m-other").value());
+  const auto opening = db->find_unrecorded_opening("m-open").value();
+  REQUIRE(opening);
+  CHECK(opening->asked_by == "owner-1");
+
+  ThreadRecord thread;
+  thread.thread_id = "m-open";
+  thread.project_name = "p";
+  thread.project_path = "/projects/p";
+  thread.owner_id = opening->asked_by;
+  thread.state = ThreadState::resumable;
+  REQUIRE(ok(db->adopt_thread(thread)));
+  CHECK(db->find_thread("m-open").value()->owner_id == "owner-1");
+  const auto attached = db->find_turn("m-open").value();
+  CHECK(attached->thread_id == "m-open");
+  CHECK(attached->outcome == TurnOutcome::interrupted);
+  CHECK_FALSE(db->find_unrecorded_opening("m-open").value());
+}
+
 TEST_CASE("a turn records who asked, when it was admitted, started and ended, and one outcome") {
   TempDir dir;
   ManualClock clock;
