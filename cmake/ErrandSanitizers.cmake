@@ -1,9 +1,20 @@
 # errand_linkable_into_static_launcher(<target>)
 #
-# The asan preset instruments everything, but errand-bailey is linked -static, which
-# AddressSanitizer's runtime refuses. The launcher and every library it links are built with
-# UndefinedBehaviorSanitizer only there (libubsan links statically); elsewhere this does nothing.
+# The asan and tsan presets instrument everything, but errand-bailey and the other programs
+# errand puts inside a sandbox are linked -static, which the AddressSanitizer and
+# ThreadSanitizer runtimes refuse. Those programs and every library they link are built with
+# UndefinedBehaviorSanitizer only in the asan tree (libubsan links statically) and with no
+# sanitizer in the tsan tree, whose suites are about the daemon's threads; elsewhere this does
+# nothing.
 function(errand_linkable_into_static_launcher target)
+  get_target_property(type ${target} TYPE)
+  if(CMAKE_CXX_FLAGS MATCHES "-fsanitize=[^ ]*thread")
+    target_compile_options(${target} PRIVATE -fno-sanitize=thread)
+    if(type STREQUAL "EXECUTABLE")
+      target_link_options(${target} PRIVATE -fno-sanitize=thread)
+    endif()
+    return()
+  endif()
   if(NOT CMAKE_CXX_FLAGS MATCHES "-fsanitize=[^ ]*address")
     return()
   endif()
@@ -13,7 +24,6 @@ function(errand_linkable_into_static_launcher target)
   if(CMAKE_CXX_FLAGS MATCHES "-fsanitize=[^ ]*undefined")
     target_compile_options(${target} PRIVATE -fno-sanitize=vptr)
   endif()
-  get_target_property(type ${target} TYPE)
   if(type STREQUAL "EXECUTABLE")
     target_link_options(${target} PRIVATE -fno-sanitize=address)
   endif()

@@ -1,15 +1,34 @@
+# The sanitizer trees (the asan and tsan presets) set ERRAND_SANITIZER_TREE. Such a tree lists
+# to CTest only the suites that run under its sanitizer, and builds only those: the target
+# sanitized_suites depends on each of them (the presets' build target).
+set(ERRAND_SANITIZER_TREE "" CACHE STRING
+  "empty for an ordinary tree; address or thread for a tree that builds and runs only the suites meant for that sanitizer")
+set_property(CACHE ERRAND_SANITIZER_TREE PROPERTY STRINGS "" address thread)
+if(NOT ERRAND_SANITIZER_TREE MATCHES "^(|address|thread)$")
+  message(FATAL_ERROR "ERRAND_SANITIZER_TREE is '${ERRAND_SANITIZER_TREE}'; it must be empty, address or thread")
+endif()
+if(ERRAND_SANITIZER_TREE AND NOT TARGET sanitized_suites)
+  add_custom_target(sanitized_suites)
+endif()
+
 # errand_catch_test(<target> SOURCES <files>... [LIBRARIES <libs>...] [LABELS <label>...]
-#                   [AS_ROOT])
+#                   [AS_ROOT] [SANITIZED <address|thread>...] [SANITIZED_SPEC <test spec>])
 #
 # AS_ROOT: the tests stay root (what `errand setup` and the cgroup subtree need) instead of
 # switching to the test account, and fail, saying why, when started as anyone else.
 #
-# A Catch2 test executable whose test cases are listed to CTest one by one at test time. The
-# build and source directories reach the tests as compile definitions (ERRAND_BUILD_DIR,
-# ERRAND_SOURCE_DIR) and ERRAND_BUILD_DIR also as an environment variable, for programs the
-# tests start.
+# SANITIZED: the sanitizer trees this suite runs in. Every suite but the end-to-end and soak
+# ones (labels e2e and soak) runs in the address tree without saying so; thread is only ever
+# named. SANITIZED_SPEC: in a sanitizer tree, only the cases this Catch2 test spec selects are
+# listed (the end-to-end scenarios worth a sanitized daemon, by tag).
+#
+# A Catch2 test executable whose test cases are listed to CTest one by one at test time, each
+# run with -w NoAssertions so that a case which checks nothing fails. The build directory
+# reaches the tests as the environment variable ERRAND_BUILD_DIR, also for programs the tests
+# start; tests/support/test_paths.hpp finds the checkout from it. Neither is compiled in (see
+# errand_test_build_path).
 function(errand_catch_test target)
-  cmake_parse_arguments(PARSE_ARGV 1 ARG "AS_ROOT" "" "SOURCES;LIBRARIES;LABELS")
+  cmake_parse_arguments(PARSE_ARGV 1 ARG "AS_ROOT" "SANITIZED_SPEC" "SOURCES;LIBRARIES;LABELS;SANITIZED")
   add_executable(${target} ${ARG_SOURCES})
   set(main errand_catch_main)
   if(ARG_AS_ROOT)
@@ -17,8 +36,6 @@ function(errand_catch_test target)
   endif()
   target_link_libraries(${target} PRIVATE ${main} ${ARG_LIBRARIES})
   target_include_directories(${target} PRIVATE "${PROJECT_SOURCE_DIR}")
-  target_compile_definitions(${target} PRIVATE
-    ERRAND_BUILD_DIR="${CMAKE_BINARY_DIR}" ERRAND_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
   # catch_discover_tests splits list-valued properties, so the tests carry the first label.
   set(label unit)
   if(ARG_LABELS)
@@ -26,8 +43,34 @@ function(errand_catch_test target)
   endif()
   # The key-coverage check (tests/tools) reads the tags of every Catch2 binary.
   set_property(GLOBAL APPEND PROPERTY ERRAND_CATCH_TEST_TARGETS ${target})
-  catch_discover_tests(${target} DISCOVERY_MODE PRE_TEST TEST_PREFIX "${target}: "
+  set(trees ${ARG_SANITIZED})
+  if(NOT label MATCHES "^(e2e|soak)$")
+    list(APPEND trees address)
+  endif()
+  set(spec)
+  if(ERRAND_SANITIZER_TREE)
+    if(NOT ERRAND_SANITIZER_TREE IN_LIST trees)
+      return()
+    endif()
+    add_dependencies(sanitized_suites ${target})
+    if(ARG_SANITIZED_SPEC)
+      set(spec TEST_SPEC "${ARG_SANITIZED_SPEC}")
+    endif()
+  endif()
+  catch_discover_tests(${target} DISCOVERY_MODE PRE_TEST TEST_PREFIX "${target}: " ${spec}
+    EXTRA_ARGS -w NoAssertions
     PROPERTIES LABELS ${label} ENVIRONMENT "ERRAND_BUILD_DIR=${CMAKE_BINARY_DIR}")
+endfunction()
+
+# errand_test_build_path(<target> <macro> <path in the build tree>)
+#
+# Defines <macro> for <target> as <path> (generator expressions such as $<TARGET_FILE:...>
+# allowed) relative to the build tree; the test makes it whole at run time with
+# errand::test::build_path(). An absolute path in a compile command differs in every clone, and
+# ccache, which hashes the command, would then compile every test again in each new clone.
+function(errand_test_build_path target macro path)
+  target_compile_definitions(${target} PRIVATE
+    "${macro}=\"$<PATH:RELATIVE_PATH,${path},${CMAKE_BINARY_DIR}>\"")
 endfunction()
 
 # Adds every child folder of the current directory that has a CMakeLists.txt.

@@ -8,6 +8,7 @@
 #include "plugins/sandbox-podman/impl/podman_command.hpp"
 #include "tests/e2e/e2e_image.hpp"
 #include "tests/e2e/e2e_incus.hpp"
+#include "tests/e2e/sanitizer_report.hpp"
 #include "tests/e2e/web_client.hpp"
 #include "tests/support/delegated_cgroups.hpp"
 #include "tests/support/poll_until.hpp"
@@ -31,6 +32,7 @@
 #include <fstream>
 #include <sstream>
 #include <thread>
+#include "tests/support/test_paths.hpp"
 
 namespace errand::e2e {
 
@@ -39,8 +41,7 @@ namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 
 std::string E2eHarness::build_dir() {
-  const char* dir = std::getenv("ERRAND_BUILD_DIR");
-  return dir != nullptr ? std::string(dir) : std::string(ERRAND_BUILD_DIR);
+  return errand::test::build_dir().string();
 }
 
 // The agent runs from a copy outside /tmp (see copy_outside_tmp).
@@ -159,7 +160,13 @@ E2eHarness::~E2eHarness() {
   if (daemon_) {
     daemon_->signal(SIGTERM);
     if (!daemon_->wait_for(30s)) daemon_->signal(SIGKILL);
+    logs_.push_back(daemon_->err());
     daemon_.reset();
+  }
+  // Against a sanitized daemon, a report fails the scenario even when its checks passed. FAIL_CHECK
+  // records the failure without throwing, which a destructor must not.
+  if (const auto report = sanitizer_report(daemon_log()); !report.empty()) {
+    FAIL_CHECK("a sanitizer reported an error in the daemon:\n" << report);
   }
   std::error_code ec;
   fs::remove_all(root_, ec);

@@ -26,7 +26,7 @@ std::string model_of(const fakes::RecordedRequest& request) {
 }
 
 TEST_CASE("a spent window sends the next new session to agent.fallback and tells the running one",
-          "[e2e][key:agent.fallback]") {
+          "[e2e][sanitized][key:agent.fallback]") {
   E2eHarness h;
   const std::string backup_key = unique_secret("backup-key-e2e-");
   // The same fake provider, reached under another path, so its requests tell the routes apart.

@@ -34,7 +34,8 @@ void reload(E2eHarness& h, std::size_t nth) {
   REQUIRE(taken);
 }
 
-TEST_CASE("a user added to allowedUserIds by a reload is refused until a restart", "[e2e]") {
+TEST_CASE("a user added to allowedUserIds by a reload is refused until a restart",
+          "[e2e][sanitized]") {
   E2eHarness h;
   h.start();
   const auto channel = h.discord().options().channel_id;
@@ -58,7 +59,8 @@ TEST_CASE("a user added to allowedUserIds by a reload is refused until a restart
   REQUIRE(h.wait_for_text(opened, "done in"));
 }
 
-TEST_CASE("a session started after a switch to egress open still runs behind the broker", "[e2e]") {
+TEST_CASE("a session started after a switch to egress open still runs behind the broker",
+          "[e2e][sanitized]") {
   E2eHarness h;
   h.start();
   h.set("sandbox.egress.mode", "open");
@@ -87,7 +89,7 @@ struct SharedDirectory : errand::test::TempDir {
 };
 
 TEST_CASE("a grant added by a reload is logged in the new report and reaches the next session",
-          "[e2e]") {
+          "[e2e][sanitized]") {
   E2eHarness h;
   const SharedDirectory directory;
   const auto& shared = directory.path();

@@ -73,7 +73,7 @@ void turn_queue_scenario(Backend backend) {
 }
 
 TEST_CASE("three sessions with maxConcurrentTurns 1 never have two turns in flight",
-          "[e2e]"
+          "[e2e][sanitized]"
           "[key:limits.maxConcurrentTurns]") {
   turn_queue_scenario(Backend::bailey);
 }
@@ -143,7 +143,7 @@ void kill_and_restart_scenario(Backend backend) {
 }
 
 TEST_CASE("kill -9 mid-turn, restart: no orphan sandbox, the turn interrupted, the thread resumes",
-          "[e2e]") {
+          "[e2e][sanitized]") {
   kill_and_restart_scenario(Backend::bailey);
 }
 
@@ -163,7 +163,7 @@ TEST_CASE(
 
 TEST_CASE(
     "kill -9 after the thread was opened and before it was recorded: a reply there is answered",
-    "[e2e]") {
+    "[e2e][sanitized]") {
   E2eHarness h(Backend::bailey);
   h.start();
   // The kill must land after the chat service made the thread and before threads.db has it.

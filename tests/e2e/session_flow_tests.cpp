@@ -105,7 +105,7 @@ void opening_message_scenario(Backend backend) {
 }
 
 TEST_CASE("a channel message opens a thread; the agent's reply and the command it ran come back",
-          "[e2e]"
+          "[e2e][sanitized]"
           "[key:chat.channelId]"
           "[key:chat.apiBase]"
           "[key:chat.gatewayUrl]"
@@ -159,7 +159,8 @@ void stop_and_resume_scenario(Backend backend) {
   CHECK(!h.threads_db()->find_thread(thread).value()->archived_at);
 }
 
-TEST_CASE("!stop ends the session and archives the thread; a new reply resumes it", "[e2e]") {
+TEST_CASE("!stop ends the session and archives the thread; a new reply resumes it",
+          "[e2e][sanitized]") {
   stop_and_resume_scenario(Backend::bailey);
 }
 
@@ -277,7 +278,7 @@ TEST_CASE(
   secrets_absent_scenario(Backend::incus);
 }
 
-TEST_CASE("a message replayed after a gateway resume starts nothing twice", "[e2e]") {
+TEST_CASE("a message replayed after a gateway resume starts nothing twice", "[e2e][sanitized]") {
   E2eHarness h;
   h.start();
   h.discord().set_replay_overlap(20);

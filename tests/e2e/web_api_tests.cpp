@@ -137,7 +137,8 @@ TEST_CASE("the project browser reaches the session's project and nothing else", 
   CHECK(get(h, "/api/sessions/..%2F..%2Fstate/tree").status == 404);
 }
 
-TEST_CASE("the agent's question is answered from the page with the option's id", "[e2e][web]") {
+TEST_CASE("the agent's question is answered from the page with the option's id",
+          "[e2e][sanitized][web]") {
   E2eHarness h(Backend::bailey, Front::web_only);
   h.set("agent.permissions", "ask");
   h.start();
@@ -166,7 +167,7 @@ TEST_CASE("the agent's question is answered from the page with the option's id",
 }
 
 TEST_CASE("a prompt the manager refuses gets 409 with its reason, and a bad body 400",
-          "[e2e][web]") {
+          "[e2e][sanitized][web]") {
   E2eHarness h(Backend::bailey, Front::web_only);
   h.start();
   const auto thread = start_session(h, "busy", "sleep 20000");
@@ -258,7 +259,8 @@ TEST_CASE("with a chat service as well, a session started from the page opens it
   CHECK_THAT(about.body, ContainsSubstring("\"chat\":\"discord\""));
 }
 
-TEST_CASE("a thread of the web interface is resumed from the page after a restart", "[e2e][web]") {
+TEST_CASE("a thread of the web interface is resumed from the page after a restart",
+          "[e2e][sanitized][web]") {
   E2eHarness h(Backend::bailey, Front::web_only);
   h.start();
   const auto thread = start_session(h, "again", "say before the restart");

@@ -17,6 +17,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include "tests/support/test_paths.hpp"
 
 namespace errand::e2e {
 namespace {
@@ -106,7 +107,7 @@ fs::path screenshot_dir(const std::string& scenario) {
 // Runs `node <scenario>.mjs <url> <dir>` as this test's account and returns what it printed;
 // the test fails with the scenario's reason when it exits non-zero.
 std::string run_scenario(const E2eHarness& h, const std::string& scenario, const fs::path& dir) {
-  const auto script = fs::path(ERRAND_SOURCE_DIR) / "tests" / "e2e" / "web" / (scenario + ".mjs");
+  const auto script = errand::test::source_dir() / "tests" / "e2e" / "web" / (scenario + ".mjs");
   fs::create_directories(h.root() / "browser-home");
   const auto finished = errand::test::run_to_end(
       {node().string(), script.string(), h.web_url(), dir.string()},

@@ -1,15 +1,8 @@
 #include "tests/support/daemon_harness.hpp"
 
-#include <cstdlib>
-
 #include "tests/support/delegated_cgroups.hpp"
 
 namespace errand::test {
-
-std::filesystem::path build_dir() {
-  const char* dir = std::getenv("ERRAND_BUILD_DIR");
-  return dir != nullptr ? std::filesystem::path(dir) : std::filesystem::current_path();
-}
 
 DaemonHarness::DaemonHarness() {
   std::filesystem::create_directories(dir_ / "projects");

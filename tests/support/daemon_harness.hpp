@@ -2,6 +2,7 @@
 
 #include "tests/support/child_process.hpp"
 #include "tests/support/temp_dir.hpp"
+#include "tests/support/test_paths.hpp"
 
 #include <string>
 #include <vector>
@@ -37,7 +38,5 @@ class DaemonHarness {
  private:
   TempDir dir_;
 };
-
-std::filesystem::path build_dir();
 
 }  // namespace errand::test

@@ -50,6 +50,7 @@
 #include "tests/support/host_parts.hpp"
 #include "tests/support/temp_dir.hpp"
 #include "tests/support/test_account.hpp"
+#include "tests/support/test_paths.hpp"
 
 namespace fs = std::filesystem;
 using errand::bench::Clock;
@@ -218,7 +219,7 @@ static int benchmark(int argc, char** argv) {
       io.get_executor(),
       std::make_shared<spdlog::logger>("bench", std::make_shared<spdlog::sinks::null_sink_mt>()),
       boost::json::object{{"projectRoot", projects.string()}, {"stateDir", state_dir.string()}},
-      ERRAND_BAILEY_PLUGIN, state_dir);
+      errand::test::build_path(ERRAND_BAILEY_PLUGIN), state_dir);
   errand::bailey::BaileyBackend backend(host);
   const auto policy = errand::sandbox::policy_from_config(host.config);
   // podman and incus sit out a --bwrap-only run; bailey against bwrap is what is iterated on.
@@ -232,7 +233,7 @@ static int benchmark(int argc, char** argv) {
         boost::json::object{{"projectRoot", projects.string()},
                             {"stateDir", state_dir.string()},
                             {"sandbox", boost::json::object{{"image", kPodmanImage}}}},
-        ERRAND_PODMAN_PLUGIN, state_dir);
+        errand::test::build_path(ERRAND_PODMAN_PLUGIN), state_dir);
     podman.emplace(podman_host);
     // The same podman, containers.conf and run host the backend uses, for the phases.
     const auto conf = errand::podman::write_containers_conf(state_dir / "podman");
@@ -248,14 +249,15 @@ static int benchmark(int argc, char** argv) {
       return 1;
     }
     run_host = std::move(*learned);
-    run_host->relay_program = ERRAND_RELAY_PROGRAM;
+    run_host->relay_program = errand::test::build_path(ERRAND_RELAY_PROGRAM);
   }
 
   int failures = 0;
   // incus needs its own session directories, under the project's restricted disk paths.
   auto incus = bwrap_only ? errand::sdk::Result<std::unique_ptr<errand::bench::IncusBench>>(
                                 errand::sdk::make_error("--bwrap-only"))
-                          : errand::bench::IncusBench::prepare(io, ERRAND_INCUS_PLUGIN);
+                          : errand::bench::IncusBench::prepare(
+                                io, errand::test::build_path(ERRAND_INCUS_PLUGIN));
   if (!incus && !bwrap_only) {
     std::fprintf(stderr, "bench_launch: incus left out: %s\n", incus.error().message.c_str());
     ++failures;
@@ -350,7 +352,9 @@ static int benchmark(int argc, char** argv) {
     if (!time_podman_phases(*podman_env, *run_host, phased, phases)) ++failures;
 
     const auto relay_start = Clock::now();
-    if (!run_program({ERRAND_RELAY_PROGRAM, "--no-broker", "/bin/true"})) ++failures;
+    if (!run_program(
+            {errand::test::build_path(ERRAND_RELAY_PROGRAM).string(), "--no-broker", "/bin/true"}))
+      ++failures;
     relay_ms.push_back(ms_since(relay_start));
     const auto bare_start = Clock::now();
     if (!run_program({"/bin/true"})) ++failures;

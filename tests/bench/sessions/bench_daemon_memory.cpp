@@ -29,6 +29,7 @@
 #include "tests/bench/table/bench_table.hpp"
 #include "tests/support/program_copy.hpp"
 #include "tests/support/test_account.hpp"
+#include "tests/support/test_paths.hpp"
 
 namespace {
 
@@ -109,8 +110,8 @@ int benchmark(int argc, char** argv) {
   errand::bench::DaemonSetup setup;
   setup.sessions = 2;
   setup.live_sessions = 2;
-  setup.build_dir = ERRAND_BUILD_DIR;
-  setup.noop_plugins = ERRAND_NOOP_PLUGIN_DIR;
+  setup.build_dir = errand::test::build_dir();
+  setup.noop_plugins = errand::test::build_path(ERRAND_NOOP_PLUGIN_DIR);
   setup.agent = errand::test::copy_outside_tmp(setup.build_dir / "tests/fakes/bin/fake-acp-agent",
                                                "errand-bench-agent");
   Samples bailey, noop;

@@ -18,6 +18,7 @@
 #include "session_round.hpp"
 #include "tests/support/program_copy.hpp"
 #include "tests/support/test_account.hpp"
+#include "tests/support/test_paths.hpp"
 
 namespace {
 
@@ -67,8 +68,8 @@ static int benchmark(int argc, char** argv) {
   }
   errand::bench::RoundSetup setup;
   setup.sessions = sessions;
-  setup.build_dir = ERRAND_BUILD_DIR;
-  setup.noop_plugins = ERRAND_NOOP_PLUGIN_DIR;
+  setup.build_dir = errand::test::build_dir();
+  setup.noop_plugins = errand::test::build_path(ERRAND_NOOP_PLUGIN_DIR);
   setup.agent = errand::test::copy_outside_tmp(setup.build_dir / "tests/fakes/bin/fake-acp-agent",
                                                "errand-bench-agent");
 

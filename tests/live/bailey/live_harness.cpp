@@ -22,6 +22,7 @@
 
 #include "plugins/sandbox-bailey/common/host_features.hpp"
 #include "plugins/sandbox-bailey/impl/launcher_spawn.hpp"
+#include "tests/support/test_paths.hpp"
 
 namespace bailey_live {
 
@@ -31,7 +32,8 @@ namespace json = boost::json;
 void require_full_host() {
   static std::string problems = [] {
     auto doctor = errand::bailey::run_doctor(
-        (fs::path(ERRAND_BAILEY_PLUGIN).parent_path() / "errand-bailey").string(), {});
+        (errand::test::build_path(ERRAND_BAILEY_PLUGIN).parent_path() / "errand-bailey").string(),
+        {});
     if (!doctor) return doctor.error().message;
     const auto parsed = errand::bailey::parse_features(*doctor);
     if (!parsed) return parsed.error().message;
@@ -65,7 +67,9 @@ TempRoot::~TempRoot() {
 // The probe runs from a copy outside /tmp (see copy_outside_tmp).
 fs::path probe_dir() {
   static const fs::path dir =
-      errand::test::copy_outside_tmp(ERRAND_ESCAPE_PROBE, "errand-live-probe").parent_path();
+      errand::test::copy_outside_tmp(errand::test::build_path(ERRAND_ESCAPE_PROBE),
+                                     "errand-live-probe")
+          .parent_path();
   return dir;
 }
 std::string probe_path() {
@@ -91,8 +95,8 @@ Harness::Harness(json::object sandbox, fs::path root) : root_(std::move(root)) {
   auto log = std::make_shared<spdlog::logger>("sandbox-bailey",
                                               std::make_shared<spdlog::sinks::stderr_sink_mt>());
   log->set_level(spdlog::level::warn);
-  const auto host =
-      host_parts_.services(io_.get_executor(), log, config_, ERRAND_BAILEY_PLUGIN, state_dir_);
+  const auto host = host_parts_.services(
+      io_.get_executor(), log, config_, errand::test::build_path(ERRAND_BAILEY_PLUGIN), state_dir_);
   backend_ = std::make_unique<errand::bailey::BaileyBackend>(host);
   broker_ = std::make_unique<UnixEchoServer>(state_dir_ / "brokers" / "echo.sock");
 }

@@ -9,6 +9,7 @@
 
 #include "plugins/sandbox-bailey/common/host_features.hpp"
 #include "tests/live/bailey/live_harness.hpp"
+#include "tests/support/test_paths.hpp"
 
 using namespace bailey_live;
 
@@ -80,7 +81,8 @@ TEST_CASE("the hook only removes: a session still gets Landlock while it is hidd
 TEST_CASE("errand-bailey doctor reports this host and exits 0", "[live]") {
   require_full_host();
   int status = -1;
-  const auto launcher = (fs::path(ERRAND_BAILEY_PLUGIN).parent_path() / "errand-bailey").string();
+  const auto launcher =
+      (errand::test::build_path(ERRAND_BAILEY_PLUGIN).parent_path() / "errand-bailey").string();
   const auto out = run_command(launcher + " doctor", status);
   INFO(out);
   CHECK(WIFEXITED(status));
@@ -97,7 +99,7 @@ TEST_CASE("a hidden gap makes errand run exit 3 under requireFullEnforcement",
           "[live][errand-run]"
           "[key:plugins.path]") {
   require_full_host();
-  const fs::path errand = ERRAND_EXECUTABLE;
+  const fs::path errand = errand::test::build_path(ERRAND_EXECUTABLE);
   REQUIRE(fs::exists(errand));
   TempRoot root;
   fs::create_directories(root.path() / "projects");
@@ -109,7 +111,8 @@ TEST_CASE("a hidden gap makes errand run exit 3 under requireFullEnforcement",
   "stateDir": ")" << (root.path() / "state").string()
                         << R"(",
   "plugins": {"path": [")"
-                        << fs::path(ERRAND_BAILEY_PLUGIN).parent_path().string() << R"("]},
+                        << errand::test::build_path(ERRAND_BAILEY_PLUGIN).parent_path().string()
+                        << R"("]},
   "chat": {"token": "live-test-token-not-real", "channelId": "1", "allowedUserIds": ["*"]},
   "agent": {"provider": "local", "providers": {"local": {"credential": "not-needed",
             "credentialName": "LOCAL_KEY", "baseUrl": "https://127.0.0.1:9/v1"}}},

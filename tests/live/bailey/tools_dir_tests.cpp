@@ -8,6 +8,7 @@
 
 #include "tests/live/bailey/live_harness.hpp"
 #include "tests/support/program_copy.hpp"
+#include "tests/support/test_paths.hpp"
 
 using namespace bailey_live;
 
@@ -15,10 +16,11 @@ namespace {
 
 // A copy of the built program outside /tmp, since bailey refuses a tools directory there and a
 // fresh clone's build tree may be under it.
-const std::string kTools = errand::test::copy_outside_tmp(
-                               std::filesystem::path(ERRAND_TOOLS_DIR) / "delegate", "errand-tools")
-                               .parent_path()
-                               .string();
+const std::string kTools =
+    errand::test::copy_outside_tmp(errand::test::build_path(ERRAND_TOOLS_DIR) / "delegate",
+                                   "errand-tools")
+        .parent_path()
+        .string();
 
 }  // namespace
 

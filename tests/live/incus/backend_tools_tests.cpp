@@ -6,6 +6,7 @@
 #include <catch2/matchers/catch_matchers_string.hpp>
 
 #include "tests/live/incus/live_incus_daemon.hpp"
+#include "tests/support/test_paths.hpp"
 
 using namespace errand::incus::live;
 using Catch::Matchers::ContainsSubstring;
@@ -17,7 +18,7 @@ TEST_CASE("an incus session finds delegate in /errand/tools, runs it, cannot wri
                            "command -v delegate; delegate --help >/dev/null; echo help=$?; "
                            "touch /errand/tools/planted 2>/dev/null; echo write=$?; "
                            "sudo -n touch /errand/tools/planted 2>/dev/null; echo root=$?"});
-  spec.tools_dir = ERRAND_TOOLS_DIR;
+  spec.tools_dir = errand::test::build_path(ERRAND_TOOLS_DIR);
   daemon.probe(spec.policy);
   const auto ended = run_to_end(daemon, std::move(spec));
   INFO(ended.out << ended.err << ended.exit.detail);

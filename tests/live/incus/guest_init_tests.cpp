@@ -16,6 +16,7 @@
 #include "tests/live/incus/guest_init_harness.hpp"
 #include "tests/support/poll_until.hpp"
 #include "tests/support/temp_dir.hpp"
+#include "tests/support/test_paths.hpp"
 
 using namespace std::chrono_literals;
 using errand::test::GuestInitRequest;
@@ -63,7 +64,7 @@ struct Session {
                         std::filesystem::perms::others_exec);
     std::filesystem::create_directory(home);
     std::filesystem::permissions(home, std::filesystem::perms::all);
-    std::filesystem::copy_file(ERRAND_GUEST_PROBE_AGENT, agent);
+    std::filesystem::copy_file(errand::test::build_path(ERRAND_GUEST_PROBE_AGENT), agent);
     std::filesystem::permissions(
         agent, std::filesystem::perms::owner_all | std::filesystem::perms::group_read |
                    std::filesystem::perms::group_exec | std::filesystem::perms::others_read |
@@ -136,7 +137,7 @@ TEST_CASE(
   // The process is the init itself, and neither its argv nor its environment holds a secret.
   const auto proc = "/proc/" + std::to_string(run.pid());
   const auto init_cmdline = file_text(proc + "/cmdline");
-  CHECK(init_cmdline.rfind(ERRAND_GUEST_INIT, 0) == 0);
+  CHECK(init_cmdline.rfind(errand::test::build_path(ERRAND_GUEST_INIT).string(), 0) == 0);
   const auto init_environ = file_text(proc + "/environ");
   CHECK(init_environ.find("ERRAND_PLAIN=visible") != std::string::npos);
   for (const auto& secret : {kSecret, kGithubSecret}) {

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "tests/live/incus/live_incus_daemon.hpp"
+#include "tests/support/test_paths.hpp"
 
 namespace errand::incus::live {
 
@@ -53,7 +54,8 @@ inline void drain(int out_fd, int err_fd, std::string& out, std::string& err) {
 
 // The spec's project gets the probe; its argv is run as the session's agent.
 inline SessionRun run_session(Daemon& daemon, sdk::LaunchSpec spec) {
-  std::filesystem::copy_file(ERRAND_ESCAPE_PROBE, spec.project_dir / "escape_probe",
+  std::filesystem::copy_file(errand::test::build_path(ERRAND_ESCAPE_PROBE),
+                             spec.project_dir / "escape_probe",
                              std::filesystem::copy_options::overwrite_existing);
   SessionRun r;
   auto launched = daemon.run(daemon.backend->launch(std::move(spec)));

@@ -31,6 +31,7 @@
 #include "tests/support/fd_text.hpp"
 #include "tests/support/host_parts.hpp"
 #include "tests/support/temp_dir.hpp"
+#include "tests/support/test_paths.hpp"
 
 namespace errand::incus::live {
 
@@ -72,7 +73,8 @@ struct Daemon {
     auto log =
         std::make_shared<spdlog::logger>("incus", std::make_shared<spdlog::sinks::null_sink_mt>());
     return std::make_unique<IncusBackend>(
-        parts.services(io.get_executor(), log, config, ERRAND_INCUS_PLUGIN, dir.path() / "state"));
+        parts.services(io.get_executor(), log, config,
+                       errand::test::build_path(ERRAND_INCUS_PLUGIN), dir.path() / "state"));
   }
 
   ~Daemon() {

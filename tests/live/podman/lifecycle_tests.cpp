@@ -6,6 +6,7 @@
 
 #include "core/sandbox/policy_from_config.hpp"
 #include "tests/live/podman/live_daemon.hpp"
+#include "tests/support/test_paths.hpp"
 
 // A session's container through the backend itself: launched from a LaunchSpec, its stdio the
 // agent's, stopped through podman stop, and always gone afterwards; and the orphan sweep.
@@ -110,7 +111,7 @@ TEST_CASE("the orphan sweep removes this daemon's containers no session owns, an
   PodmanBackend restarted(
       d.parts.services(d.io.get_executor(), log,
                        boost::json::object{{"sandbox", boost::json::object{{"image", kTestImage}}}},
-                       ERRAND_PODMAN_PLUGIN, d.dir.path() / "state"));
+                       errand::test::build_path(ERRAND_PODMAN_PLUGIN), d.dir.path() / "state"));
   const auto report = restarted.sweep_orphans();
   std::string details;
   for (const auto& line : report.details) details += line + "\n";

@@ -23,6 +23,7 @@
 #include "tests/live/podman/live_podman.hpp"
 #include "tests/support/fd_text.hpp"
 #include "tests/support/host_parts.hpp"
+#include "tests/support/test_paths.hpp"
 
 namespace errand::podman::live {
 
@@ -44,7 +45,8 @@ struct Daemon {
         std::make_shared<spdlog::logger>("podman", std::make_shared<spdlog::sinks::null_sink_mt>());
     fs::create_directories(dir.path() / "state");
     backend = std::make_unique<PodmanBackend>(
-        parts.services(io.get_executor(), log, config, ERRAND_PODMAN_PLUGIN, dir.path() / "state"));
+        parts.services(io.get_executor(), log, config,
+                       errand::test::build_path(ERRAND_PODMAN_PLUGIN), dir.path() / "state"));
   }
 
   sdk::LaunchSpec spec(std::vector<std::string> argv) {

@@ -15,6 +15,7 @@
 #include "plugins/sandbox-podman/impl/podman_backend.hpp"
 #include "plugins/sandbox-podman/impl/run_plan.hpp"
 #include "tests/live/podman/live_podman.hpp"
+#include "tests/support/test_paths.hpp"
 
 namespace errand::podman::live {
 
@@ -28,7 +29,8 @@ struct ProbeContainer : LivePodman {
     INFO((learned ? std::string() : learned.error().message));
     REQUIRE(learned.has_value());
     host = *learned;
-    host.relay_program = ERRAND_RELAY_PROGRAM;  // every session starts with it
+    host.relay_program =
+        errand::test::build_path(ERRAND_RELAY_PROGRAM);  // every session starts with it
     auto policy = errand::sandbox::policy_from_config(boost::json::object{});
     REQUIRE(policy.has_value());
     spec.policy = *policy;
@@ -37,7 +39,8 @@ struct ProbeContainer : LivePodman {
     spec.state_dir = dir.path() / "state";
     std::filesystem::create_directories(spec.project_dir);
     std::filesystem::create_directories(spec.state_dir / "home");
-    std::filesystem::copy_file(ERRAND_ESCAPE_PROBE, spec.project_dir / "escape_probe");
+    std::filesystem::copy_file(errand::test::build_path(ERRAND_ESCAPE_PROBE),
+                               spec.project_dir / "escape_probe");
   }
 
   // Runs argv as a session's agent; what it printed and its exit code.

@@ -20,6 +20,7 @@
 #include <string>
 
 #include "tests/support/temp_dir.hpp"
+#include "tests/support/test_paths.hpp"
 
 namespace fs = std::filesystem;
 
@@ -75,8 +76,9 @@ TEST_CASE("errand-relay that cannot load errand's filter exits 126 and the agent
   errand::test::TempDir dir;
   const auto marker = dir.path() / "agent-ran";
   const std::string script = "echo ran > '" + marker.string() + "'";
-  const char* const argv[] = {ERRAND_RELAY_PROGRAM, "--no-broker", "/bin/sh", "-c",
-                              script.c_str(),       nullptr};
+  const std::string relay = errand::test::build_path(ERRAND_RELAY_PROGRAM);
+  const char* const argv[] = {relay.c_str(), "--no-broker",  "/bin/sh",
+                              "-c",          script.c_str(), nullptr};
   const auto ended = run_relay_refused_filters(argv);
   INFO(ended.err);
   REQUIRE(WIFEXITED(ended.status));

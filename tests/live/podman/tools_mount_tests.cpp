@@ -6,12 +6,13 @@
 #include <string>
 
 #include "tests/live/podman/probe_container.hpp"
+#include "tests/support/test_paths.hpp"
 
 using namespace errand::podman::live;
 
 TEST_CASE("delegate is on PATH at the tools mount point, runs, and the mount is read-only") {
   ProbeContainer c;
-  c.spec.tools_dir = ERRAND_TOOLS_DIR;
+  c.spec.tools_dir = errand::test::build_path(ERRAND_TOOLS_DIR);
   const auto out = c.run({"/bin/sh", "-c",
                           "command -v delegate; delegate --help >/dev/null; echo help=$?; "
                           "touch /run/errand/tools/planted 2>/dev/null; echo write=$?"});

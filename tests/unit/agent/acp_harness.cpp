@@ -2,11 +2,12 @@
 
 #include <spdlog/sinks/base_sink.h>
 #include <cstdlib>
+#include "tests/support/test_paths.hpp"
 
 namespace errand::agent::test {
 
 std::string fake_agent_path() {
-  return FAKE_ACP_AGENT;
+  return errand::test::build_path(FAKE_ACP_AGENT);
 }
 
 struct CapturedLog::Sink final : spdlog::sinks::base_sink<std::mutex> {

@@ -9,15 +9,10 @@
 #include <string>
 
 #include "plugins/broker/broker.hpp"
+#include "tests/support/test_paths.hpp"
 
 TEST_CASE("broker.so exports one entry describing a broker plugin", "[plugin]") {
-#ifdef ERRAND_BUILD_DIR
-  const char* build = ERRAND_BUILD_DIR;
-#else
-  const char* build = std::getenv("ERRAND_BUILD_DIR");
-#endif
-  REQUIRE(build != nullptr);
-  const auto path = std::filesystem::path(build) / "plugins" / "broker.so";
+  const auto path = errand::test::build_path("plugins/broker.so");
   REQUIRE(std::filesystem::exists(path));
   void* handle = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   INFO((handle ? "" : ::dlerror()));

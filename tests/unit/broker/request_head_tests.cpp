@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "plugins/broker/request_head.hpp"
+#include "tests/support/test_paths.hpp"
 
 using namespace errand::broker;
 
@@ -87,13 +88,7 @@ TEST_CASE("an incomplete head asks for more, a broken one is refused", "[request
 // The fuzz corpus doubles as a regression run in every ordinary build: each file's name says
 // what it must classify as.
 TEST_CASE("the request-head fuzz corpus classifies as its names say", "[request_head][corpus]") {
-#ifdef ERRAND_SOURCE_DIR
-  const char* source = ERRAND_SOURCE_DIR;
-#else
-  const char* source = std::getenv("ERRAND_SOURCE_DIR");
-#endif
-  REQUIRE(source != nullptr);
-  const std::filesystem::path dir = std::filesystem::path(source) / "tests/fuzz/broker/corpus";
+  const std::filesystem::path dir = errand::test::source_path("tests/fuzz/broker/corpus");
   std::size_t files = 0;
   for (const auto& entry : std::filesystem::directory_iterator(dir)) {
     std::ifstream in(entry.path(), std::ios::binary);

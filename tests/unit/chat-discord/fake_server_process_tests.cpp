@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <string>
+#include "tests/support/test_paths.hpp"
 
 extern char** environ;
 
@@ -24,9 +25,7 @@ namespace http = boost::beast::http;
 class ServerProcess {
  public:
   ServerProcess() {
-    const char* build = std::getenv("ERRAND_BUILD_DIR");
-    REQUIRE(build != nullptr);
-    const auto path = (std::filesystem::path(build) / "bin" / "fake-discord-server").string();
+    const auto path = errand::test::build_path("bin/fake-discord-server").string();
     REQUIRE(std::filesystem::exists(path));
     int out[2];
     REQUIRE(pipe(out) == 0);

@@ -12,13 +12,12 @@
 #include <vector>
 
 #include "tests/support/host_parts.hpp"
+#include "tests/support/test_paths.hpp"
 
 namespace {
 
 const errand_plugin_entry_v1_t* load_entry() {
-  const char* build = std::getenv("ERRAND_BUILD_DIR");
-  REQUIRE(build != nullptr);
-  const auto path = std::filesystem::path(build) / "plugins" / "chat-discord.so";
+  const auto path = errand::test::build_path("plugins/chat-discord.so");
   REQUIRE(std::filesystem::exists(path));
   void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   INFO(dlerror());

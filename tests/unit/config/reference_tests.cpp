@@ -3,6 +3,7 @@
 #include <cstdlib>
 
 #include "core/config/reference.hpp"
+#include "tests/support/test_paths.hpp"
 #include "tests/unit/config/config_test_support.hpp"
 
 using namespace errand::config;
@@ -66,10 +67,8 @@ TEST_CASE("the rendered schema is stable, indented and parses back", "[config][r
 
 TEST_CASE("config.example.json loads with no problems against the core schema",
           "[config][reference]") {
-  const char* from_environment = std::getenv("ERRAND_SOURCE_DIR");
-  const char* source = from_environment ? from_environment : ERRAND_CONFIG_TESTS_SOURCE_DIR;
   const auto loaded =
-      load_config_file(std::filesystem::path(source) / "config.example.json", core_schema(), {});
+      load_config_file(errand::test::source_path("config.example.json"), core_schema(), {});
   INFO((loaded ? std::string() : format_problems(loaded.error())));
   REQUIRE(loaded.has_value());
   CHECK(loaded->effective.at("sandbox").at("egress").at("allow").as_array().size() == 5);

@@ -11,6 +11,7 @@
 
 #include "core/config/reload.hpp"
 #include "core/config/schema.hpp"
+#include "tests/support/test_paths.hpp"
 #include "tests/unit/config/config_test_support.hpp"
 
 using namespace errand::config;
@@ -195,7 +196,7 @@ TEST_CASE("every row of the reach table names a field of the schema", "[config][
 }
 
 TEST_CASE("docs/configuration.md's reload table is the reach table", "[config][reload][docs]") {
-  std::ifstream in(std::string(ERRAND_CONFIG_TESTS_SOURCE_DIR) + "/docs/configuration.md");
+  std::ifstream in(errand::test::source_path("docs/configuration.md"));
   REQUIRE(in);
   std::vector<std::pair<std::string, bool>> documented;
   bool in_section = false;

@@ -11,6 +11,7 @@
 #include <catch2/catch_test_macros.hpp>
 #include <fstream>
 #include <sstream>
+#include "tests/support/test_paths.hpp"
 
 using namespace errand::test;
 namespace fs = std::filesystem;
@@ -54,7 +55,7 @@ std::vector<Example> json_examples_in(const fs::path& file, const std::string& s
 }
 
 std::vector<Example> every_json_example() {
-  const fs::path source = ERRAND_SOURCE_DIR;
+  const fs::path source = errand::test::source_dir();
   std::vector<Example> examples = json_examples_in(source / "README.md", "README.md");
   for (const auto& entry : fs::recursive_directory_iterator(source / "docs")) {
     if (entry.path().extension() != ".md") continue;

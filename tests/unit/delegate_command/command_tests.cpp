@@ -12,6 +12,7 @@
 #include <string>
 
 #include "tests/support/temp_dir.hpp"
+#include "tests/support/test_paths.hpp"
 #include "tests/unit/delegate_command/loopback_broker.hpp"
 #include "tools/delegate/proxy_url.hpp"
 
@@ -21,7 +22,7 @@ using errand::test::write_file;
 
 namespace {
 
-const std::string kDelegate = ERRAND_DELEGATE_PROGRAM;
+const std::string kDelegate = errand::test::build_path(ERRAND_DELEGATE_PROGRAM);
 const std::string kUsage =
     "usage: delegate [--file PATH] QUESTION...  (delegate --help says more)\n";
 

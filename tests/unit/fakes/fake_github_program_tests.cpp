@@ -9,15 +9,15 @@
 #include <catch2/catch_test_macros.hpp>
 
 #include <csignal>
+#include "tests/support/test_paths.hpp"
 
 using namespace errand;
 
 TEST_CASE("fake-github prints where it serves and serves there until it is stopped") {
   test::TempDir dir;
   test::ChildProcess program(
-      {std::string(ERRAND_BUILD_DIR) + "/tests/fakes/bin/fake-github", "--repository",
-       "octo/widgets", "--static-token", "ghp_program_token_for_tests", "--ca-file",
-       (dir / "ca.pem").string()},
+      {errand::test::build_path("tests/fakes/bin/fake-github"), "--repository", "octo/widgets",
+       "--static-token", "ghp_program_token_for_tests", "--ca-file", (dir / "ca.pem").string()},
       {"PATH=/usr/bin:/bin", "TMPDIR=" + dir.path().string()}, dir.path());
   REQUIRE(program.wait_for_output("\n", std::chrono::seconds(20), false));
   const auto printed = boost::json::parse(program.out()).as_object();

@@ -13,6 +13,7 @@
 #include <string>
 
 #include "tests/support/temp_dir.hpp"
+#include "tests/support/test_paths.hpp"
 
 namespace errand::plugins::testing {
 
@@ -31,7 +32,7 @@ inline std::string wrong_major_refusal() {
 }
 
 inline std::filesystem::path fixture_dir() {
-  return ERRAND_FIXTURE_PLUGIN_DIR;
+  return errand::test::build_path(ERRAND_FIXTURE_PLUGIN_DIR);
 }
 
 using errand::test::TempDir;

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "tests/support/result_checks.hpp"
+#include "tests/support/test_paths.hpp"
 
 using namespace errand::incus;
 using errand::sdk::Error;
@@ -181,7 +182,7 @@ TEST_CASE("only an operations URL yields an operation id") {
 // The fuzz corpus doubles as a regression run in every ordinary build: each file's name says
 // how it must read.
 TEST_CASE("the envelope fuzz corpus reads as its names say", "[corpus]") {
-  const auto dir = std::filesystem::path(ERRAND_SOURCE_DIR) / "tests/fuzz/sandbox-incus/corpus";
+  const auto dir = errand::test::source_path("tests/fuzz/sandbox-incus/corpus");
   std::size_t files = 0;
   for (const auto& entry : std::filesystem::directory_iterator(dir)) {
     std::ifstream in(entry.path(), std::ios::binary);

@@ -10,6 +10,7 @@
 
 #include <catch2/catch_test_macros.hpp>
 #include <sstream>
+#include "tests/support/test_paths.hpp"
 
 using namespace errand::setup;
 namespace fs = std::filesystem;
@@ -22,7 +23,7 @@ struct RealRun {
   StepReport report{out, false};
   SetupContext context{.account_name = "",
                        .host = {},
-                       .data = DataDir(ERRAND_SOURCE_DIR, "/usr/bin/errand"),
+                       .data = DataDir(errand::test::source_dir(), "/usr/bin/errand"),
                        .report = report,
                        .log = root / "setup.log",
                        .example = {},
@@ -73,12 +74,12 @@ TEST_CASE("the configuration is written from the example, 0640 root and the acco
   CHECK(st.st_uid == 0);
   CHECK(st.st_gid == run.context.account->gid);
   const auto written = errand::test::read_file(file);
-  const auto example = errand::test::read_file(fs::path(ERRAND_SOURCE_DIR) / "config.example.json");
+  const auto example = errand::test::read_file(errand::test::source_path("config.example.json"));
   // The same text, its "$schema" pointing at the shipped schema instead of beside itself.
-  CHECK(written.find("\"$schema\": \"" + std::string(ERRAND_SOURCE_DIR) +
+  CHECK(written.find("\"$schema\": \"" + errand::test::source_dir().string() +
                      "/config.schema.json\"") != std::string::npos);
   CHECK(written.size() ==
-        example.size() - std::string("./").size() + std::string(ERRAND_SOURCE_DIR).size() + 1);
+        example.size() - std::string("./").size() + errand::test::source_dir().string().size() + 1);
   CHECK(run.out.str().rfind("done: wrote " + file.string(), 0) == 0);
 
   // Never overwritten: an edited file stays as the operator left it.

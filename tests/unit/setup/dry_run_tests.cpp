@@ -6,6 +6,7 @@
 
 #include <catch2/catch_test_macros.hpp>
 #include <sstream>
+#include "tests/support/test_paths.hpp"
 
 using namespace errand::setup;
 namespace fs = std::filesystem;
@@ -18,7 +19,7 @@ struct DryRun {
   StepReport report{out, true};
   SetupContext context{.account_name = "errand-no-such-account",
                        .host = {},
-                       .data = DataDir(ERRAND_SOURCE_DIR, "/usr/bin/errand"),
+                       .data = DataDir(errand::test::source_dir(), "/usr/bin/errand"),
                        .report = report,
                        .log = root / "setup.log",
                        .example = {},

@@ -3,6 +3,7 @@
 #include "tests/support/temp_dir.hpp"
 
 #include <catch2/catch_test_macros.hpp>
+#include "tests/support/test_paths.hpp"
 
 using namespace errand::setup;
 namespace fs = std::filesystem;
@@ -58,5 +59,5 @@ TEST_CASE("Delegate= is read from the [Service] section, the last assignment win
   CHECK_FALSE(delegates("[Unit]\nDelegate=yes\n[Service]\nUser=errand\n"));
   CHECK_FALSE(delegates("[Service]\n# Delegate=yes\n"));
   // The packaged unit.
-  CHECK(unit_delegates(fs::path(ERRAND_SOURCE_DIR) / "packaging/systemd/errand.service"));
+  CHECK(unit_delegates(errand::test::source_path("packaging/systemd/errand.service")));
 }

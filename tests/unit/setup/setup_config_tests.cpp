@@ -6,6 +6,7 @@
 #include <boost/json/parse.hpp>
 #include <catch2/catch_test_macros.hpp>
 #include <catch2/matchers/catch_matchers_vector.hpp>
+#include "tests/support/test_paths.hpp"
 
 using namespace errand::setup;
 namespace json = boost::json;
@@ -13,8 +14,7 @@ namespace json = boost::json;
 namespace {
 
 json::object shipped_example() {
-  return read_jsonc_object(std::filesystem::path(ERRAND_SOURCE_DIR) / "config.example.json",
-                           "reading the example");
+  return read_jsonc_object(errand::test::source_path("config.example.json"), "reading the example");
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 
 #include <catch2/catch_test_macros.hpp>
 #include <filesystem>
+#include "tests/support/test_paths.hpp"
 
 namespace fs = std::filesystem;
 
@@ -15,7 +16,7 @@ namespace {
 
 errand::test::Finished prepare(const errand::test::TempDir& dir, const std::string& account,
                                bool dry_run) {
-  std::vector<std::string> argv{fs::path(ERRAND_SOURCE_DIR) / "scripts/prepare-podman-account"};
+  std::vector<std::string> argv{errand::test::source_path("scripts/prepare-podman-account")};
   if (dry_run) argv.push_back("--dry-run");
   argv.push_back(account);
   return errand::test::run_to_end(
