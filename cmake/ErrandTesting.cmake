@@ -27,6 +27,7 @@ function(errand_catch_test target)
   # The key-coverage check (tests/tools) reads the tags of every Catch2 binary.
   set_property(GLOBAL APPEND PROPERTY ERRAND_CATCH_TEST_TARGETS ${target})
   catch_discover_tests(${target} DISCOVERY_MODE PRE_TEST TEST_PREFIX "${target}: "
+    EXTRA_ARGS -w NoAssertions
     PROPERTIES LABELS ${label} ENVIRONMENT "ERRAND_BUILD_DIR=${CMAKE_BINARY_DIR}")
 endfunction()
 
