@@ -89,10 +89,12 @@ int main(int argc, char** argv) {
       "%d receipts queued: median %.2f ms, fastest %.2f ms, slowest %.2f ms (%d rounds), %zu "
       "lost\n",
       receipts, median, queued_ms.front(), queued_ms.back(), rounds, (*db)->lost());
-  errand::bench::print_table_row({.measure = "queueing " + std::to_string(receipts) + " receipts",
-                                  .unit = "ms",
-                                  .errand = median,
-                                  .better = errand::bench::Better::lower,
-                                  .aim = 200});
+  errand::bench::TableRow row;
+  row.measure = "queueing " + std::to_string(receipts) + " receipts";
+  row.unit = "ms";
+  row.errand = median;
+  row.better = errand::bench::Better::lower;
+  row.aim = 200;
+  errand::bench::print_table_row(row);
   return (*db)->lost() == 0 ? 0 : 1;
 }

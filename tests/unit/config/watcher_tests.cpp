@@ -43,7 +43,7 @@ void take_queued_events(boost::asio::io_context& io) {
   io.restart();
 }
 
-// A second watcher of `name` in the same directory whose debounce is five times the one under
+// A second watcher of `file` in the same directory whose debounce is five times the one under
 // test: the events it sees reach the watcher under test at the same moment, so by the time it
 // has called back, the watcher under test would have called back too, had it been going to.
 struct Witness {
