@@ -6,10 +6,14 @@
 #include <boost/json/array.hpp>
 #include <catch2/catch_test_macros.hpp>
 
+#include <algorithm>
 #include <cstdlib>
+#include <string>
+#include <vector>
 
 #include "plugins/sandbox-bailey/common/host_features.hpp"
 #include "tests/live/bailey/live_harness.hpp"
+#include "tests/support/own_network.hpp"
 
 using namespace bailey_live;
 
@@ -18,6 +22,17 @@ namespace {
 bool connect_failed(const Outcome& r) {
   return r.launched && r.exit.exit_code == 1 && contains(r.out, "errno=") &&
          !contains(r.out, "HOST-SERVICE");
+}
+
+// The host's non-loopback addresses inside the test's own network: the two it was made with.
+std::vector<std::string> own_addresses() {
+  auto addresses = host_addresses();
+  const auto carried = [&](const char* address) {
+    return std::find(addresses.begin(), addresses.end(), address) != addresses.end();
+  };
+  CHECK(carried(errand::test::kOwnAddressV4));
+  CHECK(carried(errand::test::kOwnAddressV6));
+  return addresses;
 }
 
 }  // namespace
@@ -35,16 +50,11 @@ TEST_CASE("under the broker nothing but the relay is reachable", "[live]") {
     CHECK(connect_failed(r));
   }
   SECTION("the host's own addresses have no route from inside") {
-    const auto addresses = host_addresses();
-    for (const auto& address : addresses) {
-      // On the relay's own port, so Landlock lets the attempt reach the routing decision.
-      const auto r = h.run(h.spec({"tcp", address, "3128"}));
-      INFO(address << ": " << r.out);
-      CHECK(connect_failed(r));
-      CHECK(contains(r.out, "errno=ENETUNREACH"));
-      const auto direct = h.run(h.spec({"tcp", address, port}));
-      CHECK(connect_failed(direct));
-    }
+    // In a network of the test's own, so a loopback-only host checks it too.
+    const auto run = errand::test::run_case_in_own_network(
+        "own network: the host's own addresses have no route from inside under the broker");
+    INFO(run.output);
+    CHECK(errand::test::one_case_passed(run));
   }
   SECTION("no address maps to the host: link-local and pasta-style gateways lead nowhere") {
     for (const char* address : {"169.254.169.1", "10.0.2.2", "172.17.0.1"}) {
@@ -86,18 +96,50 @@ TEST_CASE("under the broker nothing but the relay is reachable", "[live]") {
   }
 }
 
-TEST_CASE("network none is an empty namespace",
-          "[live]"
-          "[key:sandbox.network]") {
+// The inner half of the section above, run where the host has addresses of the test's own.
+TEST_CASE("own network: the host's own addresses have no route from inside under the broker",
+          "[.own-network]") {
   require_full_host();
+  const auto addresses = own_addresses();
+  Harness h;
+  HostTcpService service;
+  REQUIRE(service.bound());
+  const auto port = std::to_string(service.port());
+  for (const auto& address : addresses) {
+    // On the relay's own port, so Landlock lets the attempt reach the routing decision.
+    const auto r = h.run(h.spec({"tcp", address, "3128"}));
+    INFO(address << ": " << r.out);
+    CHECK(connect_failed(r));
+    CHECK(contains(r.out, "errno=ENETUNREACH"));
+    const auto direct = h.run(h.spec({"tcp", address, port}));
+    CHECK(connect_failed(direct));
+  }
+}
+
+// The inner half of the case below.
+TEST_CASE("own network: network none is an empty namespace", "[.own-network]") {
+  require_full_host();
+  const auto addresses = own_addresses();
   Harness h(boost::json::object{{"network", "none"}});
   const auto addrs = h.run(h.spec({"addrs"}));
-  INFO(addrs.out);
-  for (const auto& a : host_addresses()) CHECK_FALSE(contains(addrs.out, a));
+  INFO(addrs.out << addrs.launch_error);
+  REQUIRE(addrs.launched);
+  for (const auto& a : addresses) CHECK_FALSE(contains(addrs.out, a));
   const auto relay = h.run(h.spec({"tcp", "127.0.0.1", "3128"}));
   CHECK(connect_failed(relay));
   const auto out = h.run(h.spec({"tcp", "192.0.2.1", "443"}));
   CHECK(connect_failed(out));
+}
+
+TEST_CASE("network none is an empty namespace",
+          "[live]"
+          "[key:sandbox.network]") {
+  require_full_host();
+  // In a network of the test's own, so the host has an address the sandbox must not see.
+  const auto run =
+      errand::test::run_case_in_own_network("own network: network none is an empty namespace");
+  INFO(run.output);
+  CHECK(errand::test::one_case_passed(run));
 }
 
 TEST_CASE("egress open shares the host's network but holds TCP to the allowed ports",

