@@ -23,7 +23,7 @@ struct RealRun {
   StepReport report{out, false};
   SetupContext context{.account_name = "",
                        .host = {},
-                       .data = DataDir(errand::test::source_dir(), "/usr/bin/errand"),
+                       .data = DataDir(errand::test::source_dir().c_str(), "/usr/bin/errand"),
                        .report = report,
                        .log = root / "setup.log",
                        .example = {},

@@ -19,7 +19,7 @@ struct DryRun {
   StepReport report{out, true};
   SetupContext context{.account_name = "errand-no-such-account",
                        .host = {},
-                       .data = DataDir(errand::test::source_dir(), "/usr/bin/errand"),
+                       .data = DataDir(errand::test::source_dir().c_str(), "/usr/bin/errand"),
                        .report = report,
                        .log = root / "setup.log",
                        .example = {},
