@@ -149,6 +149,12 @@ void QueueCore::admit_waiting_locked() {
       ++it;
       continue;
     }
+    // Debug lines name each queued prompt's moves, so a test (or an operator) can tell a prompt
+    // still waiting from one that was lost.
+    log_->debug(
+        "prompt {} of session {} got a turn slot after waiting {} ms", it->prompt.message_id,
+        it->prompt.session_id,
+        std::chrono::duration_cast<std::chrono::milliseconds>(now - it->enqueued_at).count());
     TurnTicket ticket(
         make_place(true, it->prompt.session_id, it->prompt.message_id, now - it->enqueued_at));
     auto handler = [on_admitted = std::move(it->prompt.on_admitted),
@@ -235,8 +241,13 @@ SubmitOutcome QueueCore::submit(PromptSubmission prompt) {
     return Admitted{TurnTicket(
         make_place(true, std::move(prompt.session_id), std::move(prompt.message_id), {}))};
   }
-  if (waiting_.size() >= limits_.max_queue_length)
+  if (waiting_.size() >= limits_.max_queue_length) {
+    log_->debug("prompt {} of session {} refused: the queue is full", prompt.message_id,
+                prompt.session_id);
     return Rejected{full_queue_sentence(limits_.max_queue_length)};
+  }
+  log_->debug("prompt {} of session {} waits for a turn slot at position {}", prompt.message_id,
+              prompt.session_id, waiting_.size() + 1);
   waiting_.push_back(Waiting{std::move(prompt), clock_.steady_now(), waiting_.size() + 1});
   const auto position = waiting_.size();
   reschedule_locked();

@@ -3,8 +3,15 @@
 // answers 429 past the account's concurrency like a real one), Discord's 429s where the fake
 // Discord keeps its limits, and every message must end answered in its thread or refused with a
 // sentence, with the turn queue never longer than limits.maxQueueLength.
+//
+// How long settling may take is not a fixed window: on a loaded machine the same work takes
+// longer. The test watches every message (burst_fate.hpp) until each is final, for as long as
+// the daemon keeps moving, within a generous cap; a message still waiting in the queue with its
+// place told is slow, not lost, and one that nothing shows was heard is reported as silent with
+// where it was last seen.
 
 #include "tests/e2e/e2e_harness.hpp"
+#include "tests/soak/burst_fate.hpp"
 #include "tests/soak/soak_figures.hpp"
 
 #include <fmt/format.h>
@@ -12,6 +19,7 @@
 #include <algorithm>
 #include <catch2/catch_test_macros.hpp>
 #include <chrono>
+#include <cstdio>
 #include <map>
 #include <regex>
 #include <thread>
@@ -21,11 +29,11 @@ namespace {
 
 using namespace std::chrono_literals;
 using Clock = std::chrono::steady_clock;
-using sessions::TurnOutcome;
-using sessions::TurnRecord;
+using soak::BurstMessage;
+using soak::BurstWatch;
+using soak::Fate;
 
 constexpr std::string_view kScenario = "burst";
-constexpr auto npos = std::string::npos;
 
 // Small bounds, so the burst runs into each of them.
 constexpr std::size_t kMaxConcurrentRequests = 2;
@@ -38,6 +46,12 @@ constexpr auto kCallStall = 1000ms;
 // the running threads, round robin.
 constexpr int kChannelEvery = 10;
 constexpr auto kPassingThrough = 100ms;
+// How often the burst is looked at while it settles, and how often progress is printed.
+constexpr auto kLookEvery = 1s;
+constexpr auto kProgressEvery = 10s;
+// Settling waits while the daemon does anything visible (a request to Discord, a turn admitted
+// or ended); this long with nothing at all while messages are not final, it has stopped.
+constexpr auto kStall = 60s;
 
 struct BurstSize {
   int messages;
@@ -45,7 +59,10 @@ struct BurstSize {
   int threads;
   std::size_t max_queue_length;
   std::chrono::milliseconds spread;  // the burst is posted evenly over this long
-  std::chrono::milliseconds settle;  // how long every message has to be answered or refused
+  // The most settling may take after the burst, however busy the daemon stays: far more than a
+  // run needs (about 40 s short and 80 s full on a shared 2-core machine), and short enough
+  // that the test reports its own findings within CTest's timeout.
+  std::chrono::milliseconds settle_cap;
 };
 
 BurstSize burst_size() {
@@ -54,25 +71,12 @@ BurstSize burst_size() {
                    soak::sized(3, 10),
                    static_cast<std::size_t>(soak::sized(8, 24)),
                    10s,
-                   soak::sized(std::chrono::milliseconds(90s), std::chrono::milliseconds(900s))};
+                   soak::sized(std::chrono::milliseconds(300s), std::chrono::milliseconds(1800s))};
 }
 
 std::string account(int index) {
   return std::to_string(510000000000000000ULL + static_cast<unsigned long long>(index));
 }
-
-struct Posted {
-  int index = 0;
-  std::string id;
-  std::string channel;  // the thread it went to, or the served channel
-  bool in_channel = false;
-};
-
-enum class Fate { answered, refused_queue_full, refused_sessions, refused_other, silent };
-
-// The sentences the daemon refuses a prompt with (core/sessions/queue.cpp).
-constexpr std::string_view kQueueFull = "the queue is full at ";
-constexpr std::string_view kSessionsFull = "live-session places are in use";
 
 // The largest position the daemon announced for a waiting prompt, in every message it posted or
 // edited (a waiting notice is edited away once the turn starts, so the final text may not hold it).
@@ -109,6 +113,68 @@ std::size_t most_at_once(std::vector<std::pair<sessions::TimePoint, sessions::Ti
   return most;
 }
 
+struct Settling {
+  bool settled = false;  // every message final
+  bool stalled = false;  // the daemon did nothing visible for kStall with messages not final
+};
+
+// Waits until every message of the burst is final, for as long as the daemon keeps moving and at
+// most `cap` after the burst began, printing progress as it goes.
+Settling settle(BurstWatch& watch, Clock::time_point burst_start, std::chrono::milliseconds cap) {
+  auto moved_at = Clock::now();
+  auto activity = watch.activity();
+  auto next_report = Clock::now() + kProgressEvery;
+  for (;;) {
+    watch.look();
+    const auto now = Clock::now();
+    if (watch.all_final()) return {true, false};
+    if (watch.activity() != activity) {
+      activity = watch.activity();
+      moved_at = now;
+    }
+    if (now - moved_at >= kStall) return {false, true};
+    if (now - burst_start >= cap) return {false, false};
+    if (now >= next_report) {
+      fmt::print("soak {}: +{:.0f} s: {}\n", kScenario,
+                 std::chrono::duration<double>(now - burst_start).count(), watch.summary());
+      std::fflush(stdout);
+      next_report += kProgressEvery;
+    }
+    std::this_thread::sleep_for(kLookEvery);
+  }
+}
+
+// What the daemon itself says of its sessions and queue, asked with !status in the served
+// channel and in every thread holding a message that is not final.
+std::string daemon_status(E2eHarness& h, const BurstWatch& watch) {
+  std::vector<std::pair<std::string, std::string>> asks;  // channel, author
+  const auto& served = h.discord().options().channel_id;
+  asks.emplace_back(served, account(0));
+  for (std::size_t i = 0; i < watch.messages().size(); ++i) {
+    const auto& m = watch.messages()[i];
+    if (soak::is_final(watch.fate(i))) continue;
+    // A silent channel message may have no thread to ask in; the channel's answer covers it.
+    if (m.in_channel && watch.fate(i) == Fate::silent) continue;
+    const auto where = m.in_channel ? m.id : m.channel;
+    if (std::none_of(asks.begin(), asks.end(), [&](const auto& a) { return a.first == where; }))
+      asks.emplace_back(where, m.author);
+  }
+  std::string said;
+  for (const auto& [channel, author] : asks) {
+    const auto before = h.bot_messages(channel).size();
+    h.post("!status", channel == served ? std::string() : channel, author);
+    const bool answered = eventually([&] { return h.bot_messages(channel).size() > before; }, 30s);
+    said += fmt::format("!status in {}: ", channel == served ? "the served channel" : channel);
+    if (!answered) {
+      said += "no answer within 30 s\n";
+      continue;
+    }
+    const auto posts = h.bot_messages(channel);
+    for (auto k = before; k < posts.size(); ++k) said += posts[k].content + "\n";
+  }
+  return said;
+}
+
 TEST_CASE("burst: every message answered or refused, within the provider's and Discord's limits",
           "[soak][burst]") {
   const auto size = burst_size();
@@ -133,65 +199,38 @@ TEST_CASE("burst: every message answered or refused, within the provider's and D
   for (int k = 0; k < size.messages; ++k)
     h.provider().push(fakes::ScriptedAnswer::stalled_for(kCallStall, "the model's answer"));
 
-  std::vector<Posted> posted;
+  std::vector<BurstMessage> posted;
   const auto burst_start = Clock::now();
   int next_thread = 0;
   for (int k = 0; k < size.messages; ++k) {
     std::this_thread::sleep_until(burst_start + size.spread * k / size.messages);
-    Posted p;
+    BurstMessage p;
     p.index = k;
     p.in_channel = k % kChannelEvery == kChannelEvery - 1;
+    p.author = account(k % size.accounts);
     const std::string thread =
         p.in_channel ? std::string()
                      : threads[static_cast<std::size_t>(next_thread++) % threads.size()];
-    p.id = h.post(fmt::format("say answer to m{}.\nprovider burst m{}", k, k), thread,
-                  account(k % size.accounts));
+    p.id = h.post(fmt::format("say answer to m{}.\nprovider burst m{}", k, k), thread, p.author);
     p.channel = p.in_channel ? h.discord().options().channel_id : thread;
     posted.push_back(std::move(p));
   }
   const auto posting_took = Clock::now() - burst_start;
 
-  // A message in the channel opens a thread of its own (with the message's id), where its
-  // answer goes; a refusal goes where the message was.
-  std::vector<std::string> watched = threads;
-  watched.push_back(h.discord().options().channel_id);
-  const auto fate_of = [&](const Posted& p) {
-    const auto turn = h.turn(p.id);
-    const std::string answer = fmt::format("answer to m{}.", p.index);
-    if (turn && turn->outcome == TurnOutcome::completed &&
-        h.bot_text(p.in_channel ? p.id : p.channel).find(answer) != npos)
-      return Fate::answered;
-    // A message in the channel that would need a new session is refused for want of a place;
-    // a prompt for a running session, when the queue is full.
-    if (turn && turn->outcome == TurnOutcome::rejected)
-      return p.in_channel ? Fate::refused_sessions : Fate::refused_queue_full;
-    if (turn && turn->outcome && *turn->outcome != TurnOutcome::completed)
-      return Fate::refused_other;
-    return Fate::silent;
-  };
-  const auto count_sentences = [&](std::string_view sentence) {
-    std::size_t n = 0;
-    for (const auto& channel : watched) n += h.count_text(channel, std::string(sentence));
-    return n;
-  };
-  std::vector<Fate> fates(posted.size(), Fate::silent);
-  const auto count = [&](Fate f) {
-    return static_cast<std::size_t>(std::count(fates.begin(), fates.end(), f));
-  };
-  // Settled once every message has its fate and every refusal its sentence on Discord.
-  const bool settled = eventually(
-      [&] {
-        for (std::size_t i = 0; i < posted.size(); ++i)
-          if (fates[i] == Fate::silent) fates[i] = fate_of(posted[i]);
-        return count(Fate::silent) == 0 &&
-               count_sentences(kQueueFull) >= count(Fate::refused_queue_full) &&
-               count_sentences(kSessionsFull) >= count(Fate::refused_sessions);
-      },
-      size.settle);
+  BurstWatch watch(h, posted, burst_start);
+  const auto settling = settle(watch, burst_start, size.settle_cap);
   const auto settle_took = Clock::now() - burst_start;
-
-  const std::size_t queue_full_sentences = count_sentences(kQueueFull);
-  const std::size_t session_sentences = count_sentences(kSessionsFull);
+  // Every message not final, with where it was last seen, and what the daemon says of its
+  // queue: the evidence for telling a slow message from a lost one.
+  std::string unsettled;
+  if (!watch.all_final()) {
+    for (std::size_t i = 0; i < posted.size(); ++i)
+      if (!soak::is_final(watch.fate(i))) unsettled += watch.last_seen(i);
+    unsettled += daemon_status(h, watch);
+  }
+  const auto count = [&](Fate f) { return watch.count(f); };
+  const std::size_t queue_full_sentences = watch.sentences(soak::kQueueFull);
+  const std::size_t session_sentences = watch.sentences(soak::kSessionsFull);
 
   // From threads.db: how many of the burst's prompts waited for a turn at once, and how many
   // turns ran at once.
@@ -215,14 +254,16 @@ TEST_CASE("burst: every message answered or refused, within the provider's and D
   soak::report(kScenario, "accounts / threads",
                fmt::format("{} / {} (+ the channel)", size.accounts, size.threads));
   soak::report(kScenario, "posting took (s)", seconds(posting_took));
-  soak::report(kScenario, "all settled after (s)", seconds(settle_took));
+  soak::report(kScenario, settling.settled ? "all settled after (s)" : "gave up waiting after (s)",
+               seconds(settle_took));
   soak::report(kScenario, "answered", static_cast<double>(count(Fate::answered)));
-  soak::report(
-      kScenario, "refused: queue full",
-      fmt::format("{} ({} sentences)", count(Fate::refused_queue_full), queue_full_sentences));
-  soak::report(kScenario, "refused: no live-session place",
-               fmt::format("{} ({} sentences)", count(Fate::refused_sessions), session_sentences));
-  soak::report(kScenario, "ended otherwise", static_cast<double>(count(Fate::refused_other)));
+  soak::report(kScenario, "refused with a sentence (queue full / no live-session place)",
+               fmt::format("{} ({} / {} sentences)", count(Fate::refused), queue_full_sentences,
+                           session_sentences));
+  soak::report(kScenario, "ended otherwise", static_cast<double>(count(Fate::failed)));
+  soak::report(kScenario, "not final: queued with its place told / in a turn / starting",
+               fmt::format("{} / {} / {}", count(Fate::queued), count(Fate::in_turn),
+                           count(Fate::starting)));
   soak::report(kScenario, "silent", static_cast<double>(count(Fate::silent)));
   soak::report(kScenario, "provider requests in flight, max observed",
                fmt::format("{} (maxConcurrentRequests {})", h.provider().max_in_flight(),
@@ -258,14 +299,18 @@ TEST_CASE("burst: every message answered or refused, within the provider's and D
 
   INFO("daemon log tail:\n"
        << h.daemon_log().substr(h.daemon_log().size() > 4000 ? h.daemon_log().size() - 4000 : 0));
-  CHECK(settled);
+  INFO("messages not final when the wait ended:\n" << unsettled);
+  // A silent message is one nothing shows was heard: lost, whatever the machine's load.
   CHECK(count(Fate::silent) == 0);
-  CHECK(count(Fate::refused_other) == 0);
-  CHECK(count(Fate::answered) + count(Fate::refused_queue_full) + count(Fate::refused_sessions) ==
-        posted.size());
-  // Each refusal is a sentence the person sees.
-  CHECK(queue_full_sentences >= count(Fate::refused_queue_full));
-  CHECK(session_sentences >= count(Fate::refused_sessions));
+  // The rest are slow, or the daemon stopped moving with them still waiting.
+  INFO("settling: " << (settling.settled   ? "every message final"
+                        : settling.stalled ? "the daemon did nothing visible for a minute"
+                                           : "the cap passed while the daemon still worked"));
+  CHECK(settling.settled);
+  CHECK(count(Fate::failed) == 0);
+  CHECK(count(Fate::answered) + count(Fate::refused) == posted.size());
+  // Each refusal is a sentence the person sees (judged per channel in burst_fate.cpp).
+  CHECK(queue_full_sentences + session_sentences >= count(Fate::refused));
   CHECK(count(Fate::answered) > 0);
   CHECK(h.provider().max_in_flight() <= kMaxConcurrentRequests);
   CHECK(h.provider().max_in_flight() >= 2);  // the burst did press on the bound
