@@ -89,7 +89,8 @@ asio::awaitable<std::optional<SessionManager::KnownThread>> SessionManager::adop
   co_return known;
 }
 
-asio::awaitable<bool> SessionManager::admit(const sdk::InboundMessage& message) {
+asio::awaitable<SessionManager::Admission> SessionManager::admit(
+    const sdk::InboundMessage& message) {
   NewTurn turn;
   turn.message_id = message.ref.message_id;
   turn.thread_id = message.thread_id;
@@ -97,14 +98,16 @@ asio::awaitable<bool> SessionManager::admit(const sdk::InboundMessage& message) 
   auto call = [turn](ThreadsDb& db) { return db.admit_message(turn); };
   auto admitted = co_await services_->threads.run(call);
   if (!admitted) {
-    log_->error("threads.db could not record message {}: {}", message.ref.message_id,
+    log_->error("threads.db could not record message {}: {}; it is refused", message.ref.message_id,
                 admitted.error().message);
-    co_return false;
+    co_return Admission::unrecorded;
   }
-  if (!*admitted)
+  if (!*admitted) {
     log_->info("message {} was seen before (a replay); it starts nothing again",
                message.ref.message_id);
-  co_return *admitted;
+    co_return Admission::replay;
+  }
+  co_return Admission::admitted;
 }
 
 asio::awaitable<void> SessionManager::handle_message(const sdk::InboundMessage& message) {
@@ -164,7 +167,18 @@ asio::awaitable<void> SessionManager::handle_message(const sdk::InboundMessage& 
                            sentence);
     co_return;
   }
-  if (!co_await admit(message)) co_return;
+  switch (co_await admit(message)) {
+    case Admission::admitted: break;
+    case Admission::replay: co_return;
+    case Admission::unrecorded: {
+      const std::string sentence =
+          "errand could not record this message, so it started nothing; send it again";
+      note_refusal(to, sentence);
+      co_await refuse_prompt(services_->chat, services_->secrets, to, sdk::Reaction::refused,
+                             sentence);
+      co_return;
+    }
+  }
   if (in_thread)
     co_await thread_prompt(message, prompt_text, *thread, after_turn);
   else

@@ -125,7 +125,11 @@ class SessionManager final : public sdk::ChatEvents,
   boost::asio::awaitable<void> thread_prompt(const sdk::InboundMessage& message,
                                              const std::string& text, KnownThread& thread,
                                              bool after_turn);
-  boost::asio::awaitable<bool> admit(const sdk::InboundMessage& message);
+  // What recording an arriving prompt in threads.db came to. unrecorded: the database refused
+  // (a lock held past its busy timeout, a full disk); the prompt is refused aloud, since a
+  // prompt that starts nothing must never pass in silence.
+  enum class Admission { admitted, replay, unrecorded };
+  boost::asio::awaitable<Admission> admit(const sdk::InboundMessage& message);
   boost::asio::awaitable<std::optional<KnownThread>> find_thread(const std::string& thread_id);
   // A thread this daemon opened from a channel message but died before recording: threads.db
   // has that message's turn with no thread. Recorded now as a fresh channel session would have

@@ -16,6 +16,7 @@
 #include <stdexcept>
 
 #include "tests/support/poll_until.hpp"
+#include "tests/support/test_paths.hpp"
 
 namespace errand::test {
 
@@ -65,7 +66,7 @@ GuestInitRun::GuestInitRun(const GuestInitRequest& request,
                                 "-c",
                                 script,
                                 "sh",
-                                ERRAND_GUEST_INIT};
+                                errand::test::build_path(ERRAND_GUEST_INIT).string()};
   if (!request.in_namespace) argv.erase(argv.begin(), argv.end() - 1);
   argv.insert(argv.end(), request.init_options.begin(), request.init_options.end());
   argv.push_back("--");
