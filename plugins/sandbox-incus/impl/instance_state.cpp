@@ -162,7 +162,7 @@ void InstanceState::warn_overrun(std::string_view step, std::chrono::millisecond
              common::stop_overrun_warning("session instance " + name_, step, deadline, escalation));
 }
 
-asio::awaitable<void> InstanceState::send_term() {
+asio::awaitable<bool> InstanceState::send_term() {
   // errand-guest-init passes SIGTERM on to the agent. The send runs on its own, so that a write
   // incusd never takes in does not hold the stop; closing the control connection ends it.
   auto sent = std::make_shared<std::optional<sdk::Result<void>>>();
@@ -175,22 +175,28 @@ asio::awaitable<void> InstanceState::send_term() {
       asio::detached);
   std::function<bool()> settled = [this, sent] { return sent->has_value() || exited_; };
   co_await common::wait_done_within(changed_, kSignalDeadline, std::move(settled));
-  if (!sent->has_value() && !exited_)
+  if (!sent->has_value() && !exited_) {
     warn_overrun("sending SIGTERM", kSignalDeadline,
                  "closing the exec's control connection, which makes incusd kill "
                  "errand-guest-init");
-  else if (sent->has_value() && !**sent)
+    exec_->kill();
+    co_return false;
+  }
+  if (sent->has_value() && !**sent)
     log_->warn("session instance {}: SIGTERM not delivered: {}", name_, (*sent)->error().message);
+  co_return true;
 }
 
 asio::awaitable<std::optional<sdk::ExitInfo>> InstanceState::stop_steps(
     std::chrono::milliseconds grace) {
-  co_await send_term();
   // watch() wakes these waits as soon as the exit status arrives.
-  if (co_await exited_within(grace)) co_return std::nullopt;
-  warn_overrun("the agent's end after SIGTERM", grace,
-               "closing the exec's control connection, which makes incusd kill errand-guest-init");
-  exec_->kill();
+  if (co_await send_term()) {
+    if (co_await exited_within(grace)) co_return std::nullopt;
+    warn_overrun("the agent's end after SIGTERM", grace,
+                 "closing the exec's control connection, which makes incusd kill "
+                 "errand-guest-init");
+    exec_->kill();
+  }
   if (co_await exited_within(kEndAfterKillDeadline)) co_return std::nullopt;
   warn_overrun("errand-guest-init's end after its control connection closed", kEndAfterKillDeadline,
                "stopping the instance with force");

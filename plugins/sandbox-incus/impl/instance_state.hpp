@@ -64,7 +64,8 @@ class InstanceState : public std::enable_shared_from_this<InstanceState> {
   // deadline (stop_deadlines.hpp), escalated and logged when it passes. The exit the stop
   // returns when incusd never gave an exit status; nothing when watch() composes it.
   asio::awaitable<std::optional<sdk::ExitInfo>> stop_steps(std::chrono::milliseconds grace);
-  asio::awaitable<void> send_term();
+  // False when the send overran and the control connection was closed instead.
+  asio::awaitable<bool> send_term();
   asio::awaitable<bool> exited_within(std::chrono::milliseconds limit);
   void warn_overrun(std::string_view step, std::chrono::milliseconds deadline,
                     std::string_view escalation) const;
