@@ -8,6 +8,8 @@
 #include <boost/asio/use_future.hpp>
 #include <catch2/catch_test_macros.hpp>
 #include <chrono>
+#include <future>
+#include <optional>
 
 #include "common/stop_deadline.hpp"
 
