@@ -15,7 +15,9 @@
 
 #include "common/human_size.hpp"
 #include "common/pool_work.hpp"
+#include "common/stop_deadline.hpp"
 #include "plugins/sandbox-bailey/common/launcher_protocol.hpp"
+#include "plugins/sandbox-bailey/impl/stop_deadlines.hpp"
 
 #ifndef SYS_pidfd_send_signal
 #define SYS_pidfd_send_signal 424
@@ -218,10 +220,28 @@ asio::awaitable<void> ProcessState::escalate_after(std::chrono::milliseconds gra
   boost::system::error_code ec;
   co_await kill_timer_.async_wait(asio::redirect_error(use_awaitable, ec));
   if (ec || result_) co_return;
-  if (log_)
-    log_->info("session {}: still running after {} ms; killing it", setup_.session_id,
-               grace.count());
+  warn_overrun("the agent's end after SIGTERM", grace,
+               "sending SIGKILL to the launcher and to every process in the session's cgroups");
   kill_now();
+  if (co_await ended_within(kEndAfterKillDeadline)) co_return;
+  // The launcher is reaped once its report pipe closes; a process that escaped the kill and
+  // still holds the pipe would keep that from ever happening, so stop reading it.
+  warn_overrun("the launcher's end after SIGKILL", kEndAfterKillDeadline,
+               "no longer reading its report pipe, and killing the session's cgroups again");
+  report_.cancel();
+  cgroups::kill_all(setup_.cgroup);
+}
+
+asio::awaitable<bool> ProcessState::ended_within(std::chrono::milliseconds limit) {
+  std::function<bool()> ended = [this] { return result_.has_value(); };
+  co_return co_await common::wait_done_within(changed_, limit, std::move(ended));
+}
+
+void ProcessState::warn_overrun(std::string_view step, std::chrono::milliseconds deadline,
+                                std::string_view escalation) const {
+  if (log_)
+    log_->warn("{}", common::stop_overrun_warning("session " + setup_.session_id, step, deadline,
+                                                  escalation));
 }
 
 void ProcessState::kill_soon() {
@@ -267,7 +287,19 @@ asio::awaitable<sdk::ExitInfo> ProcessState::stop(std::chrono::milliseconds grac
     forced_detail_ = std::move(detail);
   }
   request_stop(grace);
-  co_return co_await finished();
+  // Every step of the stop has its deadline (escalate_after); this bounds the whole, so a
+  // sandbox the kernel cannot end (a process in uninterruptible sleep) does not hold the stop.
+  const auto bound = grace + 2 * kEndAfterKillDeadline + kCleanupAllowance;
+  if (co_await ended_within(bound)) co_return *result_;
+  warn_overrun("the stop", bound,
+               "returning without the sandbox's end; what it leaves is the orphan sweep's");
+  sdk::ExitInfo gave_up;
+  gave_up.signal = SIGKILL;
+  gave_up.detail = "stopped on request; the sandbox had not ended " +
+                   std::to_string(bound.count()) + " ms later, SIGKILL included";
+  gave_up.cleanup_detail = "the launcher (pid " + std::to_string(setup_.handles.pid) +
+                           ") had not been reaped; its cgroups and run directory may remain";
+  co_return gave_up;
 }
 
 BaileyProcess::~BaileyProcess() {

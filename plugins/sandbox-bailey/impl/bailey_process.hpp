@@ -17,6 +17,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "common/disk_budget/disk_watch.hpp"
 #include "plugins/sandbox-bailey/common/cgroups.hpp"
@@ -50,7 +51,8 @@ class ProcessState : public std::enable_shared_from_this<ProcessState> {
   // Completes once the agent has started, or with why the sandbox did not.
   asio::awaitable<sdk::Result<void>> started(std::chrono::milliseconds timeout);
   asio::awaitable<sdk::ExitInfo> finished();
-  // SIGTERM now, SIGKILL to everything left after grace.
+  // SIGTERM now, SIGKILL to everything left after grace; each later step under a deadline
+  // (stop_deadlines.hpp), escalated and logged when it passes.
   asio::awaitable<sdk::ExitInfo> stop(std::chrono::milliseconds grace,
                                       sdk::LimitCause cause = sdk::LimitCause::none,
                                       std::string detail = {});
@@ -67,6 +69,9 @@ class ProcessState : public std::enable_shared_from_this<ProcessState> {
   asio::awaitable<void> watch_launcher();
   asio::awaitable<void> watch_disk();
   asio::awaitable<void> escalate_after(std::chrono::milliseconds grace);
+  asio::awaitable<bool> ended_within(std::chrono::milliseconds limit);
+  void warn_overrun(std::string_view step, std::chrono::milliseconds deadline,
+                    std::string_view escalation) const;
   void request_stop(std::chrono::milliseconds grace);
   void signal_launcher(int sig) noexcept;
   sdk::ExitInfo compose_exit(int launcher_status);

@@ -10,7 +10,9 @@
 #include <boost/beast/http/verb.hpp>
 #include <boost/json/object.hpp>
 
+#include "common/stop_deadline.hpp"
 #include "plugins/sandbox-incus/guest/exit_codes.hpp"
+#include "plugins/sandbox-incus/impl/stop_deadlines.hpp"
 
 namespace errand::incus {
 
@@ -18,10 +20,6 @@ using asio::use_awaitable;
 namespace http = boost::beast::http;
 
 namespace {
-
-// After the control connection is closed, incusd kills errand-guest-init at once; this long
-// without an exit status means incusd itself is stuck, and the instance is stopped under it.
-constexpr std::chrono::milliseconds kAfterKill{5000};
 
 using Removal = std::pair<bool, std::string>;
 
@@ -55,18 +53,20 @@ sdk::ExitInfo exit_from_return(int code) {
 }
 
 asio::awaitable<std::pair<bool, std::string>> remove_instance(const IncusClient& client,
-                                                              const std::string& name) {
+                                                              const std::string& name,
+                                                              std::chrono::milliseconds deadline) {
   const std::string path = "/1.0/instances/" + name;
   // A forced stop ends every process at once; the instance is ephemeral, so Incus deletes it.
   // Named rather than temporaries: GCC 12 mishandles temporaries that live across a co_await.
   boost::json::value stop_body =
       boost::json::object{{"action", "stop"}, {"force", true}, {"timeout", -1}};
   std::string state_path = path + "/state";
-  auto stopped = co_await client.request(http::verb::put, state_path, std::move(stop_body));
+  auto stopped =
+      co_await client.request(http::verb::put, state_path, std::move(stop_body), deadline);
   if (!stopped && is_not_found(stopped.error())) co_return Removal{true, {}};
-  auto still = co_await client.request(http::verb::get, path);
+  auto still = co_await client.request(http::verb::get, path, std::nullopt, deadline);
   if (!still && is_not_found(still.error())) co_return Removal{true, {}};
-  auto deleted = co_await client.request(http::verb::delete_, path);
+  auto deleted = co_await client.request(http::verb::delete_, path, std::nullopt, deadline);
   if (deleted || is_not_found(deleted.error())) co_return Removal{true, {}};
   std::string left = "could not remove the instance " + name + ": " +
                      (stopped ? deleted.error().message : stopped.error().message);
@@ -85,7 +85,6 @@ InstanceState::InstanceState(asio::strand<asio::any_io_executor> strand,
       exec_(std::move(exec)),
       pid_(pid),
       changed_(strand_, std::chrono::steady_clock::time_point::max()),
-      grace_timer_(strand_),
       disk_(std::move(disk)),
       disk_timer_(strand_),
       grace_(grace) {}
@@ -113,7 +112,7 @@ asio::awaitable<void> InstanceState::watch() {
   // From here the exit is being composed: a measurement still under way must not stop it.
   exited_ = true;
   disk_timer_.cancel();
-  grace_timer_.cancel();
+  changed_.cancel();  // a stop waiting for this end goes on at once
   sdk::ExitInfo info;
   if (code) {
     info = exit_from_return(*code);
@@ -147,28 +146,73 @@ asio::awaitable<sdk::ExitInfo> InstanceState::stop(std::chrono::milliseconds gra
     stop_requested_ = true;
     forced_cause_ = cause;
     forced_detail_ = std::move(detail);
-    // errand-guest-init passes SIGTERM on to the agent; closing the control connection then
-    // kills the init, and the agent with it (its parent-death signal).
-    if (auto sent = co_await exec_->signal(SIGTERM); !sent)
-      log_->warn("session instance {}: SIGTERM not delivered: {}", name_, sent.error().message);
-    boost::system::error_code ignored;
-    if (!exited_) {
-      // watch() cancels this wait as soon as the exit status arrives.
-      grace_timer_.expires_after(grace);
-      co_await grace_timer_.async_wait(asio::redirect_error(use_awaitable, ignored));
-    }
-    if (!exited_) {
-      exec_->kill();
-      grace_timer_.expires_after(kAfterKill);
-      co_await grace_timer_.async_wait(asio::redirect_error(use_awaitable, ignored));
-      if (!exited_) {
-        log_->warn("session instance {}: no exit status {} ms after the kill; stopping it", name_,
-                   kAfterKill.count());
-        co_await remove_instance(*client_, name_);
-      }
-    }
+    if (auto gave_up = co_await stop_steps(grace)) co_return *gave_up;
   }
   co_return co_await finished();
+}
+
+asio::awaitable<bool> InstanceState::exited_within(std::chrono::milliseconds limit) {
+  std::function<bool()> exited = [this] { return exited_; };
+  co_return co_await common::wait_done_within(changed_, limit, std::move(exited));
+}
+
+void InstanceState::warn_overrun(std::string_view step, std::chrono::milliseconds deadline,
+                                 std::string_view escalation) const {
+  log_->warn("{}",
+             common::stop_overrun_warning("session instance " + name_, step, deadline, escalation));
+}
+
+asio::awaitable<bool> InstanceState::send_term() {
+  // errand-guest-init passes SIGTERM on to the agent. The send runs on its own, so that a write
+  // incusd never takes in does not hold the stop; closing the control connection ends it.
+  auto sent = std::make_shared<std::optional<sdk::Result<void>>>();
+  asio::co_spawn(
+      strand_,
+      [self = shared_from_this(), sent]() -> asio::awaitable<void> {
+        *sent = co_await self->exec_->signal(SIGTERM);
+        self->changed_.cancel();
+      },
+      asio::detached);
+  std::function<bool()> settled = [this, sent] { return sent->has_value() || exited_; };
+  co_await common::wait_done_within(changed_, kSignalDeadline, std::move(settled));
+  if (!sent->has_value() && !exited_) {
+    warn_overrun("sending SIGTERM", kSignalDeadline,
+                 "closing the exec's control connection, which makes incusd kill "
+                 "errand-guest-init");
+    exec_->kill();
+    co_return false;
+  }
+  if (sent->has_value() && !**sent)
+    log_->warn("session instance {}: SIGTERM not delivered: {}", name_, (*sent)->error().message);
+  co_return true;
+}
+
+asio::awaitable<std::optional<sdk::ExitInfo>> InstanceState::stop_steps(
+    std::chrono::milliseconds grace) {
+  // watch() wakes these waits as soon as the exit status arrives.
+  if (co_await send_term()) {
+    if (co_await exited_within(grace)) co_return std::nullopt;
+    warn_overrun("the agent's end after SIGTERM", grace,
+                 "closing the exec's control connection, which makes incusd kill "
+                 "errand-guest-init");
+    exec_->kill();
+  }
+  if (co_await exited_within(kEndAfterKillDeadline)) co_return std::nullopt;
+  warn_overrun("errand-guest-init's end after its control connection closed", kEndAfterKillDeadline,
+               "stopping the instance with force");
+  const auto removed = co_await remove_instance(*client_, name_, kForceStopRequestDeadline);
+  if (!removed.first) log_->warn("{}", removed.second);
+  if (co_await exited_within(kEndAfterForceStopDeadline)) co_return std::nullopt;
+  warn_overrun("the exec's exit status after the forced stop", kEndAfterForceStopDeadline,
+               "returning without it");
+  sdk::ExitInfo gave_up;
+  gave_up.signal = SIGKILL;
+  gave_up.limit = forced_cause_;
+  gave_up.detail = (forced_detail_.empty() ? std::string() : forced_detail_ + "; ") +
+                   "stopped with force; incusd never gave the agent's exit status";
+  gave_up.cleanup_complete = removed.first;
+  gave_up.cleanup_detail = removed.second;
+  co_return gave_up;
 }
 
 void InstanceState::remove_soon() noexcept {
@@ -177,7 +221,7 @@ void InstanceState::remove_soon() noexcept {
     asio::co_spawn(
         strand_,
         [client = client_, name = name_]() -> asio::awaitable<void> {
-          co_await remove_instance(*client, name);
+          co_await remove_instance(*client, name, kDefaultDeadline);
         },
         asio::detached);
   } catch (...) {

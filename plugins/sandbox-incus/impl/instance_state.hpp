@@ -3,7 +3,8 @@
 // One session's instance as the daemon sees it: errand-guest-init running through Incus's exec,
 // whose stdio is the agent's, and the instance it runs in. Every end (the agent's own, a stop,
 // the disk budget) waits for the exec's exit status and then stops the instance, which deletes
-// it (it is ephemeral), so the instance is gone before anyone is told the session ended.
+// it (it is ephemeral), so the instance is gone before anyone is told the session ended; only a
+// stop whose every deadline passed without that status returns without it, and says so.
 
 #include <spdlog/logger.h>
 #include <atomic>
@@ -14,6 +15,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "common/disk_budget/disk_watch.hpp"
 #include "plugins/sandbox-incus/client/incus_client.hpp"
@@ -23,9 +25,11 @@ namespace errand::incus {
 namespace asio = boost::asio;
 
 // Stops the instance with force (an ephemeral instance is then deleted), deletes it if it is
-// still there, and says whether it is gone; what was left when it is not.
-asio::awaitable<std::pair<bool, std::string>> remove_instance(const IncusClient& client,
-                                                              const std::string& name);
+// still there, and says whether it is gone; what was left when it is not. deadline bounds each
+// of its requests.
+asio::awaitable<std::pair<bool, std::string>> remove_instance(
+    const IncusClient& client, const std::string& name,
+    std::chrono::milliseconds deadline = kDefaultDeadline);
 
 // What errand-guest-init's exit status (as Incus reports the exec'd process) says about the end.
 sdk::ExitInfo exit_from_return(int code);
@@ -56,6 +60,15 @@ class InstanceState : public std::enable_shared_from_this<InstanceState> {
   asio::awaitable<void> watch();
   asio::awaitable<void> watch_disk();
   asio::awaitable<void> wait_change();
+  // SIGTERM, the grace, the control connection closed, a forced stop: each step under its
+  // deadline (stop_deadlines.hpp), escalated and logged when it passes. The exit the stop
+  // returns when incusd never gave an exit status; nothing when watch() composes it.
+  asio::awaitable<std::optional<sdk::ExitInfo>> stop_steps(std::chrono::milliseconds grace);
+  // False when the send overran and the control connection was closed instead.
+  asio::awaitable<bool> send_term();
+  asio::awaitable<bool> exited_within(std::chrono::milliseconds limit);
+  void warn_overrun(std::string_view step, std::chrono::milliseconds deadline,
+                    std::string_view escalation) const;
 
   asio::strand<asio::any_io_executor> strand_;
   std::shared_ptr<IncusClient> client_;
@@ -64,7 +77,6 @@ class InstanceState : public std::enable_shared_from_this<InstanceState> {
   std::unique_ptr<ExecSession> exec_;
   int pid_;
   asio::steady_timer changed_;
-  asio::steady_timer grace_timer_;
   std::optional<common::DiskWatch> disk_;
   asio::steady_timer disk_timer_;
   std::chrono::milliseconds grace_;

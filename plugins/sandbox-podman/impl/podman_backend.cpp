@@ -13,6 +13,7 @@
 #include "plugins/sandbox-podman/impl/host_probe.hpp"
 #include "plugins/sandbox-podman/impl/image_contract.hpp"
 #include "plugins/sandbox-podman/impl/seccomp_profile.hpp"
+#include "plugins/sandbox-podman/impl/stop_deadlines.hpp"
 
 namespace errand::podman {
 
@@ -189,7 +190,7 @@ sdk::SweepReport PodmanBackend::sweep_orphans() noexcept {
         if (owned) continue;
       }
       auto rm = run_podman(env_, {"--log-level=error", "rm", "--force", "--ignore", name},
-                           kPodmanTimeout);
+                           kRemoveDeadline);
       if (rm && rm->exit_code == 0) {
         ++report.removed;
         report.details.push_back("removed the container " + name + ", which no session owns");

@@ -132,7 +132,11 @@ sdk::Result<CommandOutput> run_podman(
   }
   CommandOutput output;
   if (!drain(out[0], err[0], output, std::chrono::steady_clock::now() + timeout)) {
+    // podman is its own process group's leader (common/process_spawn.hpp), not yet reaped, so
+    // the group is still its; a helper of its that holds the pipes goes with it.
+    ::kill(-*pid, SIGKILL);
     ::kill(*pid, SIGKILL);
+    output.timed_out = true;
     output.err += "\n(errand killed podman after " + std::to_string(timeout.count()) + " ms)";
   }
   ::close(out[0]);

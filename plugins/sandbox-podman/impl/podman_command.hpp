@@ -35,12 +35,14 @@ PodmanEnvironment environment_for_this_account(const std::filesystem::path& cont
 std::string installed_program(const std::string& name);
 
 struct CommandOutput {
-  int exit_code = -1;  // -1 when ended by a signal (the timeout included)
+  int exit_code = -1;      // -1 when ended by a signal (the timeout included)
+  bool timed_out = false;  // errand killed it at the timeout
   std::string out;
   std::string err;
 };
 
-// Runs podman with args to completion with stdin on /dev/null; killed after timeout. Blocking.
+// Runs podman with args to completion with stdin on /dev/null; killed after timeout, with
+// whatever it started in its process group (which holds its output pipes too). Blocking.
 // extra joins podman's environment (the values of variables a container is given by name).
 // An error only when it could not be started at all.
 sdk::Result<CommandOutput> run_podman(

@@ -1,5 +1,6 @@
 #include "plugins/sandbox-podman/impl/podman_process.hpp"
 
+#include <signal.h>
 #include <sys/wait.h>
 
 #include <boost/asio/co_spawn.hpp>
@@ -11,14 +12,14 @@
 #include <cerrno>
 
 #include "common/pool_work.hpp"
+#include "common/stop_deadline.hpp"
+#include "plugins/sandbox-podman/impl/stop_deadlines.hpp"
 
 namespace errand::podman {
 
 using asio::use_awaitable;
 
 namespace {
-
-constexpr std::chrono::milliseconds kRemoveTimeout{60000};
 
 // podman start --attach exits with the container's status: 125 is podman's own failure (an
 // agent command the image lacks among them), 126 and 127 a shell's, and 128+N means the agent
@@ -48,7 +49,7 @@ sdk::ExitInfo exit_from(int status) {
 std::pair<bool, std::string> remove_container(const PodmanEnvironment& env,
                                               const std::string& name) {
   auto rm =
-      run_podman(env, {"--log-level=error", "rm", "--force", "--ignore", name}, kRemoveTimeout);
+      run_podman(env, {"--log-level=error", "rm", "--force", "--ignore", name}, kRemoveDeadline);
   if (!rm) return {false, "could not remove the container " + name + ": " + rm.error().message};
   if (rm->exit_code != 0)
     return {false, "podman rm of the container " + name + " failed: " + failure_text(*rm)};
@@ -107,6 +108,7 @@ asio::awaitable<void> ContainerState::watch() {
   // From here the exit is being composed: a measurement still under way must not stop it.
   exited_ = true;
   disk_timer_.cancel();
+  changed_.cancel();  // a stop waiting for this end goes on at once
   auto info = exit_from(status);
   if (stop_requested_ && info.detail.empty()) info.detail = "stopped";
   if (forced_cause_ != sdk::LimitCause::none) {
@@ -139,24 +141,108 @@ asio::awaitable<sdk::ExitInfo> ContainerState::stop(std::chrono::milliseconds gr
     stop_requested_ = true;
     forced_cause_ = cause;
     forced_detail_ = std::move(detail);
-    // podman stop sends the stop signal, waits grace (whole seconds, at least one), then
-    // SIGKILL; podman start then ends and watch() removes what is left.
-    const auto seconds = std::to_string(std::max<long long>(
-        1, std::chrono::duration_cast<std::chrono::seconds>(grace + std::chrono::milliseconds(999))
-               .count()));
-    auto env = env_;
-    auto name = name_;
-    auto stopping = [env, name, seconds] {
-      auto out = run_podman(env, {"--log-level=error", "stop", "--ignore", "--time", seconds, name},
-                            kRemoveTimeout);
-      return out && out->exit_code == 0 ? std::string()
-             : out                      ? failure_text(*out)
-                                        : out.error().message;
-    };
-    const std::string failed = co_await common::run_on_pool(*pool_, std::move(stopping));
-    if (!failed.empty()) log_->warn("podman stop {}: {}", name_, failed);
+    co_await stop_steps(grace);
   }
   co_return co_await finished();
+}
+
+asio::awaitable<bool> ContainerState::ended_within(std::chrono::milliseconds limit) {
+  std::function<bool()> ended = [this] { return exited_; };
+  co_return co_await common::wait_done_within(changed_, limit, std::move(ended));
+}
+
+asio::awaitable<bool> ContainerState::podman_step(std::vector<std::string> args) {
+  std::string step = "podman";
+  for (const auto& a : args) step += " " + a;
+  args.insert(args.begin(), "--log-level=error");
+  auto work = [env = env_, args = std::move(args)] {
+    return run_podman(env, args, kPodmanCommandDeadline);
+  };
+  const sdk::Result<CommandOutput> out = co_await common::run_on_pool(*pool_, std::move(work));
+  if (out && out->timed_out) {
+    log_->warn("{}",
+               common::stop_overrun_warning(who(), step, kPodmanCommandDeadline,
+                                            "killed that podman and went on to the next step"));
+    co_return false;
+  }
+  if (!out || out->exit_code != 0) {
+    // A container that ended meanwhile refuses a signal; that is no failure of the stop.
+    if (!exited_)
+      log_->warn("{}: {} failed: {}", who(), step, out ? failure_text(*out) : out.error().message);
+    co_return false;
+  }
+  co_return true;
+}
+
+asio::awaitable<std::string> ContainerState::container_status() {
+  auto inspect = [env = env_, name = name_] {
+    return run_podman(
+        env, {"--log-level=error", "container", "inspect", "--format", "{{.State.Status}}", name},
+        kPodmanCommandDeadline);
+  };
+  const sdk::Result<CommandOutput> out = co_await common::run_on_pool(*pool_, std::move(inspect));
+  if (!out || out->exit_code != 0) co_return std::string();
+  std::string status = out->out;
+  while (!status.empty() && (status.back() == '\n' || status.back() == ' ')) status.pop_back();
+  co_return status;
+}
+
+asio::awaitable<bool> ContainerState::wait_until_started() {
+  // `podman start` was spawned before launch returned, but podman may not have started the
+  // container yet; a signal or `podman stop` then finds nothing running, does nothing, and the
+  // agent starts afterwards and runs unstopped. So wait until the container runs (or is gone:
+  // podman start failed or has removed it, and nothing is left to start).
+  const auto deadline = std::chrono::steady_clock::now() + kStillStartingDeadline;
+  while (!exited_) {
+    const std::string status = co_await container_status();
+    if (status != "created" && status != "configured" && status != "initialized") co_return true;
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) co_return false;
+    co_await ended_within(std::min(left, std::chrono::milliseconds(100)));
+  }
+  co_return true;
+}
+
+asio::awaitable<void> ContainerState::stop_steps(std::chrono::milliseconds grace) {
+  // Named rather than temporaries: GCC 12 mishandles temporaries that live across a co_await.
+  std::vector<std::string> remove{"rm", "--force", "--ignore", "--time", "0", name_};
+  std::vector<std::string> term{"kill", "--signal", "TERM", name_};
+  std::vector<std::string> sigkill{"kill", "--signal", "KILL", name_};
+  const bool started = co_await wait_until_started();
+  if (!started) {
+    log_->warn("{}", common::stop_overrun_warning(
+                         who(), "starting the container (asked to stop meanwhile)",
+                         kStillStartingDeadline, "removing it with podman rm --force --time 0"));
+    co_await podman_step(remove);
+  } else if (!exited_) {
+    // The container's PID 1 (podman's init, --init) passes SIGTERM on to the agent.
+    co_await podman_step(term);
+    // The grace is the agent's: a container that has ended within it needs no SIGKILL, though
+    // podman start may take a moment longer to notice.
+    std::string status;
+    if (!co_await ended_within(grace)) status = co_await container_status();
+    if (status == "running") {
+      log_->warn("{}", common::stop_overrun_warning(who(), "the agent's end after SIGTERM", grace,
+                                                    "sending SIGKILL (podman kill --signal KILL)"));
+      co_await podman_step(sigkill);
+    }
+  }
+  if (co_await ended_within(kEndAfterKillDeadline)) co_return;
+  log_->warn("{}", common::stop_overrun_warning(
+                       who(), "podman start's end after the container was killed",
+                       kEndAfterKillDeadline, "removing it with podman rm --force --time 0"));
+  co_await podman_step(remove);
+  if (co_await ended_within(kEndAfterKillDeadline)) co_return;
+  log_->warn("{}",
+             common::stop_overrun_warning(
+                 who(), "podman start's end after the container was removed", kEndAfterKillDeadline,
+                 "killing podman start's process group (pid " + std::to_string(running_.pid) +
+                     ") with SIGKILL"));
+  // Not yet reaped (exited_ is set on this strand right after the reaping), so the pid and its
+  // group are still podman start's.
+  ::kill(-running_.pid, SIGKILL);
+  ::kill(running_.pid, SIGKILL);
 }
 
 void ContainerState::remove_soon() noexcept {

@@ -2,10 +2,12 @@
 
 // One session's container as the daemon sees it: the `podman start --attach` process, whose stdio
 // is the agent's and whose pidfd is watched on a strand of the host's executor. Killing it would
-// leave conmon holding the container, so stopping goes through `podman stop --time`, and every end
-// (its own or a stop) is followed by `podman rm --force --ignore`, so the container is gone before
-// anyone is told the session ended. A session with a disk budget is watched as bailey watches
-// one (common/disk_budget/disk_watch.hpp) and stopped the same way once past it.
+// leave conmon holding the container, so stopping signals the container through podman (SIGTERM,
+// then SIGKILL after the grace), each step under a deadline (stop_deadlines.hpp) past which it is
+// escalated and logged; and every end (its own or a stop) is followed by
+// `podman rm --force --ignore`, so the container is gone before anyone is told the session ended. A
+// session with a disk budget is watched as bailey watches one (common/disk_budget/disk_watch.hpp)
+// and stopped the same way once past it.
 
 #include <spdlog/logger.h>
 #include <atomic>
@@ -18,6 +20,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "common/disk_budget/disk_watch.hpp"
 #include "plugins/sandbox-podman/impl/podman_command.hpp"
@@ -43,7 +46,8 @@ class ContainerState : public std::enable_shared_from_this<ContainerState> {
   // Starts watching; call once, right after construction.
   void start();
   asio::awaitable<sdk::ExitInfo> finished();
-  // `podman stop --time grace`; cause and detail say why when errand, not the core, stops it.
+  // SIGTERM, SIGKILL after grace, and force past that (see stop_steps); cause and detail say why
+  // when errand, not the core, stops it.
   asio::awaitable<sdk::ExitInfo> stop(std::chrono::milliseconds grace,
                                       sdk::LimitCause cause = sdk::LimitCause::none,
                                       std::string detail = {});
@@ -58,6 +62,16 @@ class ContainerState : public std::enable_shared_from_this<ContainerState> {
   asio::awaitable<void> watch();
   asio::awaitable<void> watch_disk();
   asio::awaitable<void> wait_change();
+  asio::awaitable<void> stop_steps(std::chrono::milliseconds grace);
+  // False when the container was still being started at kStillStartingDeadline.
+  asio::awaitable<bool> wait_until_started();
+  // One podman command on the pool, under kPodmanCommandDeadline; an overrun or a failure is
+  // logged, and false.
+  asio::awaitable<bool> podman_step(std::vector<std::string> args);
+  asio::awaitable<bool> ended_within(std::chrono::milliseconds limit);
+  // podman's word for the container's state; empty when there is no such container.
+  asio::awaitable<std::string> container_status();
+  std::string who() const { return "session container " + name_; }
 
   asio::strand<asio::any_io_executor> strand_;
   std::shared_ptr<asio::thread_pool> pool_;

@@ -8,9 +8,11 @@
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <catch2/catch_test_macros.hpp>
+#include <cerrno>
 #include <fstream>
 #include <sstream>
 #include <thread>
+#include <vector>
 
 #include "plugins/sandbox-bailey/common/cgroups.hpp"
 #include "plugins/sandbox-bailey/impl/launcher_spawn.hpp"
@@ -27,6 +29,28 @@ std::string read_line(const fs::path& path) {
   std::string line;
   std::getline(in, line);
   return line;
+}
+
+// The state letter /proc gives a process ('R', 'S', 'Z', ...), or '-' when there is no such
+// process.
+char process_state(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string stat;
+  std::getline(in, stat);
+  const auto close = stat.rfind(')');
+  return close == std::string::npos || close + 2 >= stat.size() ? '-' : stat[close + 2];
+}
+
+// No such process, or one that has died and only waits to be reaped by whoever inherited it (a
+// sandbox's first process is reparented when its launcher dies), which runs and holds nothing.
+// Waits a little for a reaping under way.
+bool dead_per_kernel(pid_t pid) {
+  for (int i = 0; i < 20; ++i) {
+    if (::kill(pid, 0) == -1 && errno == ESRCH) return true;
+    if (const char state = process_state(pid); state == 'Z' || state == 'X') return true;
+    std::this_thread::sleep_for(milliseconds(100));
+  }
+  return false;
 }
 
 asio::awaitable<void> sleep_for(milliseconds d) {
@@ -63,24 +87,47 @@ TEST_CASE("stop sends SIGTERM to the whole sandbox and cleans up", "[live]") {
   CHECK_FALSE(fs::exists(h.backend().run_dir(session)));
 }
 
-TEST_CASE("a sandbox that ignores SIGTERM is killed after the grace period", "[live]") {
+TEST_CASE("a sandbox that ignores SIGTERM is killed after the grace period, and says so",
+          "[live]") {
   require_full_host();
-  Harness h;
+  Harness h(boost::json::object{{"pids", 64}});
+  const auto layout = errand::bailey::cgroups::detect("");
+  auto spec = h.spec({"sleep", "30", "--ignore-term"});
+  const auto session = spec.session_id;
+  const auto procs = fs::path(layout.pids) / h.backend().cgroup_name(session) / "cgroup.procs";
+  std::vector<pid_t> inside;  // every process of the sandbox, as host pids, while it runs
+  pid_t launcher = 0;
   std::chrono::steady_clock::duration stop_took{};
   const auto r =
-      h.run(h.spec({"sleep", "30", "--ignore-term"}),
-            [&](errand::sdk::SandboxProcess& p) -> asio::awaitable<errand::sdk::ExitInfo> {
-              co_await sleep_for(milliseconds(300));
-              const auto stopping = std::chrono::steady_clock::now();
-              const auto exit = co_await p.stop(milliseconds(700));
-              stop_took = std::chrono::steady_clock::now() - stopping;
-              co_return exit;
-            });
-  INFO(r.exit.detail);
+      h.run(spec, [&](errand::sdk::SandboxProcess& p) -> asio::awaitable<errand::sdk::ExitInfo> {
+        co_await sleep_for(milliseconds(300));
+        launcher = p.pid();
+        std::ifstream in(procs);
+        for (pid_t pid = 0; in >> pid;) inside.push_back(pid);
+        const auto stopping = std::chrono::steady_clock::now();
+        const auto exit = co_await p.stop(milliseconds(700));
+        stop_took = std::chrono::steady_clock::now() - stopping;
+        co_return exit;
+      });
+  const auto log = h.log_text();
+  INFO(r.exit.detail << "\nlog:\n" << log);
   // Killed, long before its 30 s sleep would have ended it, and only once the grace was over.
   CHECK(r.exit.signal == SIGKILL);
   CHECK(stop_took >= milliseconds(700));
   CHECK(r.exit.cleanup_complete);
+  CHECK(contains(log, "session " + session +
+                          ": the agent's end after SIGTERM did not finish within 700 ms; sending "
+                          "SIGKILL to the launcher and to every process in the session's cgroups"));
+  // Nothing past the first escalation was needed.
+  CHECK_FALSE(contains(log, "the launcher's end after SIGKILL"));
+  // Gone per the kernel: the launcher and every process the sandbox held.
+  REQUIRE(launcher > 0);
+  REQUIRE_FALSE(inside.empty());
+  inside.push_back(launcher);
+  for (const pid_t pid : inside) {
+    INFO("pid " << pid << " state " << process_state(pid));
+    CHECK(dead_per_kernel(pid));
+  }
 }
 
 TEST_CASE("an agent that cannot be started is a launch error naming it", "[live]") {

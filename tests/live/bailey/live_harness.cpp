@@ -12,6 +12,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <spdlog/sinks/ringbuffer_sink.h>
 #include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>
 #include <boost/asio/co_spawn.hpp>
@@ -92,13 +93,20 @@ Harness::Harness(json::object sandbox, fs::path root) : root_(std::move(root)) {
            {"provider", "anthropic"},
            {"providers",
             json::object{{"anthropic", json::object{{"credentialName", "ANTHROPIC_API_KEY"}}}}}}}};
-  auto log = std::make_shared<spdlog::logger>("sandbox-bailey",
-                                              std::make_shared<spdlog::sinks::stderr_sink_mt>());
+  // To stderr for whoever reads a failure, and kept for tests that assert what was logged.
+  spdlog::sinks_init_list sinks{std::make_shared<spdlog::sinks::stderr_sink_mt>(), log_lines_};
+  auto log = std::make_shared<spdlog::logger>("sandbox-bailey", sinks);
   log->set_level(spdlog::level::warn);
   const auto host = host_parts_.services(
       io_.get_executor(), log, config_, errand::test::build_path(ERRAND_BAILEY_PLUGIN), state_dir_);
   backend_ = std::make_unique<errand::bailey::BaileyBackend>(host);
   broker_ = std::make_unique<UnixEchoServer>(state_dir_ / "brokers" / "echo.sock");
+}
+
+std::string Harness::log_text() const {
+  std::string text;
+  for (const auto& line : log_lines_->last_formatted()) text += line;
+  return text;
 }
 
 errand::sdk::SandboxPolicy Harness::policy() const {

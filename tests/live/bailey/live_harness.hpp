@@ -4,6 +4,8 @@
 // escape probe, and hands back what the kernel let it do. Also the host-side services the
 // probe tries to reach: they listen on 127.0.0.1 only.
 
+#include <spdlog/sinks/ringbuffer_sink.h>
+
 #include <boost/asio/io_context.hpp>
 #include <boost/json/object.hpp>
 #include <errand/sdk/sandbox_backend.hpp>
@@ -58,6 +60,8 @@ class Harness {
   errand::bailey::BaileyBackend& backend() { return *backend_; }
   const fs::path& state_dir() const { return state_dir_; }
   const fs::path& project_root() const { return project_root_; }
+  // What the backend logged at warn and above.
+  std::string log_text() const;
   // The policy the core builds from the harness's configuration, as the daemon would.
   errand::sdk::SandboxPolicy policy() const;
 
@@ -79,6 +83,8 @@ class Harness {
   boost::json::object config_;
   boost::asio::io_context io_;
   errand::test::HostParts host_parts_;  // what the backend's services refer to
+  std::shared_ptr<spdlog::sinks::ringbuffer_sink_mt> log_lines_ =
+      std::make_shared<spdlog::sinks::ringbuffer_sink_mt>(256);
   std::unique_ptr<errand::bailey::BaileyBackend> backend_;
   int counter_ = 0;
 };

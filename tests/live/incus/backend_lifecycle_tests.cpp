@@ -1,10 +1,11 @@
 // sandbox-incus through launch(), against the real incusd: a session's stdio is the agent's,
 // its secrets reach the agent's environment and never exec's, every end deletes the instance,
-// and a stop ends the agent with SIGTERM first.
+// and a stop ends the agent with SIGTERM first, and kills it after the grace, saying so.
 
 #include <catch2/catch_test_macros.hpp>
 #include <catch2/matchers/catch_matchers_string.hpp>
 
+#include "plugins/sandbox-incus/impl/stop_deadlines.hpp"
 #include "tests/live/incus/live_incus_daemon.hpp"
 
 using namespace errand::incus::live;
@@ -72,4 +73,31 @@ TEST_CASE("stopping an incus session sends the agent SIGTERM and deletes the ins
   CHECK(exit.exit_code == 3);
   CHECK(exit.cleanup_complete);
   CHECK_FALSE(daemon.instance_exists(id));
+}
+
+TEST_CASE("an incus agent that ignores SIGTERM is killed after the grace, and the log says so") {
+  Daemon daemon;
+  auto spec =
+      daemon.spec({"/bin/sh", "-c", "trap '' TERM; echo ready; while :; do sleep 0.1; done"});
+  daemon.probe(spec.policy);
+  const auto id = spec.session_id;
+  auto process = daemon.launch(std::move(spec));
+  char ready[6] = {};
+  REQUIRE(::read(process->stdout_fd(), ready, 6) == 6);  // the trap is set
+  const auto grace = std::chrono::milliseconds(1500);
+  const auto started = std::chrono::steady_clock::now();
+  const auto exit = daemon.run(process->stop(grace));
+  const auto took = std::chrono::steady_clock::now() - started;
+  const auto log = daemon.log_text();
+  INFO(exit.detail << exit.cleanup_detail << "\nlog:\n" << log);
+  CHECK_FALSE(exit.exit_code == std::optional<int>(0));
+  CHECK(took >= grace);
+  // The grace, then incusd's kill and the instance's forced stop and deletion on a loaded host:
+  // well inside the deadlines that would follow.
+  CHECK(took < grace + kEndAfterKillDeadline + kForceStopRequestDeadline);
+  CHECK(exit.cleanup_complete);
+  CHECK_FALSE(daemon.instance_exists(id));
+  CHECK_THAT(log, ContainsSubstring("session instance " + instance_name(id) +
+                                    ": the agent's end after SIGTERM did not finish within 1500 "
+                                    "ms; closing the exec's control connection"));
 }

@@ -8,7 +8,7 @@
 
 #include <unistd.h>
 
-#include <spdlog/sinks/null_sink.h>
+#include <spdlog/sinks/ringbuffer_sink.h>
 #include <spdlog/spdlog.h>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/executor_work_guard.hpp>
@@ -54,6 +54,15 @@ struct Daemon {
   boost::json::object config;
   std::unique_ptr<IncusBackend> backend;
   int counter = 0;
+  // What the backends logged, for tests that assert it said what it did (a stop's escalation).
+  std::shared_ptr<spdlog::sinks::ringbuffer_sink_mt> log_lines =
+      std::make_shared<spdlog::sinks::ringbuffer_sink_mt>(256);
+
+  std::string log_text() const {
+    std::string text;
+    for (const auto& line : log_lines->last_formatted()) text += line;
+    return text;
+  }
 
   // sandbox.incus as the host hands it over, every defaulted key written; incus may add more.
   explicit Daemon(boost::json::object incus = {}) {
@@ -70,8 +79,7 @@ struct Daemon {
   // A backend on the same state directory, as the daemon's next start would make: the same
   // daemon mark, and no session it knows of.
   std::unique_ptr<IncusBackend> another_backend() {
-    auto log =
-        std::make_shared<spdlog::logger>("incus", std::make_shared<spdlog::sinks::null_sink_mt>());
+    auto log = std::make_shared<spdlog::logger>("incus", log_lines);
     return std::make_unique<IncusBackend>(
         parts.services(io.get_executor(), log, config,
                        errand::test::build_path(ERRAND_INCUS_PLUGIN), dir.path() / "state"));

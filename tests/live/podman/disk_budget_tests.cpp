@@ -1,5 +1,5 @@
 // The disk budget under podman: measured on the host over the directories the container mounts
-// as /workspace and /state, and a session past it stopped through podman stop with the same
+// as /workspace and /state, and a session past it stopped (SIGTERM through podman) with the same
 // words bailey uses.
 
 #include <signal.h>

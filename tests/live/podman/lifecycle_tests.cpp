@@ -1,3 +1,4 @@
+#include <signal.h>
 #include <unistd.h>
 
 #include <spdlog/sinks/null_sink.h>
@@ -5,11 +6,13 @@
 #include <catch2/catch_test_macros.hpp>
 
 #include "core/sandbox/policy_from_config.hpp"
+#include "plugins/sandbox-podman/impl/stop_deadlines.hpp"
 #include "tests/live/podman/live_daemon.hpp"
 #include "tests/support/test_paths.hpp"
 
 // A session's container through the backend itself: launched from a LaunchSpec, its stdio the
-// agent's, stopped through podman stop, and always gone afterwards; and the orphan sweep.
+// agent's, stopped (SIGTERM, then SIGKILL after the grace) and always gone afterwards; and the
+// orphan sweep.
 
 using namespace errand::podman;
 using namespace errand::podman::live;
@@ -76,21 +79,69 @@ TEST_CASE("the agent's stdio is the container's: what goes in comes back out") {
   CHECK(*exit.exit_code == 0);
 }
 
-TEST_CASE("stopping a session goes through podman stop and leaves no container") {
+// The stop is asked the moment launch returns, when `podman start` may not have started the
+// container yet: on a loaded host that stop once found nothing running, did nothing, and the
+// agent then ran for the whole of sleep 600 (CTest's timeout). The bound is well under that and
+// well over a loaded host's slowest podman commands.
+TEST_CASE("stopping a session just launched ends it within its grace and leaves no container") {
   Daemon d;
   auto process = d.launch({"sleep", "600"});
   const auto name = container_name("live-" + std::to_string(::getpid()) + "-1");
-  // The container exists once podman has made it; stop is asked only then.
-  for (int i = 0; i < 100 && !d.container_exists(name); ++i) ::usleep(100000);
-  REQUIRE(d.container_exists(name));
   const auto started = std::chrono::steady_clock::now();
   const auto exit = d.run(process->stop(std::chrono::seconds(2)));
   const auto took = std::chrono::steady_clock::now() - started;
-  INFO(exit.detail << exit.cleanup_detail);
+  INFO(exit.detail << exit.cleanup_detail << "\nlog:\n" << d.log_text());
   CHECK(exit.signal.has_value());
   CHECK(exit.cleanup_complete);
-  CHECK(took < std::chrono::seconds(30));
+  CHECK(took < std::chrono::seconds(60));
   CHECK_FALSE(d.container_exists(name));
+  // sleep ends on SIGTERM, so nothing was escalated, and the log does not claim otherwise.
+  CHECK(d.log_text().find("did not finish within") == std::string::npos);
+}
+
+TEST_CASE("stopping a session already running goes the same way") {
+  Daemon d;
+  auto process = d.launch({"sh", "-c", "echo up; exec sleep 600"});
+  const auto name = container_name("live-" + std::to_string(::getpid()) + "-1");
+  // Running for certain: the agent has written.
+  char c = 0;
+  REQUIRE(::read(process->stdout_fd(), &c, 1) == 1);
+  const auto started = std::chrono::steady_clock::now();
+  const auto exit = d.run(process->stop(std::chrono::seconds(2)));
+  const auto took = std::chrono::steady_clock::now() - started;
+  INFO(exit.detail << exit.cleanup_detail << "\nlog:\n" << d.log_text());
+  REQUIRE(exit.signal.has_value());
+  CHECK(*exit.signal == SIGTERM);
+  CHECK(exit.cleanup_complete);
+  CHECK(took < std::chrono::seconds(60));
+  CHECK_FALSE(d.container_exists(name));
+  CHECK(d.log_text().find("did not finish within") == std::string::npos);
+}
+
+TEST_CASE("an agent that ignores SIGTERM is killed after the grace, and the log says so") {
+  Daemon d;
+  auto process = d.launch({"sh", "-c", "trap '' TERM; echo up; while :; do sleep 1; done"});
+  const auto name = container_name("live-" + std::to_string(::getpid()) + "-1");
+  char c = 0;
+  REQUIRE(::read(process->stdout_fd(), &c, 1) == 1);  // the trap is set
+  const auto grace = std::chrono::seconds(2);
+  const auto started = std::chrono::steady_clock::now();
+  const auto exit = d.run(process->stop(grace));
+  const auto took = std::chrono::steady_clock::now() - started;
+  const auto log = d.log_text();
+  INFO(exit.detail << exit.cleanup_detail << "\nlog:\n" << log);
+  // It outlived the grace, so it ended by SIGKILL, not SIGTERM.
+  REQUIRE(exit.signal.has_value());
+  CHECK(*exit.signal == SIGKILL);
+  CHECK(took >= grace);
+  // The grace, then podman commands of a loaded host: far under the last deadline's sum.
+  CHECK(took < grace + kEndAfterKillDeadline);
+  CHECK(exit.cleanup_complete);
+  CHECK_FALSE(d.container_exists(name));
+  CHECK(
+      log.find("session container " + name +
+               ": the agent's end after SIGTERM did not finish within 2000 ms; sending SIGKILL") !=
+      std::string::npos);
 }
 
 TEST_CASE("the orphan sweep removes this daemon's containers no session owns, and says which") {

@@ -6,7 +6,7 @@
 
 #include <unistd.h>
 
-#include <spdlog/sinks/null_sink.h>
+#include <spdlog/sinks/ringbuffer_sink.h>
 #include <spdlog/spdlog.h>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/io_context.hpp>
@@ -35,14 +35,16 @@ struct Daemon {
   errand::test::TempDir dir;
   errand::test::HostParts parts;
   asio::io_context io;
+  // What the backend logged, for tests that assert it said what it did (a stop's escalation).
+  std::shared_ptr<spdlog::sinks::ringbuffer_sink_mt> log_lines =
+      std::make_shared<spdlog::sinks::ringbuffer_sink_mt>(256);
   std::unique_ptr<PodmanBackend> backend;
   int counter = 0;
 
   // The configuration as the host hands it over: sandbox.image written or defaulted.
   explicit Daemon(const std::string& image = kTestImage) {
     boost::json::object config{{"sandbox", boost::json::object{{"image", image}}}};
-    auto log =
-        std::make_shared<spdlog::logger>("podman", std::make_shared<spdlog::sinks::null_sink_mt>());
+    auto log = std::make_shared<spdlog::logger>("podman", log_lines);
     fs::create_directories(dir.path() / "state");
     backend = std::make_unique<PodmanBackend>(
         parts.services(io.get_executor(), log, config,
@@ -77,6 +79,12 @@ struct Daemon {
     INFO((launched ? std::string() : launched.error().message));
     REQUIRE(launched.has_value());
     return std::move(*launched);
+  }
+
+  std::string log_text() const {
+    std::string text;
+    for (const auto& line : log_lines->last_formatted()) text += line;
+    return text;
   }
 
   bool container_exists(const std::string& name) {
