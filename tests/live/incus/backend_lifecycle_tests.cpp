@@ -5,11 +5,15 @@
 #include <catch2/catch_test_macros.hpp>
 #include <catch2/matchers/catch_matchers_string.hpp>
 
+#include "plugins/sandbox-incus/impl/launch_request.hpp"
 #include "plugins/sandbox-incus/impl/stop_deadlines.hpp"
 #include "tests/live/incus/live_incus_daemon.hpp"
 
 using namespace errand::incus::live;
 using Catch::Matchers::ContainsSubstring;
+using errand::incus::instance_name;
+using errand::incus::kEndAfterKillDeadline;
+using errand::incus::kForceStopRequestDeadline;
 
 namespace {
 
