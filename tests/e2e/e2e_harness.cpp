@@ -261,9 +261,16 @@ void E2eHarness::spawn_daemon() {
 bool E2eHarness::start_daemon() {
   spawn_daemon();
   // With a chat service the gateway comes first; the web interface, when there is one, after.
-  const bool ready = (front_ == Front::web_only ||
-                      daemon_->wait_for_output("the chat connection is ready", 60s)) &&
-                     (!serves_web() || wait_for_web_interface());
+  // A daemon that exits (a refusal, a sanitizer's abort) ends the wait at once.
+  const auto said_ready = [&] {
+    return daemon_->err().find("the chat connection is ready") != std::string::npos;
+  };
+  const auto chat_ready = [&] {
+    eventually([&] { return said_ready() || daemon_->wait_for(0ms).has_value(); });
+    return said_ready() && !daemon_->wait_for(0ms);
+  };
+  const bool ready =
+      (front_ == Front::web_only || chat_ready()) && (!serves_web() || wait_for_web_interface());
   if (ready) return true;
   const auto exited = daemon_->wait_for(0ms);
   if (exited && serves_web() && daemon_->err().find("is in use") != std::string::npos) return false;

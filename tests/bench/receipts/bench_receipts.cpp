@@ -13,29 +13,12 @@
 
 #include "core/receipts/receipts_db.hpp"
 #include "tests/bench/table/bench_table.hpp"
+#include "tests/support/sample_receipt.hpp"
 #include "tests/support/temp_dir.hpp"
 
 namespace {
 
 using clock_type = std::chrono::steady_clock;
-
-errand::sdk::ProviderReceipt receipt(int n) {
-  errand::sdk::ProviderReceipt r;
-  r.ended_at = std::chrono::system_clock::time_point(std::chrono::milliseconds(1700000000000 + n));
-  r.session_id = "bench";
-  r.provider = "anthropic";
-  r.credential_name = "ANTHROPIC_API_KEY";
-  r.host = "api.anthropic.com";
-  r.method = "POST";
-  r.path = "/v1/messages";
-  r.query_length = 12;
-  r.status = 200;
-  r.duration = std::chrono::milliseconds(345);
-  r.bytes_up = 1024;
-  r.bytes_down = 4096;
-  r.outcome = errand::sdk::ProviderReceipt::Outcome::completed;
-  return r;
-}
 
 int number_after(int& i, int argc, char** argv) {
   if (i + 1 >= argc) {
@@ -78,7 +61,8 @@ int main(int argc, char** argv) {
   std::vector<double> queued_ms;
   for (int round = 0; round < rounds; ++round) {
     const auto started = clock_type::now();
-    for (int n = 0; n < receipts; ++n) (*db)->record(receipt(round * receipts + n));
+    for (int n = 0; n < receipts; ++n)
+      (*db)->record(errand::test::sample_receipt("bench", round * receipts + n));
     queued_ms.push_back(
         std::chrono::duration<double, std::milli>(clock_type::now() - started).count());
     (*db)->flush();

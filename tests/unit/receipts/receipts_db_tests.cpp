@@ -14,32 +14,16 @@
 
 #include "core/receipts/receipts_db.hpp"
 #include "core/receipts/receipts_schema.hpp"
+#include "tests/support/sample_receipt.hpp"
 #include "tests/support/temp_dir.hpp"
 
 using errand::receipts::ReceiptsDb;
 using errand::sdk::ProviderReceipt;
+using errand::test::sample_receipt;
 using errand::test::TempDir;
 using Outcome = ProviderReceipt::Outcome;
 
 namespace {
-
-ProviderReceipt sample(std::string session, int n) {
-  ProviderReceipt r;
-  r.ended_at = std::chrono::system_clock::time_point(std::chrono::milliseconds(1700000000000 + n));
-  r.session_id = std::move(session);
-  r.provider = "anthropic";
-  r.credential_name = "ANTHROPIC_API_KEY";
-  r.host = "api.anthropic.com";
-  r.method = "POST";
-  r.path = "/v1/messages";
-  r.query_length = 12;
-  r.status = 200;
-  r.duration = std::chrono::milliseconds(345);
-  r.bytes_up = 1024;
-  r.bytes_down = 4096;
-  r.outcome = Outcome::completed;
-  return r;
-}
 
 std::shared_ptr<spdlog::logger> capture(std::shared_ptr<spdlog::sinks::ringbuffer_sink_mt>& sink) {
   sink = std::make_shared<spdlog::sinks::ringbuffer_sink_mt>(100);
@@ -84,12 +68,12 @@ TEST_CASE("a receipt is written with every field and read back", "[receipts]") {
   const auto file = dir.path() / "receipts.db";
   auto db = ReceiptsDb::open(file, nullptr);
   REQUIRE(db);
-  (*db)->record(sample("s1", 1));
+  (*db)->record(sample_receipt("s1", 1));
   auto rows = (*db)->newest("s1", 10);
   REQUIRE(rows);
   REQUIRE(rows->size() == 1);
   const auto& r = rows->front();
-  CHECK(r.ended_at == sample("s1", 1).ended_at);
+  CHECK(r.ended_at == sample_receipt("s1", 1).ended_at);
   CHECK(r.session_id == "s1");
   CHECK(r.provider == "anthropic");
   CHECK(r.credential_name == "ANTHROPIC_API_KEY");
@@ -126,7 +110,7 @@ TEST_CASE("the file is in WAL mode with the current schema version", "[receipts]
   {
     auto again = ReceiptsDb::open(file, nullptr);
     REQUIRE(again);
-    (*again)->record(sample("s", 1));
+    (*again)->record(sample_receipt("s", 1));
   }
   auto third = ReceiptsDb::open(file, nullptr);
   REQUIRE(third);
@@ -167,8 +151,8 @@ TEST_CASE("newest returns a session's rows newest first, up to the limit", "[rec
   TempDir dir;
   auto db = ReceiptsDb::open(dir.path() / "receipts.db", nullptr);
   REQUIRE(db);
-  for (int i = 0; i < 5; ++i) (*db)->record(sample("a", i));
-  (*db)->record(sample("b", 9));
+  for (int i = 0; i < 5; ++i) (*db)->record(sample_receipt("a", i));
+  (*db)->record(sample_receipt("b", 9));
   auto rows = (*db)->newest("a", 3);
   REQUIRE(rows);
   REQUIRE(rows->size() == 3);
@@ -189,7 +173,7 @@ TEST_CASE("no minted value, control character or odd method reaches a row", "[re
   {
     auto db = ReceiptsDb::open(file, nullptr);
     REQUIRE(db);
-    auto r = sample("s", 1);
+    auto r = sample_receipt("s", 1);
     r.method = "BREW";
     r.path = "/v1/" + minted + "/\x1b[31m" + std::string(400, 'z');
     r.outcome = Outcome::denied;
@@ -221,7 +205,7 @@ TEST_CASE("a receipt that cannot be written is logged and the caller goes on", "
     REQUIRE(sqlite3_exec(other, "DROP TABLE receipts", nullptr, nullptr, nullptr) == SQLITE_OK);
     sqlite3_close(other);
   }
-  (*db)->record(sample("s", 1));
+  (*db)->record(sample_receipt("s", 1));
   (*db)->flush();
   CHECK((*db)->lost() == 1);
   bool logged = false;
@@ -241,7 +225,7 @@ TEST_CASE("recording does not wait for the disk", "[receipts]") {
   sqlite3* other = nullptr;
   REQUIRE(sqlite3_open(file.c_str(), &other) == SQLITE_OK);
   REQUIRE(sqlite3_exec(other, "BEGIN EXCLUSIVE", nullptr, nullptr, nullptr) == SQLITE_OK);
-  for (int i = 0; i < 2000; ++i) (*db)->record(sample("fast", i));
+  for (int i = 0; i < 2000; ++i) (*db)->record(sample_receipt("fast", i));
   // Still locked out: not one row has been written, and none was given up on.
   CHECK(scalar(file, "SELECT count(*) FROM receipts WHERE session_id = 'fast'") == 0);
   CHECK((*db)->lost() == 0);
