@@ -40,14 +40,10 @@ namespace json = boost::json;
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 
-std::string E2eHarness::build_dir() {
-  return errand::test::build_dir().string();
-}
-
 // The agent runs from a copy outside /tmp (see copy_outside_tmp).
 std::string E2eHarness::fake_agent() {
   static const std::string agent =
-      errand::test::copy_outside_tmp(build_dir() + "/tests/fakes/bin/fake-acp-agent",
+      errand::test::copy_outside_tmp(errand::test::build_path("tests/fakes/bin/fake-acp-agent"),
                                      "errand-e2e-agent")
           .string();
   return agent;
@@ -238,7 +234,7 @@ namespace {
 // tools/ directory beside the broker plugin, which bailey refuses under /tmp, where a fresh
 // clone's build tree may well be; staged once per process, since that links every plugin file.
 std::string plugin_dir(const json::object& config) {
-  const std::string built = E2eHarness::build_dir() + "/plugins";
+  const std::string built = errand::test::build_path("plugins").string();
   if (errand::sdk::find_setting(config, "agent.delegate") == nullptr) return built;
   static const std::string staged = errand::test::stage_plugins_outside_tmp(built).string();
   return staged;
@@ -252,10 +248,10 @@ void E2eHarness::spawn_daemon() {
                                "ERRAND_PLUGIN_PATH=" + plugin_dir(config_),
                                "HOME=" + (root_ / "home").string(), "PATH=/usr/bin:/bin"};
   // The built front-end (web/CMakeLists.txt builds it into the build tree).
-  if (serves_web()) env.push_back("ERRAND_WEB_ROOT=" + build_dir() + "/web");
+  if (serves_web()) env.push_back("ERRAND_WEB_ROOT=" + errand::test::build_path("web").string());
   for (auto& variable : errand::test::delegated_environment()) env.push_back(std::move(variable));
   daemon_ = std::make_unique<errand::test::ChildProcess>(
-      std::vector<std::string>{build_dir() + "/bin/errand", "run"}, env, root_);
+      std::vector<std::string>{errand::test::build_path("bin/errand").string(), "run"}, env, root_);
 }
 
 bool E2eHarness::start_daemon() {

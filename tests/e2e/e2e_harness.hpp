@@ -111,7 +111,6 @@ class E2eHarness {
   std::vector<std::string> own_instances() const;
   std::vector<std::string> instances_of(const std::string& session_id) const;
 
-  static std::string build_dir();
   static std::string fake_agent();
 
  private:

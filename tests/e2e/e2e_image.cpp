@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include "tests/support/test_paths.hpp"
 
 namespace errand::e2e {
 namespace {
@@ -24,7 +25,7 @@ constexpr std::string_view kAgentLabel = "errand.agent-sha256";
 }  // namespace
 
 fs::path static_agent() {
-  return E2eHarness::build_dir() + "/tests/fakes/bin/fake-acp-agent-static";
+  return errand::test::build_path("tests/fakes/bin/fake-acp-agent-static").string();
 }
 
 std::string static_agent_sha256() {

@@ -64,7 +64,7 @@ void require_browser_tools() {
          << driver.parent_path().string()
          << ": run scripts/setup, which installs tests/e2e/web with npm (or point "
             "ERRAND_TEST_WEB at such an install)");
-  const auto front_end = fs::path(E2eHarness::build_dir()) / "web" / "index.html";
+  const auto front_end = errand::test::build_path("web/index.html");
   if (!fs::exists(front_end))
     FAIL("the web front-end is not built at " << front_end.parent_path().string()
                                               << ": build with ERRAND_BUILD_WEB on (the default "
@@ -75,7 +75,7 @@ void require_browser_tools() {
 // The screenshots stay in the build tree for a person to look at after the run. The tests run
 // as the test account, which cannot write there when the build is root's.
 fs::path screenshots_root() {
-  return fs::path(E2eHarness::build_dir()) / "tests" / "e2e" / "web-screenshots";
+  return errand::test::build_path("tests/e2e/web-screenshots");
 }
 
 std::string make_screenshots_root(const errand::test::TestAccount& account) {

@@ -24,6 +24,7 @@
 #include <fstream>
 #include <sstream>
 #include <thread>
+#include "tests/support/test_paths.hpp"
 
 namespace errand::e2e {
 namespace {
@@ -38,7 +39,7 @@ constexpr auto npos = std::string::npos;
 constexpr const char* kAccount = "errand";
 
 fs::path errand_binary() {
-  return fs::path(E2eHarness::build_dir()) / "bin/errand";
+  return errand::test::build_path("bin/errand");
 }
 
 std::string replaced(std::string text, const std::string& from, const std::string& to) {
@@ -61,7 +62,7 @@ struct ScratchHost {
                               fs::perms::others_read | fs::perms::others_exec);
     // What the package ships in /usr/share/errand: the build tree's copy of it, with an
     // example that names this scratch host's directories.
-    fs::copy(fs::path(E2eHarness::build_dir()) / "share/errand", data,
+    fs::copy(errand::test::build_path("share/errand"), data,
              fs::copy_options::recursive | fs::copy_options::copy_symlinks);
     auto example = errand::test::read_file(data / "config.example.json");
     example = replaced(example, "\"/srv/errand/projects\"", "\"" + projects.string() + "\"");
@@ -255,14 +256,15 @@ TEST_CASE(
   E2eHarness harness;
   const auto filled = filled_configuration(host, harness);
   guard.let_account_reach(errand_binary());
-  guard.let_account_reach(fs::path(E2eHarness::build_dir()) / "plugins");
+  guard.let_account_reach(errand::test::build_path("plugins"));
   guard.let_account_reach(E2eHarness::fake_agent());
   const fs::path log = "/var/log/errand/errand.log";
   std::error_code ec;
   const auto log_start = fs::exists(log, ec) ? fs::file_size(log) : 0;
   REQUIRE_FALSE(setup::running_daemon("/run/errand/errand.pid"));
-  const auto up = host.errand({"up", "--config", filled.string()},
-                              {"ERRAND_PLUGIN_PATH=" + E2eHarness::build_dir() + "/plugins"});
+  const auto up =
+      host.errand({"up", "--config", filled.string()},
+                  {"ERRAND_PLUGIN_PATH=" + errand::test::build_path("plugins").string()});
   INFO("errand up:\n" << up.out << up.err);
   REQUIRE(up.exit_code == 0);
   CHECK(up.out.find("done: started `errand run` as errand") != npos);
