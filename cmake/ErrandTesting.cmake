@@ -22,8 +22,9 @@ endif()
 # named. SANITIZED_SPEC: in a sanitizer tree, only the cases this Catch2 test spec selects are
 # listed (the end-to-end scenarios worth a sanitized daemon, by tag).
 #
-# A Catch2 test executable whose test cases are listed to CTest one by one at test time, each
-# run with -w NoAssertions so that a case which checks nothing fails. The build directory
+# A Catch2 test executable whose test cases are listed to CTest one by one at test time. Its main
+# (tests/support/catch_session.hpp) turns on -w NoAssertions, so a case that checks nothing
+# fails however the binary is run. The build directory
 # reaches the tests as the environment variable ERRAND_BUILD_DIR, also for programs the tests
 # start; tests/support/test_paths.hpp finds the checkout from it. Neither is compiled in (see
 # errand_test_build_path).
@@ -58,7 +59,6 @@ function(errand_catch_test target)
     endif()
   endif()
   catch_discover_tests(${target} DISCOVERY_MODE PRE_TEST TEST_PREFIX "${target}: " ${spec}
-    EXTRA_ARGS -w NoAssertions
     PROPERTIES LABELS ${label} ENVIRONMENT "ERRAND_BUILD_DIR=${CMAKE_BINARY_DIR}")
 endfunction()
 

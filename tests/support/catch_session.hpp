@@ -1,8 +1,8 @@
 #pragma once
 
-// The Catch2 session every suite's main runs: the command line as given, and a test case (or
-// leaf section) that asserts nothing fails, as it does under ctest (-w NoAssertions), so a case
-// run by hand cannot pass without checking anything either.
+// The Catch2 session every suite's main runs: the command line as given, with -w NoAssertions
+// turned on, so a test case (or leaf section) that asserts nothing fails, under ctest and when the
+// binary is run by hand alike.
 
 namespace errand::test {
 

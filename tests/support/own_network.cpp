@@ -102,12 +102,9 @@ void must(std::vector<std::string> args) {
   enter_user_namespace(0, uid, gid);
   std::string self = "/proc/self/exe";
   std::string name = test_case;
-  std::string warn = "-w";
-  std::string no_assertions = "NoAssertions";
   std::string order = "--order";
   std::string decl = "decl";
-  char* argv[] = {self.data(),  name.data(), warn.data(), no_assertions.data(),
-                  order.data(), decl.data(), nullptr};
+  char* argv[] = {self.data(), name.data(), order.data(), decl.data(), nullptr};
   ::execv(self.c_str(), argv);
   setup_failed("running the test binary again");
 }

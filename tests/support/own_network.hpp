@@ -8,7 +8,7 @@
 // interface, kOwnInterface, carrying kOwnAddressV4 and kOwnAddressV6. Everything in that run
 // that reads the interface list (getifaddrs) sees those addresses and no others; the case runs
 // as the test account, as every test does. The inner case carries the hidden tag
-// [.own-network] and is run with -w NoAssertions, so it fails when it asserts nothing.
+// [.own-network]; like every case it fails when it asserts nothing (catch_session.hpp).
 
 #include <string>
 
