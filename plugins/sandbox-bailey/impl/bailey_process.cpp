@@ -295,8 +295,11 @@ asio::awaitable<sdk::ExitInfo> ProcessState::stop(std::chrono::milliseconds grac
                "returning without the sandbox's end; what it leaves is the orphan sweep's");
   sdk::ExitInfo gave_up;
   gave_up.signal = SIGKILL;
-  gave_up.detail = "stopped on request; the sandbox had not ended " +
-                   std::to_string(bound.count()) + " ms later, SIGKILL included";
+  // A stop forced by a limit keeps its cause, as an ended sandbox's exit would (finish()).
+  gave_up.limit = forced_cause_;
+  gave_up.detail = (forced_detail_.empty() ? std::string() : forced_detail_ + "; ") +
+                   "stopped; the sandbox had not ended " + std::to_string(bound.count()) +
+                   " ms later, SIGKILL included";
   gave_up.cleanup_detail = "the launcher (pid " + std::to_string(setup_.handles.pid) +
                            ") had not been reaped; its cgroups and run directory may remain";
   co_return gave_up;
