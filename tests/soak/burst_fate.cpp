@@ -343,6 +343,18 @@ std::string BurstWatch::last_seen(std::size_t i) const {
       out << ", the last: \"" << last_text << "\"";
     }
     out << "\n";
+    // The bot's posts there that hold any part of its answer, deleted ones included, for a
+    // turn that completed but whose answer is not found whole.
+    const auto tag = fmt::format("m{}", m.index);
+    for (const auto& post : h_.discord().messages(where)) {
+      if (!post.by_bot ||
+          (post.content.find(tag) == npos && post.content.find("answer to") == npos))
+        continue;
+      auto text = post.content.substr(0, 160);
+      std::replace(text.begin(), text.end(), '\n', ' ');
+      out << fmt::format("    post {}{}: \"{}\"\n", post.id, post.deleted ? " (deleted)" : "",
+                         text);
+    }
   }
   const auto log = h_.daemon_log();
   std::istringstream lines(log);
@@ -353,6 +365,13 @@ std::string BurstWatch::last_seen(std::size_t i) const {
   out << fmt::format("  daemon log: {} line(s) name it\n", naming.size());
   for (std::size_t k = naming.size() > 6 ? naming.size() - 6 : 0; k < naming.size(); ++k)
     out << "    " << naming[k] << "\n";
+  std::istringstream again(log);
+  std::vector<std::string> warnings;
+  while (std::getline(again, line))
+    if (line.find(" warn ") != npos || line.find(" error ") != npos) warnings.push_back(line);
+  out << fmt::format("  daemon log: {} warning or error line(s)\n", warnings.size());
+  for (std::size_t k = warnings.size() > 6 ? warnings.size() - 6 : 0; k < warnings.size(); ++k)
+    out << "    " << warnings[k] << "\n";
   return out.str();
 }
 
