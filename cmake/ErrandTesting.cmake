@@ -7,6 +7,11 @@ set_property(CACHE ERRAND_SANITIZER_TREE PROPERTY STRINGS "" address thread)
 if(NOT ERRAND_SANITIZER_TREE MATCHES "^(|address|thread)$")
   message(FATAL_ERROR "ERRAND_SANITIZER_TREE is '${ERRAND_SANITIZER_TREE}'; it must be empty, address or thread")
 endif()
+# The suites the asan tree runs (every suite but the end-to-end and soak ones) need not run again
+# in an ordinary tree beside it: scripts/test turns this off for build/default, whose own pass
+# then holds the end-to-end, soak, install and script tests, and runs the rest sanitized.
+option(ERRAND_BUILD_SANITIZED_SUITES
+  "In an ordinary tree, also build and list the suites that the asan tree runs" ON)
 if(ERRAND_SANITIZER_TREE AND NOT TARGET sanitized_suites)
   add_custom_target(sanitized_suites)
 endif()
@@ -19,8 +24,10 @@ endif()
 #
 # SANITIZED: the sanitizer trees this suite runs in. Every suite but the end-to-end and soak
 # ones (labels e2e and soak) runs in the address tree without saying so; thread is only ever
-# named. SANITIZED_SPEC: in a sanitizer tree, only the cases this Catch2 test spec selects are
-# listed (the end-to-end scenarios worth a sanitized daemon, by tag).
+# named. With ERRAND_BUILD_SANITIZED_SUITES off, an ordinary tree leaves out (neither builds nor
+# lists) the suites that run in the address tree. SANITIZED_SPEC: in a sanitizer tree, only the
+# cases this Catch2 test spec selects are listed (the end-to-end scenarios worth a sanitized
+# daemon, by tag).
 #
 # A Catch2 test executable whose test cases are listed to CTest one by one at test time. Its main
 # (tests/support/catch_session.hpp) turns on -w NoAssertions, so a case that checks nothing
@@ -30,6 +37,18 @@ endif()
 # errand_test_build_path).
 function(errand_catch_test target)
   cmake_parse_arguments(PARSE_ARGV 1 ARG "AS_ROOT" "SANITIZED_SPEC" "SOURCES;LIBRARIES;LABELS;SANITIZED")
+  # catch_discover_tests splits list-valued properties, so the tests carry the first label.
+  set(label unit)
+  if(ARG_LABELS)
+    list(GET ARG_LABELS 0 label)
+  endif()
+  set(trees ${ARG_SANITIZED})
+  set(end_to_end FALSE)
+  if(label MATCHES "^(e2e|soak)$")
+    set(end_to_end TRUE)
+  else()
+    list(APPEND trees address)
+  endif()
   add_executable(${target} ${ARG_SOURCES})
   set(main errand_catch_main)
   if(ARG_AS_ROOT)
@@ -37,17 +56,6 @@ function(errand_catch_test target)
   endif()
   target_link_libraries(${target} PRIVATE ${main} ${ARG_LIBRARIES})
   target_include_directories(${target} PRIVATE "${PROJECT_SOURCE_DIR}")
-  # catch_discover_tests splits list-valued properties, so the tests carry the first label.
-  set(label unit)
-  if(ARG_LABELS)
-    list(GET ARG_LABELS 0 label)
-  endif()
-  # The key-coverage check (tests/tools) reads the tags of every Catch2 binary.
-  set_property(GLOBAL APPEND PROPERTY ERRAND_CATCH_TEST_TARGETS ${target})
-  set(trees ${ARG_SANITIZED})
-  if(NOT label MATCHES "^(e2e|soak)$")
-    list(APPEND trees address)
-  endif()
   set(spec)
   if(ERRAND_SANITIZER_TREE)
     if(NOT ERRAND_SANITIZER_TREE IN_LIST trees)
@@ -57,7 +65,13 @@ function(errand_catch_test target)
     if(ARG_SANITIZED_SPEC)
       set(spec TEST_SPEC "${ARG_SANITIZED_SPEC}")
     endif()
+  elseif(NOT ERRAND_BUILD_SANITIZED_SUITES AND NOT end_to_end)
+    # Defined, so that what the folder says of it still holds, but neither built nor listed.
+    set_target_properties(${target} PROPERTIES EXCLUDE_FROM_ALL ON)
+    return()
   endif()
+  # The key-coverage check (tests/tools) reads the tags of every Catch2 binary this tree builds.
+  set_property(GLOBAL APPEND PROPERTY ERRAND_CATCH_TEST_TARGETS ${target})
   catch_discover_tests(${target} DISCOVERY_MODE PRE_TEST TEST_PREFIX "${target}: " ${spec}
     PROPERTIES LABELS ${label} ENVIRONMENT "ERRAND_BUILD_DIR=${CMAKE_BINARY_DIR}")
 endfunction()

@@ -43,10 +43,6 @@ bool within(const fs::path& inner, const fs::path& outer) {
   return end == outer.end();
 }
 
-sdk::Error refused(std::string why) {
-  return sdk::make_error(std::move(why), sdk::Error::Kind::refused);
-}
-
 }  // namespace
 
 std::optional<fs::path> find_program(std::string_view program, std::string_view search_path) {
@@ -85,14 +81,14 @@ sdk::Result<void> check_install_directory(const fs::path& dir, const fs::path& h
                                           const fs::path& config_file) {
   const auto granted = comparable(dir);
   if (!home.empty() && within(comparable(home), granted))
-    return refused(
+    return sdk::refusal(
         "the agent's install directory " + dir.string() +
         (granted == comparable(home) ? " is the daemon's home" : " holds the daemon's home") +
         " (" + home.string() +
         "), which every session would then read; install the agent in a directory of its "
         "own (e.g. /opt/<agent>/bin or ~/.local/bin) and name it in agent.command");
   if (!config_file.empty() && within(comparable(config_file), granted))
-    return refused(
+    return sdk::refusal(
         "the agent's install directory " + dir.string() + " holds the configuration file " +
         config_file.string() +
         ", with the chat token and the providers' keys, which every session would then "

@@ -10,10 +10,6 @@ namespace errand::chat {
 
 namespace {
 
-sdk::Error refused(std::string sentence) {
-  return sdk::make_error(std::move(sentence), sdk::Error::Kind::refused);
-}
-
 bool all_digits(std::string_view text) {
   return !text.empty() && std::all_of(text.begin(), text.end(), [](char c) {
     return std::isdigit(static_cast<unsigned char>(c)) != 0;
@@ -36,29 +32,31 @@ sdk::Result<std::string> account_from_mention(std::string_view text) {
   if (text.starts_with("<") && text.ends_with(">")) {
     auto inner = text.substr(1, text.size() - 2);
     if (inner.starts_with("@&"))
-      return refused(fmt::format("`{}` mentions a role, not an account; {}", shown(text), advice));
+      return sdk::refusal(
+          fmt::format("`{}` mentions a role, not an account; {}", shown(text), advice));
     if (inner.starts_with("#"))
-      return refused(
+      return sdk::refusal(
           fmt::format("`{}` mentions a channel, not an account; {}", shown(text), advice));
     if (!inner.starts_with("@"))
-      return refused(fmt::format("`{}` is not a mention of an account; {}", shown(text), advice));
+      return sdk::refusal(
+          fmt::format("`{}` is not a mention of an account; {}", shown(text), advice));
     inner.remove_prefix(1);
     if (inner.starts_with("!")) inner.remove_prefix(1);
     id = inner;
   }
   if (!all_digits(id))
-    return refused(fmt::format("`{}` is not an account; {}", shown(text), advice));
+    return sdk::refusal(fmt::format("`{}` is not an account; {}", shown(text), advice));
   std::uint64_t value = 0;
   const auto [end, ec] = std::from_chars(id.data(), id.data() + id.size(), value);
   if (ec != std::errc() || end != id.data() + id.size() || value == 0)
-    return refused(
+    return sdk::refusal(
         fmt::format("`{}` is not an account id: an id is a whole number between 1 and "
                     "18446744073709551615; {}",
                     shown(text), advice));
   // A leading zero would make two spellings of one account.
   if (id.front() == '0')
-    return refused(fmt::format("`{}` is not an account id: ids have no leading zeros; {}",
-                               shown(text), advice));
+    return sdk::refusal(fmt::format("`{}` is not an account id: ids have no leading zeros; {}",
+                                    shown(text), advice));
   return std::string(id);
 }
 

@@ -22,10 +22,6 @@ std::vector<std::string> id_list(const boost::json::object& config, std::string_
   return ids;
 }
 
-sdk::Error refused(std::string sentence) {
-  return sdk::make_error(std::move(sentence), sdk::Error::Kind::refused);
-}
-
 }  // namespace
 
 AccessLists access_lists_from_config(const boost::json::object& config) {
@@ -45,9 +41,9 @@ bool is_blocked(std::string_view user_id, const AccessLists& lists) {
 sdk::Result<void> check_access(CommandAccess required, const AccessRequest& request,
                                const AccessLists& lists) {
   const auto action = request.action.empty() ? std::string_view("that") : request.action;
-  if (request.author_id.empty()) return refused("a request without an author is not accepted");
+  if (request.author_id.empty()) return sdk::refusal("a request without an author is not accepted");
   if (is_blocked(request.author_id, lists)) {
-    return refused(
+    return sdk::refusal(
         fmt::format("{} was refused: your account is blocked here "
                     "(chat.blockedUserIds); ask an operator if that is a mistake",
                     action));
@@ -61,30 +57,30 @@ sdk::Result<void> check_access(CommandAccess required, const AccessRequest& requ
     case CommandAccess::anyone: return {};
     case CommandAccess::allowed:
       if (allowed) return {};
-      return refused(
+      return sdk::refusal(
           fmt::format("{} was refused: your account is not in chat.allowedUserIds{}; ask "
                       "an operator to add it{}",
                       action, request.owner_id.empty() ? "" : " nor a guest of this thread",
                       request.owner_id.empty() ? "" : ", or the thread's owner to `!allow` you"));
     case CommandAccess::owner:
       if (op || owner) return {};
-      return refused(fmt::format(
+      return sdk::refusal(fmt::format(
           "{} was refused: only {} or an operator may do that{}; ask them", action,
           request.owner_id.empty() ? std::string("the owner of a session")
                                    : std::string("the person who started this session"),
           guest ? " (a guest may prompt and read the project, not steer the session)" : ""));
     case CommandAccess::operators:
       if (op) return {};
-      return refused(
+      return sdk::refusal(
           fmt::format("{} was refused: only operators (chat.operatorUserIds) may do that", action));
     case CommandAccess::shutdown:
       if (listed(request.author_id, lists.shutdown_ids)) return {};
-      return refused(
+      return sdk::refusal(
           fmt::format("{} was refused: only the accounts in shutdown.allowedUserIds may stop "
                       "the daemon; ask one of them, or stop it through its service manager",
                       action));
   }
-  return refused(fmt::format("{} was refused", action));
+  return sdk::refusal(fmt::format("{} was refused", action));
 }
 
 }  // namespace errand::chat

@@ -12,10 +12,6 @@ namespace errand::chat {
 
 namespace {
 
-sdk::Error refused(std::string sentence) {
-  return sdk::make_error(std::move(sentence), sdk::Error::Kind::refused);
-}
-
 bool is_label_char(char c) {
   return std::isalnum(static_cast<unsigned char>(c)) || c == '-';
 }
@@ -24,7 +20,7 @@ bool is_label_char(char c) {
 
 sdk::Result<std::chrono::seconds> parse_duration(std::string_view text) {
   const auto bad = [&] {
-    return refused(
+    return sdk::refusal(
         fmt::format("\"{}\" is not a duration; write a whole number and a unit, such "
                     "as 30s, 10m, 2h or 1d, or write always",
                     text));
@@ -41,11 +37,11 @@ sdk::Result<std::chrono::seconds> parse_duration(std::string_view text) {
     case 'd': unit_seconds = 86400; break;
     default: return bad();
   }
-  if (number == 0) return refused("a grant of no time at all grants nothing; give e.g. 10m");
+  if (number == 0) return sdk::refusal("a grant of no time at all grants nothing; give e.g. 10m");
   const auto max_seconds = static_cast<std::uint64_t>(
       std::chrono::duration_cast<std::chrono::seconds>(kMaxGrantDuration).count());
   if (number > max_seconds / unit_seconds) {
-    return refused(
+    return sdk::refusal(
         fmt::format("{} is longer than the 30 days a timed grant may last; write "
                     "always for a grant that does not end",
                     text));
@@ -56,7 +52,7 @@ sdk::Result<std::chrono::seconds> parse_duration(std::string_view text) {
 sdk::Result<std::string> parse_host_pattern(std::string_view text) {
   const std::string host = common::ascii_lower(text);
   const auto bad = [&](std::string_view why) {
-    return refused(
+    return sdk::refusal(
         fmt::format("\"{}\" is not a host: {}; give a name such as api.example.com or "
                     "*.example.com",
                     text, why));

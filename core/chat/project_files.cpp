@@ -25,36 +25,34 @@ namespace errand::chat {
 
 namespace {
 
-sdk::Error refused(std::string sentence, sdk::Error::Kind kind = sdk::Error::Kind::refused) {
-  return sdk::make_error(std::move(sentence), kind);
-}
-
-std::string shown(std::string_view path) {
+std::string shown_path(std::string_view path) {
   return inline_code(path, 300);
 }
 
 sdk::Error open_failure(int error, std::string_view path) {
   switch (error) {
     case ENOENT:
-      return refused(fmt::format("there is no {} in the project", shown(path)),
-                     sdk::Error::Kind::not_found);
+      return sdk::make_error(fmt::format("there is no {} in the project", shown_path(path)),
+                             sdk::Error::Kind::not_found);
     case ELOOP:
-      return refused(
+      return sdk::refusal(
           fmt::format("{} goes through a symbolic link; links are not followed here, "
                       "so that one cannot lead outside the project",
-                      shown(path)));
+                      shown_path(path)));
     case EXDEV:
-      return refused(
+      return sdk::refusal(
           fmt::format("{} resolves outside the project; only what is inside it can "
                       "be read",
-                      shown(path)));
+                      shown_path(path)));
     case ENOTDIR:
-      return refused(fmt::format("{} is not a folder, or a part of it is not", shown(path)));
+      return sdk::refusal(
+          fmt::format("{} is not a folder, or a part of it is not", shown_path(path)));
     case EACCES:
-    case EPERM: return refused(fmt::format("{} cannot be read: permission denied", shown(path)));
+    case EPERM:
+      return sdk::refusal(fmt::format("{} cannot be read: permission denied", shown_path(path)));
     default:
       return sdk::make_error(
-          fmt::format("{} cannot be opened: {}", shown(path), std::strerror(error)));
+          fmt::format("{} cannot be opened: {}", shown_path(path), std::strerror(error)));
   }
 }
 
@@ -134,12 +132,13 @@ sdk::Result<ProjectFile> read_regular_file(const std::filesystem::path& project,
   struct stat st {};
   if (::fstat(fd->get(), &st) != 0) return open_failure(errno, *relative);
   if (S_ISDIR(st.st_mode))
-    return refused(fmt::format("{} is a folder; !ls lists it", shown(*relative)));
+    return sdk::refusal(fmt::format("{} is a folder; !ls lists it", shown_path(*relative)));
   if (!S_ISREG(st.st_mode))
-    return refused(fmt::format("{} is not a regular file, so it cannot be read", shown(*relative)));
+    return sdk::refusal(
+        fmt::format("{} is not a regular file, so it cannot be read", shown_path(*relative)));
   const auto too_big = [&](std::uint64_t size) {
-    return refused(
-        fmt::format("{} is {}, more than the {} allowed here; {}", shown(*relative),
+    return sdk::make_error(
+        fmt::format("{} is {}, more than the {} allowed here; {}", shown_path(*relative),
                     common::human_size(size), common::human_size(max_bytes), too_big_advice),
         sdk::Error::Kind::limit);
   };
@@ -169,22 +168,22 @@ sdk::Result<ProjectFile> read_regular_file(const std::filesystem::path& project,
 sdk::Result<std::string> relative_project_path(std::string_view requested) {
   std::string path(requested);
   if (path.find('\0') != std::string::npos)
-    return refused("a path with a NUL byte in it cannot name a file");
+    return sdk::refusal("a path with a NUL byte in it cannot name a file");
   if (path.starts_with(kSandboxProjectPath) &&
       (path.size() == kSandboxProjectPath.size() || path[kSandboxProjectPath.size()] == '/')) {
     path = path.substr(kSandboxProjectPath.size());
   } else if (path.starts_with('/')) {
-    return refused(
+    return sdk::refusal(
         fmt::format("{} is outside the project: give a path relative to the project, "
                     "or one starting with /workspace",
-                    shown(requested)));
+                    shown_path(requested)));
   }
   std::string relative;
   for (const auto& part : components(path)) {
     if (part == ".") continue;
     if (part == "..") {
-      return refused(fmt::format("{} climbs out with \"..\"; paths stay inside the project",
-                                 shown(requested)));
+      return sdk::refusal(fmt::format("{} climbs out with \"..\"; paths stay inside the project",
+                                      shown_path(requested)));
     }
     if (!relative.empty()) relative += '/';
     relative += part;
@@ -235,10 +234,10 @@ sdk::Result<ProjectFile> read_project_file_inline(const std::filesystem::path& p
                                 "!file sends it as an upload instead", resolver);
   if (!file) return file;
   if (file->bytes.find('\0') != std::string::npos || !common::is_valid_utf8(file->bytes)) {
-    return refused(
+    return sdk::refusal(
         fmt::format("{} looks binary, so it is not shown inline; !file sends it as an "
                     "upload",
-                    shown(file->path)));
+                    shown_path(file->path)));
   }
   return file;
 }
@@ -262,8 +261,8 @@ std::string format_listing(const ProjectListing& listing) {
       case ProjectEntry::Type::other: body += e.name + " (not a regular file)\n"; break;
     }
   }
-  const auto where =
-      listing.path == "." ? std::string("the project's top folder") : shown(listing.path + "/");
+  const auto where = listing.path == "." ? std::string("the project's top folder")
+                                         : shown_path(listing.path + "/");
   if (listing.total == 0) return where + " is empty";
   std::string text = fmt::format("{} ({} entries)\n{}", where, listing.total, fenced(body));
   if (listing.total > listing.entries.size())
@@ -272,7 +271,7 @@ std::string format_listing(const ProjectListing& listing) {
 }
 
 std::string format_inline_file(const ProjectFile& file) {
-  if (file.bytes.empty()) return shown(file.path) + " is empty";
+  if (file.bytes.empty()) return shown_path(file.path) + " is empty";
   std::string language;
   const auto dot = file.name.rfind('.');
   if (dot != std::string::npos && dot + 1 < file.name.size() && file.name.size() - dot <= 11) {
@@ -282,7 +281,7 @@ std::string format_inline_file(const ProjectFile& file) {
     });
     if (!plain) language.clear();
   }
-  return fmt::format("{} ({})\n{}", shown(file.path), common::human_size(file.bytes.size()),
+  return fmt::format("{} ({})\n{}", shown_path(file.path), common::human_size(file.bytes.size()),
                      fenced(file.bytes, language));
 }
 

@@ -7,27 +7,19 @@
 
 namespace errand::chat {
 
-namespace {
-
-sdk::Error refused(std::string sentence) {
-  return sdk::make_error(std::move(sentence), sdk::Error::Kind::refused);
-}
-
-}  // namespace
-
 sdk::Result<std::vector<std::string>> edit_guests(const std::vector<std::string>& guests,
                                                   const GuestEdit& edit, const AccessLists& lists) {
   const auto who = shown_account(edit.account_id);
   const bool listed = std::find(guests.begin(), guests.end(), edit.account_id) != guests.end();
   if (!edit.bot_id.empty() && edit.account_id == edit.bot_id)
-    return refused(fmt::format("{} is errand itself, not a person; nothing changed", who));
+    return sdk::refusal(fmt::format("{} is errand itself, not a person; nothing changed", who));
   if (edit.account_id == edit.owner_id)
-    return refused(fmt::format(
+    return sdk::refusal(fmt::format(
         "{} owns this thread, which is more than a guest may do; nothing changed", who));
   std::vector<std::string> after = guests;
   if (edit.kind == GuestEdit::Kind::deny) {
     if (!listed)
-      return refused(fmt::format(
+      return sdk::refusal(fmt::format(
           "{} is not a guest of this thread, so there is nobody to take out; `!guests` lists "
           "them",
           who));
@@ -35,13 +27,13 @@ sdk::Result<std::vector<std::string>> edit_guests(const std::vector<std::string>
     return after;
   }
   if (is_blocked(edit.account_id, lists))
-    return refused(fmt::format(
+    return sdk::refusal(fmt::format(
         "{} is blocked here (chat.blockedUserIds), so they cannot be a guest; ask an operator "
         "if that is a mistake",
         who));
-  if (listed) return refused(fmt::format("{} is a guest of this thread already", who));
+  if (listed) return sdk::refusal(fmt::format("{} is a guest of this thread already", who));
   if (guests.size() >= kMaxGuestsPerThread)
-    return refused(fmt::format(
+    return sdk::refusal(fmt::format(
         "this thread has {} guests, as many as one thread keeps; `!deny` one first, or ask an "
         "operator to add {} to chat.allowedUserIds",
         kMaxGuestsPerThread, who));

@@ -32,7 +32,7 @@ std::string roff(std::string_view text) {
 }
 
 // Paragraphs (separated by a blank line in the table) as .PP blocks.
-void write_paragraphs(std::ostream& out, std::string_view text) {
+void write_man_paragraphs(std::ostream& out, std::string_view text) {
   while (!text.empty()) {
     const auto end = text.find("\n\n");
     out << ".PP\n" << roff(text.substr(0, end)) << '\n';
@@ -41,7 +41,7 @@ void write_paragraphs(std::ostream& out, std::string_view text) {
   }
 }
 
-void write_terms(std::ostream& out, std::span<const TermEntry> terms) {
+void write_man_terms(std::ostream& out, std::span<const TermEntry> terms) {
   for (const auto& t : terms) {
     out << ".TP\n\\fB" << roff(t.term) << "\\fR\n" << roff(t.text) << '\n';
   }
@@ -63,32 +63,32 @@ void print_man_page(std::ostream& out) {
   }
 
   out << ".SH DESCRIPTION\n";
-  write_paragraphs(out, cli_program_description());
+  write_man_paragraphs(out, cli_program_description());
 
   out << ".SH OPTIONS\n";
-  write_terms(out, cli_global_options());
+  write_man_terms(out, cli_global_options());
 
   out << ".SH COMMANDS\n";
   for (const auto& row : cli_commands()) {
     out << ".SS \"" << roff(row.name) << "\"\n";
     out << "\\fBerrand " << roff(row.synopsis) << "\\fR\n";
     out << ".br\n" << roff(row.summary) << ".\n";
-    write_paragraphs(out, row.description);
-    write_terms(out, row.terms);
+    write_man_paragraphs(out, row.description);
+    write_man_terms(out, row.terms);
   }
 
   out << ".SH ENVIRONMENT\n";
-  write_terms(out, cli_environment());
+  write_man_terms(out, cli_environment());
 
   out << ".SH FILES\n";
-  write_terms(out, cli_files());
+  write_man_terms(out, cli_files());
 
   out << ".SH \"EXIT STATUS\"\n";
   out << ".PP\nEach command's exit codes:\n";
   for (const auto& row : cli_commands()) {
     if (row.exit_codes.empty()) continue;
     out << ".SS \"errand " << roff(row.name) << "\"\n";
-    write_terms(out, row.exit_codes);
+    write_man_terms(out, row.exit_codes);
   }
 
   out << ".SH \"SEE ALSO\"\n";

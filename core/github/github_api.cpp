@@ -28,10 +28,6 @@ namespace {
 constexpr std::chrono::seconds kDeadline{30};
 constexpr std::size_t kMaxAnswerBytes = 1 << 20;
 
-sdk::Error refused(std::string what) {
-  return sdk::make_error(std::move(what), sdk::Error::Kind::refused);
-}
-
 std::string string_member(const json::value& body, std::string_view key) {
   if (const auto* object = body.if_object())
     if (const auto* value = object->if_contains(key); value && value->is_string())
@@ -86,7 +82,7 @@ sdk::Result<RepositoryRef> owner_and_name(std::string_view remote, std::string_v
   const auto slash = path.find('/');
   if (slash == std::string_view::npos || path.find('/', slash + 1) != std::string_view::npos ||
       slash == 0 || slash + 1 == path.size())
-    return refused(
+    return sdk::refusal(
         fmt::format("the remote \"{}\" does not name a repository as owner/repo", remote));
   return RepositoryRef{std::string(path.substr(0, slash)),
                        strip_git_suffix(std::string(path.substr(slash + 1)))};
@@ -97,7 +93,7 @@ sdk::Result<RepositoryRef> owner_and_name(std::string_view remote, std::string_v
 sdk::Result<RepositoryRef> repository_of_remote(std::string_view remote,
                                                 std::string_view git_host) {
   const auto elsewhere = [&](std::string_view host) {
-    return refused(
+    return sdk::refusal(
         fmt::format("the remote \"{}\" is on {}, not on the GitHub host {}, so the "
                     "session's token is not for it",
                     remote, host, git_host));
@@ -106,7 +102,7 @@ sdk::Result<RepositoryRef> repository_of_remote(std::string_view remote,
     // scp-like: [user@]host:owner/repo
     const auto colon = remote.find(':');
     if (colon == std::string_view::npos)
-      return refused(fmt::format("the remote \"{}\" is not a URL git can push to", remote));
+      return sdk::refusal(fmt::format("the remote \"{}\" is not a URL git can push to", remote));
     auto host = remote.substr(0, colon);
     if (const auto at = host.find('@'); at != std::string_view::npos) host.remove_prefix(at + 1);
     if (host != git_host) return elsewhere(host);
@@ -114,13 +110,13 @@ sdk::Result<RepositoryRef> repository_of_remote(std::string_view remote,
   }
   const auto url = boost::urls::parse_uri(remote);
   if (!url || !url->has_authority())
-    return refused(fmt::format("the remote \"{}\" is not a URL git can push to", remote));
+    return sdk::refusal(fmt::format("the remote \"{}\" is not a URL git can push to", remote));
   const std::string host = url->host_address();
   const std::string scheme(url->scheme());
   if (host != git_host) return elsewhere(host);
   if (scheme != "https" && scheme != "ssh" &&
       !(scheme == "http" && common::is_loopback_literal(host)))
-    return refused(
+    return sdk::refusal(
         fmt::format("the remote \"{}\" is plain http to a host that is not this "
                     "machine's loopback, where the token would travel unencrypted",
                     remote));
@@ -154,7 +150,7 @@ asio::awaitable<sdk::Result<GithubApi::Answer>> GithubApi::call(std::string_view
                                                                 std::string authorization,
                                                                 std::optional<json::value> body) {
   if (!origin_)
-    co_return refused(
+    co_return sdk::refusal(
         fmt::format("could not {}: github.apiBase {}", what, origin_.error().message));
   const auto& origin = *origin_;
   http::request<http::string_body> request{method, origin.path_prefix + path, 11};
@@ -184,7 +180,7 @@ asio::awaitable<sdk::Result<GithubApi::Answer>> GithubApi::call(std::string_view
   const unsigned status = answer->result_int();
   if (status >= 300 && status < 400) {
     const auto location = (*answer)[http::field::location];
-    co_return refused(fmt::format(
+    co_return sdk::refusal(fmt::format(
         "GitHub answered the call to {} with a redirect ({}) to \"{}\", which errand does not "
         "follow; check github.apiBase",
         what, status, std::string(location)));

@@ -14,10 +14,6 @@ namespace json = boost::json;
 
 namespace {
 
-sdk::Error refused(std::string why) {
-  return sdk::make_error(std::move(why), sdk::Error::Kind::refused);
-}
-
 // An id the file may give as a number or a string, kept as its decimal text.
 std::string decimal_id(const json::object& app, std::string_view key) {
   const auto* value = app.if_contains(key);
@@ -47,25 +43,25 @@ AppSettings app_settings_from(const json::object& app) {
 sdk::Result<ApiOrigin> api_origin_of(std::string_view api_base) {
   const auto url = boost::urls::parse_uri(api_base);
   if (!url || !url->has_authority() || url->encoded_host().empty())
-    return refused(fmt::format("is \"{}\", which is not a URL with a host", api_base));
+    return sdk::refusal(fmt::format("is \"{}\", which is not a URL with a host", api_base));
   if (url->scheme() != "https")
-    return refused(fmt::format(
+    return sdk::refusal(fmt::format(
         "is \"{}\": GitHub is reached over https only, since every call carries a token; "
         "write https://",
         api_base));
   if (url->has_userinfo())
-    return refused("carries user information before the host, which is never sent; remove it");
+    return sdk::refusal("carries user information before the host, which is never sent; remove it");
   if (url->has_query() || url->has_fragment())
-    return refused(
+    return sdk::refusal(
         fmt::format("is \"{}\": a query or a fragment cannot be part of the API's "
                     "address; remove it",
                     api_base));
   if (url->has_port() && !common::read_port(url->port()))
-    return refused(fmt::format("has the port \"{}\", which is not a number from 1 to 65535",
-                               std::string(url->port())));
+    return sdk::refusal(fmt::format("has the port \"{}\", which is not a number from 1 to 65535",
+                                    std::string(url->port())));
   const std::string path(url->encoded_path());
   if (!path.empty() && path.front() != '/')
-    return refused(fmt::format("is \"{}\", whose host or port is malformed", api_base));
+    return sdk::refusal(fmt::format("is \"{}\", whose host or port is malformed", api_base));
   ApiOrigin origin;
   origin.host = url->host_address();
   origin.port = url->has_port() ? std::string(url->port()) : "443";

@@ -6,7 +6,7 @@ namespace errand::setup {
 
 namespace {
 
-constexpr std::string_view kStep = "the delegated cgroup subtree";
+constexpr std::string_view kCgroupStep = "the delegated cgroup subtree";
 
 }  // namespace
 
@@ -16,13 +16,13 @@ void step_cgroup(SetupContext& context) {
     // installed unit asks for it.
     const auto unit = installed_systemd_unit(context.host);
     if (!unit)
-      throw StepFailed(std::string(kStep),
+      throw StepFailed(std::string(kCgroupStep),
                        "systemd runs this host but errand.service is not installed (looked in " +
                            context.host.systemd_unit_local.string() + " and " +
                            context.host.systemd_unit_vendor.string() + ")",
                        "install the errand package, which ships the unit");
     if (!unit_delegates(*unit))
-      throw StepFailed(std::string(kStep), unit->string() + " does not set Delegate=yes",
+      throw StepFailed(std::string(kCgroupStep), unit->string() + " does not set Delegate=yes",
                        "add Delegate=yes to its [Service] section (the packaged unit has it), "
                        "then systemctl daemon-reload");
     context.report.already("systemd delegates the service's cgroup subtree (Delegate=yes in " +
@@ -31,7 +31,7 @@ void step_cgroup(SetupContext& context) {
   }
   const auto subtree = errand_cgroup_subtree(context.host);
   if (subtree.kind() == CgroupSubtree::Kind::none)
-    throw StepFailed(std::string(kStep), "this host has " + subtree.describe(),
+    throw StepFailed(std::string(kCgroupStep), "this host has " + subtree.describe(),
                      "mount the cgroup v2 hierarchy (or the v1 memory, pids and cpu ones) at " +
                          context.host.cgroup_mount.string());
   const auto* account = context.account_or_null();
@@ -47,11 +47,11 @@ void step_cgroup(SetupContext& context) {
   }
   if (!context.dry_run()) {
     if (account == nullptr)
-      throw StepFailed(std::string(kStep),
+      throw StepFailed(std::string(kCgroupStep),
                        "the account " + context.account_name + " does not exist",
                        "the account step creates it; run setup again");
     if (auto made = subtree.create({account->name, account->uid, account->gid}); !made)
-      throw StepFailed(std::string(kStep), made.error().message,
+      throw StepFailed(std::string(kCgroupStep), made.error().message,
                        "check that " + context.host.cgroup_mount.string() +
                            " is writable by root (a container may need its cgroups delegated)");
   }

@@ -15,13 +15,14 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr std::string_view kStep = "the configuration file";
+constexpr std::string_view kConfigFileStep = "the configuration file";
 
 // The example as shipped, with its "$schema" pointing at the installed schema, which an editor
 // then finds from /etc/errand (the example's own points beside itself).
 std::string config_text(const SetupContext& context, const fs::path& example) {
   auto text = config::read_text_file(example);
-  if (!text) throw StepFailed(std::string(kStep), text.error().message, "reinstall errand");
+  if (!text)
+    throw StepFailed(std::string(kConfigFileStep), text.error().message, "reinstall errand");
   const std::string relative = "\"./config.schema.json\"";
   const auto schema = context.data.root() / "config.schema.json";
   std::error_code ec;
@@ -34,7 +35,7 @@ std::string config_text(const SetupContext& context, const fs::path& example) {
 // text goes to a temporary name first, and link() refuses to replace an existing name.
 void write_new_file(const fs::path& file, const std::string& text, gid_t gid) {
   auto fail = [&](const std::string& what) {
-    throw StepFailed(std::string(kStep), what + ": " + std::strerror(errno),
+    throw StepFailed(std::string(kConfigFileStep), what + ": " + std::strerror(errno),
                      "check that " + file.parent_path().string() + " is writable by root");
   };
   std::string temp = (file.parent_path() / ".config.json.XXXXXX").string();
@@ -68,18 +69,18 @@ void step_config_file(SetupContext& context) {
                            " is there (setup never overwrites it)");
     return;
   }
-  const auto example = context.data.require("config.example.json", std::string(kStep));
+  const auto example = context.data.require("config.example.json", std::string(kConfigFileStep));
   const std::string group = context.account_name;
   const std::string what = file.string() + " from " + example.string() +
                            " (mode 0640, root:" + group + ", since it holds the chat token)";
   if (!context.dry_run()) {
     const auto* account = context.account_or_null();
     if (account == nullptr)
-      throw StepFailed(std::string(kStep), "the account " + group + " does not exist",
+      throw StepFailed(std::string(kConfigFileStep), "the account " + group + " does not exist",
                        "the account step creates it; run setup again");
     fs::create_directories(file.parent_path(), ec);
     if (ec)
-      throw StepFailed(std::string(kStep),
+      throw StepFailed(std::string(kConfigFileStep),
                        "cannot create " + file.parent_path().string() + ": " + ec.message(),
                        "check that its parent is writable by root");
     write_new_file(file, config_text(context, example), account->gid);

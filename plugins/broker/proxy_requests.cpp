@@ -91,8 +91,8 @@ DialRefusal dial_refusal(const ClassifiedRequest& request, const DialResult& dia
 }
 
 // Answers a dial failure; the log names the host and the phase that failed.
-asio::awaitable<void> refuse_dial(BrokerSession& session, Connection& connection,
-                                  const ClassifiedRequest& request, const DialResult& dial) {
+asio::awaitable<void> refuse_proxy_dial(BrokerSession& session, Connection& connection,
+                                        const ClassifiedRequest& request, const DialResult& dial) {
   if (dial.failure == DialFailure::none) co_return;
   const DialRefusal refusal = dial_refusal(request, dial);
   // A host the address rule keeps out is policy doing its job; the rest are faults.
@@ -230,7 +230,7 @@ asio::awaitable<bool> handle_proxy_request(BrokerSession& session, Connection& c
   const DialDeadlines deadlines{settings.lookup_deadline, settings.dial_deadline};
   auto dial = co_await connect_upstream(session.core().resolver(), target, deadlines);
   if (dial.failure != DialFailure::none) {
-    co_await refuse_dial(session, connection, request, dial);
+    co_await refuse_proxy_dial(session, connection, request, dial);
     co_return false;
   }
   auto& upstream = *dial.socket;

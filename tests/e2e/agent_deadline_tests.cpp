@@ -16,8 +16,6 @@ namespace {
 using namespace std::chrono_literals;
 using Clock = std::chrono::steady_clock;
 
-constexpr auto npos = std::string::npos;
-
 // When the daemon logged the first line containing needle, from the line's own timestamp
 // (YYYY-MM-DDTHH:MM:SS.mmm), so the daemon's timing is measured without the test's polling.
 std::optional<std::chrono::sys_time<std::chrono::milliseconds>> logged_at(

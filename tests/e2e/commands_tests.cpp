@@ -16,7 +16,6 @@ namespace {
 using namespace std::chrono_literals;
 using sessions::TurnOutcome;
 
-constexpr auto npos = std::string::npos;
 const std::string kAsideGlyph = "\xF0\x9F\x92\xAC";
 
 TEST_CASE(

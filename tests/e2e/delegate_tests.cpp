@@ -14,8 +14,6 @@ namespace {
 
 using namespace std::chrono_literals;
 
-constexpr auto npos = std::string::npos;
-
 // The numbers 1 to 60000, a line each: 348,894 bytes, the kind of log an agent should not read
 // into its own context.
 std::string numbered_lines() {

@@ -24,6 +24,9 @@
 
 namespace errand::e2e {
 
+// What a scenario's searches of posted text compare against.
+inline constexpr auto npos = std::string::npos;
+
 inline constexpr std::string_view kOwner = "500000000000000005";
 // The operator the harness configures (chat.operatorUserIds), and someone it allows nothing.
 inline constexpr std::string_view kOperator = "600000000000000006";

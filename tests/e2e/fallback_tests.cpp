@@ -11,7 +11,6 @@ namespace errand::e2e {
 namespace {
 
 using namespace std::chrono_literals;
-constexpr auto npos = std::string::npos;
 
 fakes::ScriptedAnswer spending(std::string text) {
   auto answer = fakes::ScriptedAnswer::answer(std::move(text));

@@ -17,7 +17,6 @@ namespace {
 using namespace std::chrono_literals;
 namespace json = boost::json;
 
-constexpr auto npos = std::string::npos;
 constexpr std::string_view kAppId = "4242";
 constexpr std::string_view kInstallation = "777";
 

@@ -10,8 +10,6 @@ namespace {
 
 using namespace std::chrono_literals;
 
-constexpr auto npos = std::string::npos;
-
 TEST_CASE("an always grant carries to the session resumed in the same thread", "[e2e]") {
   LoopbackHostServer server;
   if (!server.problem().empty()) FAIL(server.problem());

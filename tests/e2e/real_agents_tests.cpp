@@ -20,7 +20,6 @@ namespace {
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 
-constexpr auto npos = std::string::npos;
 // $PWD shows where the command ran: the project as the sandbox places it.
 constexpr const char* kCommand = "echo errand-$((6*7)) in $PWD";
 constexpr const char* kPrinted = "errand-42 in /workspace";

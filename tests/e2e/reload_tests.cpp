@@ -15,7 +15,6 @@ namespace {
 
 using namespace std::chrono_literals;
 
-constexpr auto npos = std::string::npos;
 constexpr std::string_view kNewcomer = "700000000000000007";
 
 std::size_t occurrences(const std::string& text, std::string_view needle) {

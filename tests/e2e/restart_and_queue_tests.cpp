@@ -18,8 +18,6 @@ using namespace std::chrono_literals;
 using sessions::ThreadState;
 using sessions::TurnOutcome;
 
-constexpr auto npos = std::string::npos;
-
 // The lines of text that mention needle, for a failure message.
 std::string lines_with(const std::string& text, const std::string& needle) {
   std::string out;

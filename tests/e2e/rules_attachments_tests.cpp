@@ -21,8 +21,6 @@ using Catch::Matchers::ContainsSubstring;
 using namespace std::chrono_literals;
 namespace fs = std::filesystem;
 
-constexpr auto npos = std::string::npos;
-
 void write_text(const fs::path& path, const std::string& text) {
   fs::create_directories(path.parent_path());
   std::ofstream(path, std::ios::binary | std::ios::trunc) << text;

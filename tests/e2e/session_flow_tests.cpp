@@ -16,8 +16,6 @@ using namespace std::chrono_literals;
 using sessions::ThreadState;
 using sessions::TurnOutcome;
 
-constexpr auto npos = std::string::npos;
-
 std::string mention(std::string_view user) {
   return "<@" + std::string(user) + ">";
 }

@@ -10,8 +10,6 @@ namespace {
 
 using namespace std::chrono_literals;
 
-constexpr auto npos = std::string::npos;
-
 bool thread_opened_from(E2eHarness& h, const std::string& message_id) {
   for (const auto& r : h.discord().requests())
     if (r.method == "POST" && r.path.find("/messages/" + message_id + "/threads") != npos)

@@ -21,8 +21,6 @@ namespace json = boost::json;
 using namespace std::chrono_literals;
 using Catch::Matchers::ContainsSubstring;
 
-constexpr auto npos = std::string::npos;
-
 WebHeaders own_origin(const E2eHarness& h) {
   return {{"Origin", "http://127.0.0.1:" + std::to_string(h.web_port())},
           {"Content-Type", "application/json"}};

@@ -26,7 +26,6 @@ namespace fs = std::filesystem;
 namespace json = boost::json;
 using namespace std::chrono_literals;
 
-constexpr auto npos = std::string::npos;
 // demo_session.mjs names the same project.
 constexpr const char* kProject = "webdemo";
 

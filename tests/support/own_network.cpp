@@ -27,7 +27,7 @@ void say(const std::string& text) {
   ::_exit(kSetupFailed);
 }
 
-void write_file(const char* path, const std::string& text) {
+void write_proc_file(const char* path, const std::string& text) {
   const int fd = ::open(path, O_WRONLY | O_CLOEXEC);
   if (fd < 0) setup_failed(std::string("opening ") + path);
   if (::write(fd, text.data(), text.size()) != static_cast<ssize_t>(text.size()))
@@ -41,11 +41,11 @@ void enter_user_namespace(int extra_flags, uid_t inside_uid, gid_t inside_gid) {
   const uid_t outside_uid = ::geteuid();
   const gid_t outside_gid = ::getegid();
   if (::unshare(CLONE_NEWUSER | extra_flags) != 0) setup_failed("unshare");
-  write_file("/proc/self/setgroups", "deny");
-  write_file("/proc/self/uid_map",
-             std::to_string(inside_uid) + " " + std::to_string(outside_uid) + " 1\n");
-  write_file("/proc/self/gid_map",
-             std::to_string(inside_gid) + " " + std::to_string(outside_gid) + " 1\n");
+  write_proc_file("/proc/self/setgroups", "deny");
+  write_proc_file("/proc/self/uid_map",
+                  std::to_string(inside_uid) + " " + std::to_string(outside_uid) + " 1\n");
+  write_proc_file("/proc/self/gid_map",
+                  std::to_string(inside_gid) + " " + std::to_string(outside_gid) + " 1\n");
 }
 
 // Runs iproute2's ip with these arguments, its output going where ours goes; true when it

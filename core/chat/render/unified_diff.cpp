@@ -90,7 +90,7 @@ std::optional<std::vector<Op>> shortest_edit(const std::vector<std::string_view>
   return ops;
 }
 
-std::vector<Op> replace_all(std::size_t n, std::size_t m) {
+std::vector<Op> replace_all_ops(std::size_t n, std::size_t m) {
   std::vector<Op> ops;
   for (std::size_t i = 0; i < n; ++i) ops.push_back({Kind::removed, i, 0});
   for (std::size_t j = 0; j < m; ++j) ops.push_back({Kind::added, n, j});
@@ -104,7 +104,7 @@ UnifiedDiff unified_diff(std::optional<std::string_view> old_text, std::string_v
   const auto a = lines_of(old_text.value_or(std::string_view()));
   const auto b = lines_of(new_text);
   auto found = shortest_edit(a, b, max_edit_distance);
-  const auto ops = found ? std::move(*found) : replace_all(a.size(), b.size());
+  const auto ops = found ? std::move(*found) : replace_all_ops(a.size(), b.size());
 
   UnifiedDiff diff;
   // Hunks: every change with `context` unchanged lines around it, merged when they touch.

@@ -37,15 +37,11 @@ const std::vector<common::AddressRange>& nearby_ranges() {
   return ranges;
 }
 
-sdk::Error refused(std::string sentence) {
-  return sdk::make_error(std::move(sentence), sdk::Error::Kind::refused);
-}
-
 }  // namespace
 
 sdk::Result<asio::ip::address> bind_address_of(std::string_view host) {
   if (host.empty())
-    return refused(
+    return sdk::refusal(
         "the web interface's address is empty; write the address it should listen "
         "on, such as 127.0.0.1");
   if (common::ascii_lower(host) == "localhost") return asio::ip::make_address_v4("127.0.0.1");
@@ -55,7 +51,7 @@ sdk::Result<asio::ip::address> bind_address_of(std::string_view host) {
   boost::system::error_code ec;
   const auto parsed = asio::ip::make_address(std::string(literal), ec);
   if (ec) {
-    return refused(fmt::format(
+    return sdk::refusal(fmt::format(
         "\"{}\" is a host name, and a host name can resolve to anything; write an address "
         "instead, such as 127.0.0.1, a private or tailnet address of this host, or \"localhost\"",
         host));
@@ -65,7 +61,7 @@ sdk::Result<asio::ip::address> bind_address_of(std::string_view host) {
   const auto address =
       parsed.is_v6() && parsed.to_v6().is_v4_mapped() ? common::plain_address(parsed) : parsed;
   if (address.is_unspecified()) {
-    return refused(fmt::format(
+    return sdk::refusal(fmt::format(
         "{} is a wildcard, and a wildcard binds every interface, public ones too; write the one "
         "address the web interface should listen on, such as 127.0.0.1 or this host's private "
         "or tailnet address",
@@ -74,7 +70,7 @@ sdk::Result<asio::ip::address> bind_address_of(std::string_view host) {
   for (const auto& range : nearby_ranges()) {
     if (range.contains(address)) return address;
   }
-  return refused(fmt::format(
+  return sdk::refusal(fmt::format(
       "{} is a public address; the web interface has no login, so it listens only on loopback, "
       "private (10/8, 172.16/12, 192.168/16, fc00::/7), link-local or 100.64/10 addresses: write "
       "one of those, such as 127.0.0.1, and reach it from elsewhere through a tunnel or a tailnet",

@@ -14,7 +14,7 @@ namespace asio = boost::asio;
 namespace {
 
 // A page that stops reading would hold a write forever; past this the connection is closed.
-constexpr std::chrono::seconds kWriteTimeout{30};
+constexpr std::chrono::seconds kEventWriteTimeout{30};
 
 // Names come from errand's code, never from a page; a line break in one would still split
 // the frame, so it is dropped.
@@ -57,7 +57,7 @@ asio::awaitable<bool> SocketEventStream::keep_alive() {
 
 asio::awaitable<bool> SocketEventStream::write(std::string frame) {
   if (failed_) co_return false;
-  stream_.expires_after(kWriteTimeout);
+  stream_.expires_after(kEventWriteTimeout);
   auto [ec, written] =
       co_await asio::async_write(stream_, asio::buffer(frame), asio::as_tuple(asio::use_awaitable));
   stream_.expires_never();

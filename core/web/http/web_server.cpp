@@ -23,26 +23,22 @@ namespace {
 // After a failed accept (out of descriptors, say) the loop waits a little rather than spin.
 constexpr std::chrono::milliseconds kAcceptRetry{100};
 
-sdk::Error refused(std::string sentence) {
-  return sdk::make_error(std::move(sentence), sdk::Error::Kind::refused);
-}
-
 sdk::Error bind_failure(const boost::system::error_code& ec, const tcp::endpoint& endpoint) {
   const auto address = endpoint.address().to_string();
   if (ec == boost::system::errc::address_in_use) {
-    return refused(fmt::format(
+    return sdk::refusal(fmt::format(
         "port {} on {} is in use by another program; stop that program, or set web.port to a "
         "free port",
         endpoint.port(), address));
   }
   if (ec == boost::system::errc::address_not_available) {
-    return refused(fmt::format(
+    return sdk::refusal(fmt::format(
         "this host has no address {}; set web.host to one of its own addresses (\"ip address\" "
         "lists them), or to 127.0.0.1",
         address));
   }
   if (ec == boost::system::errc::permission_denied) {
-    return refused(
+    return sdk::refusal(
         fmt::format("port {} needs privileges errand does not have; set web.port to 1024 or above",
                     endpoint.port()));
   }

@@ -20,7 +20,7 @@ namespace errand::bailey {
 
 namespace {
 
-bool write_all(const char* path, const char* text) {
+bool write_text_file(const char* path, const char* text) {
   const int fd = ::open(path, O_WRONLY | O_CLOEXEC);
   if (fd < 0) return false;
   const auto len = std::strlen(text);
@@ -69,11 +69,11 @@ int try_user_namespace() {
   const auto uid = ::getuid();
   const auto gid = ::getgid();
   if (::unshare(CLONE_NEWUSER) != 0) return step_failed(1);
-  if (!write_all("/proc/self/setgroups", "deny")) return step_failed(2);
+  if (!write_text_file("/proc/self/setgroups", "deny")) return step_failed(2);
   std::snprintf(map, sizeof map, "0 %u 1", static_cast<unsigned>(uid));
-  if (!write_all("/proc/self/uid_map", map)) return step_failed(2);
+  if (!write_text_file("/proc/self/uid_map", map)) return step_failed(2);
   std::snprintf(map, sizeof map, "0 %u 1", static_cast<unsigned>(gid));
-  if (!write_all("/proc/self/gid_map", map)) return step_failed(2);
+  if (!write_text_file("/proc/self/gid_map", map)) return step_failed(2);
   if (::unshare(CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWNET) != 0)
     return step_failed(3);
   if (::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) return step_failed(4);

@@ -62,7 +62,7 @@ const std::vector<std::string>& placed_paths() {
   return paths;
 }
 
-bool within(const std::string& inner, const std::string& outer) {
+bool path_within(const std::string& inner, const std::string& outer) {
   if (outer == "/") return true;
   return inner == outer ||
          (inner.size() > outer.size() && inner.compare(0, outer.size(), outer) == 0 &&
@@ -70,7 +70,7 @@ bool within(const std::string& inner, const std::string& outer) {
 }
 
 bool overlaps(const std::string& a, const std::string& b) {
-  return within(a, b) || within(b, a);
+  return path_within(a, b) || path_within(b, a);
 }
 
 std::size_t depth(const std::string& path) {
@@ -213,7 +213,7 @@ sdk::Result<BuiltPolicy> build_policy(const sdk::LaunchSpec& spec, const PolicyC
   for (const auto& b : binds) {
     // A grant inside something already bound the same way adds nothing to the mount tree.
     const bool redundant = std::any_of(p.binds.begin(), p.binds.end(), [&](const BindMount& a) {
-      return within(b.target, a.target) && a.writable == b.writable && a.source == a.target &&
+      return path_within(b.target, a.target) && a.writable == b.writable && a.source == a.target &&
              b.source == b.target;
     });
     if (!redundant) p.binds.push_back(b);

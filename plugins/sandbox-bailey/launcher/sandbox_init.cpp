@@ -78,7 +78,7 @@ sdk::Result<void> exec_outcome(int read_fd) {
   return {};
 }
 
-void quiet_stdio() {
+void quiet_init_stdio() {
   const int null = ::open("/dev/null", O_RDWR | O_CLOEXEC);
   if (null < 0) return;
   for (int fd = 0; fd <= 2; ++fd) ::dup2(null, fd);
@@ -133,7 +133,7 @@ void run_sandbox_init(const Prepared& prepared) {
   report(format_running(agent));
   // Nothing in the sandbox may read or trace this process.
   ::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
-  quiet_stdio();
+  quiet_init_stdio();
 
   std::optional<int> agent_status;
   epoll_event events[64];

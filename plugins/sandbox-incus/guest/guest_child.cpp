@@ -18,7 +18,7 @@ namespace errand::incus::guest {
 
 namespace {
 
-sdk::Error system_error(const std::string& what) {
+sdk::Error child_system_error(const std::string& what) {
   return sdk::make_error(what + ": " + std::strerror(errno));
 }
 
@@ -27,18 +27,19 @@ sdk::Error system_error(const std::string& what) {
 sdk::Result<void> prepare_child(int report_fd, const GuestAccount& account, pid_t init) {
   // pipe2 made report_fd close-on-exec already; dup3 refuses to move an fd onto itself.
   if (report_fd != kChildReportFd && ::dup3(report_fd, kChildReportFd, O_CLOEXEC) < 0)
-    return system_error("moving the report pipe");
+    return child_system_error("moving the report pipe");
   // The epoll and signal fds, the other child's pipe, anything incusd's exec left open.
   if (::syscall(SYS_close_range, kChildReportFd + 1, ~0U, 0) != 0)
-    return system_error("closing inherited fds");
+    return child_system_error("closing inherited fds");
   struct sigaction default_action {};
   default_action.sa_handler = SIG_DFL;
   for (int sig = 1; sig < NSIG; ++sig) ::sigaction(sig, &default_action, nullptr);
   sigset_t none;
   sigemptyset(&none);
-  if (::sigprocmask(SIG_SETMASK, &none, nullptr) != 0) return system_error("unblocking signals");
+  if (::sigprocmask(SIG_SETMASK, &none, nullptr) != 0)
+    return child_system_error("unblocking signals");
   if (auto became = become(account); !became) return became.error();
-  if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0) return system_error("PR_SET_PDEATHSIG");
+  if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0) return child_system_error("PR_SET_PDEATHSIG");
   if (::getppid() != init)
     return sdk::make_error("errand-guest-init ended before its child started");
   return {};

@@ -35,7 +35,6 @@ using namespace std::chrono_literals;
 using errand::test::Finished;
 using errand::test::run_to_end;
 
-constexpr auto npos = std::string::npos;
 constexpr const char* kAccount = "errand";
 
 fs::path errand_binary() {

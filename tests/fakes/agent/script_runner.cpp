@@ -22,7 +22,7 @@ namespace json = boost::json;
 
 namespace {
 
-std::string env_or(const char* name, const char* fallback) {
+std::string script_env_or(const char* name, const char* fallback) {
   const char* v = std::getenv(name);
   return v != nullptr && *v != '\0' ? v : fallback;
 }
@@ -76,9 +76,9 @@ std::string ScriptRunner::next_tool_id() {
 }
 
 std::string ScriptRunner::run(const json::array& prompt) {
-  base_variable_ = env_or("FAKE_AGENT_BASE_URL_VARIABLE", "ANTHROPIC_BASE_URL");
-  key_variable_ = env_or("FAKE_AGENT_CREDENTIAL_VARIABLE", "ANTHROPIC_API_KEY");
-  dialect_ = env_or("FAKE_AGENT_DIALECT", "anthropic");
+  base_variable_ = script_env_or("FAKE_AGENT_BASE_URL_VARIABLE", "ANTHROPIC_BASE_URL");
+  key_variable_ = script_env_or("FAKE_AGENT_CREDENTIAL_VARIABLE", "ANTHROPIC_API_KEY");
+  dialect_ = script_env_or("FAKE_AGENT_DIALECT", "anthropic");
   prompt_ = prompt;
   history_before_ = history_size(session_.history);
   // The last text block is the person's message, and so the script; text blocks before it are

@@ -19,7 +19,7 @@ using Catch::Matchers::ContainsSubstring;
 
 namespace {
 
-std::string gaps_of(const sdk::EnforcementReport& r) {
+std::string probe_gaps_of(const sdk::EnforcementReport& r) {
   std::string out;
   for (const auto& g : r.gaps) out += g.guarantee + ": " + g.reason + "\n";
   return out;
@@ -69,9 +69,9 @@ TEST_CASE("a project that is not there is refused with the commands that make it
   const auto project = unique("project");
   Daemon daemon(boost::json::object{{"project", project}});
   const auto report = daemon.probe(default_policy());
-  INFO(gaps_of(report));
-  CHECK_THAT(gaps_of(report), ContainsSubstring("incus project create " + project));
-  CHECK_THAT(gaps_of(report),
+  INFO(probe_gaps_of(report));
+  CHECK_THAT(probe_gaps_of(report), ContainsSubstring("incus project create " + project));
+  CHECK_THAT(probe_gaps_of(report),
              ContainsSubstring("incus project set " + project + " restricted=true"));
   // Nothing was made on the host by the probe.
   asio::io_context io;
@@ -89,10 +89,11 @@ TEST_CASE("an image alias that is not there is refused with the import that make
   const auto alias = unique("image");
   Daemon daemon(boost::json::object{{"image", alias}});
   const auto report = daemon.probe(default_policy());
-  INFO(gaps_of(report));
-  CHECK_THAT(gaps_of(report), ContainsSubstring("there is no image alias " + alias));
-  CHECK_THAT(gaps_of(report), ContainsSubstring("incus image import <metadata> <rootfs> --alias " +
-                                                alias + " --project " + live_incus().project));
+  INFO(probe_gaps_of(report));
+  CHECK_THAT(probe_gaps_of(report), ContainsSubstring("there is no image alias " + alias));
+  CHECK_THAT(probe_gaps_of(report),
+             ContainsSubstring("incus image import <metadata> <rootfs> --alias " + alias +
+                               " --project " + live_incus().project));
 }
 
 TEST_CASE("an image without errand's contract is refused with the import that replaces it",
@@ -100,14 +101,14 @@ TEST_CASE("an image without errand's contract is refused with the import that re
   ImageWithoutContract image(unique("nocontract"));
   Daemon daemon(boost::json::object{{"image", image.alias}});
   const auto report = daemon.probe(default_policy());
-  INFO(gaps_of(report));
-  CHECK_THAT(gaps_of(report),
+  INFO(probe_gaps_of(report));
+  CHECK_THAT(probe_gaps_of(report),
              ContainsSubstring("the image " + image.alias + " has no user.errand.contract"));
-  CHECK_THAT(gaps_of(report), ContainsSubstring("--alias " + image.alias));
+  CHECK_THAT(probe_gaps_of(report), ContainsSubstring("--alias " + image.alias));
   // The real test image, in the same project, passes the same judgement.
   Daemon reference;
   const auto clean = reference.probe(default_policy());
-  INFO(gaps_of(clean));
-  CHECK_THAT(gaps_of(report), ContainsSubstring("the session image: "));
-  CHECK_THAT(gaps_of(clean), !ContainsSubstring("the session image: "));
+  INFO(probe_gaps_of(clean));
+  CHECK_THAT(probe_gaps_of(report), ContainsSubstring("the session image: "));
+  CHECK_THAT(probe_gaps_of(clean), !ContainsSubstring("the session image: "));
 }

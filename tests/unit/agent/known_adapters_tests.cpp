@@ -19,7 +19,7 @@ namespace {
 
 constexpr auto npos = std::string::npos;
 
-json::object config_with(const char* agent_json) {
+json::object adapter_config_with(const char* agent_json) {
   return {{"agent", json::parse(agent_json).as_object()},
           {"sandbox", json::object{{"egress", json::object{{"mode", "proxy"}}}}}};
 }
@@ -61,7 +61,7 @@ TEST_CASE("adapters are known by the file name of the program that runs them") {
 }
 
 TEST_CASE("claude-agent-acp gets its config directory with its sandbox off, and quiet") {
-  const auto launch = prepare(config_with(R"({
+  const auto launch = prepare(adapter_config_with(R"({
     "kind": "acp", "command": ["/opt/agents/node_modules/.bin/claude-agent-acp"],
     "provider": "anthropic", "baseUrlVariable": "ANTHROPIC_BASE_URL",
     "providers": {"anthropic": {"credential": "sk-real", "credentialName": "ANTHROPIC_API_KEY"}}})"));
@@ -79,7 +79,7 @@ TEST_CASE("claude-agent-acp gets its config directory with its sandbox off, and 
 }
 
 TEST_CASE("codex-acp gets a config.toml naming the session's route as its provider") {
-  const auto launch = prepare(config_with(R"({
+  const auto launch = prepare(adapter_config_with(R"({
     "kind": "acp", "command": ["codex-acp"], "provider": "openai", "model": "gpt-test:high",
     "providers": {"openai": {"kind": "openai", "credential": "sk-real",
                              "credentialName": "OPENAI_API_KEY",
@@ -108,7 +108,7 @@ TEST_CASE("codex-acp gets a config.toml naming the session's route as its provid
 }
 
 TEST_CASE("codex-acp without a reachable endpoint is refused, saying what to set") {
-  const auto launch = prepare(config_with(R"({
+  const auto launch = prepare(adapter_config_with(R"({
     "kind": "acp", "command": ["codex-acp"], "provider": "openai",
     "providers": {"openai": {"kind": "openai", "credential": "sk-real",
                              "credentialName": "OPENAI_API_KEY"}}})"),
@@ -119,7 +119,7 @@ TEST_CASE("codex-acp without a reachable endpoint is refused, saying what to set
 }
 
 TEST_CASE("an unknown ACP agent gets no adapter files or variables") {
-  const auto launch = prepare(config_with(R"({
+  const auto launch = prepare(adapter_config_with(R"({
     "kind": "acp", "command": ["my-agent"], "provider": "anthropic",
     "providers": {"anthropic": {"credential": "sk-real", "credentialName": "ANTHROPIC_API_KEY"}}})"));
   REQUIRE(launch);

@@ -20,12 +20,12 @@ namespace json = boost::json;
 
 namespace {
 
-const std::string kKey = "sk-live-REALKEY-eeeeeeeeeeeeeeeeeeeeeeee";
+const std::string kUsageKey = "sk-live-REALKEY-eeeeeeeeeeeeeeeeeeeeeeee";
 
 struct RefreshFixture {
   TempDir dir;
   FakeProvider provider{FakeProvider::Options{
-      .expected_key = kKey, .event_delay = std::chrono::milliseconds(2), .on_request = {}}};
+      .expected_key = kUsageKey, .event_delay = std::chrono::milliseconds(2), .on_request = {}}};
 
   RefreshFixture() { std::ofstream(dir.path() / "ca.pem") << provider.ca_pem(); }
 
@@ -36,10 +36,12 @@ struct RefreshFixture {
     agent["model"] = "big-model";
     agent["providers"] = json::object{
         {"anthropic",
-         {{"credential", kKey}, {"kind", "anthropic"}, {"baseUrl", provider.https_url()}}},
+         {{"credential", kUsageKey}, {"kind", "anthropic"}, {"baseUrl", provider.https_url()}}},
         {"openai",
-         {{"credential", kKey}, {"kind", "openai"}, {"baseUrl", provider.https_url() + "/v1"}}},
-        {"odd", {{"credential", kKey}, {"baseUrl", provider.https_url()}}}};
+         {{"credential", kUsageKey},
+          {"kind", "openai"},
+          {"baseUrl", provider.https_url() + "/v1"}}},
+        {"odd", {{"credential", kUsageKey}, {"baseUrl", provider.https_url()}}}};
     return c;
   }
 
@@ -79,7 +81,7 @@ TEST_CASE_METHOD(RefreshFixture,
   const auto seen = provider.requests();
   REQUIRE(seen.size() == 1);
   CHECK(seen[0].target == "/v1/messages");
-  CHECK(seen[0].header("x-api-key") == kKey);
+  CHECK(seen[0].header("x-api-key") == kUsageKey);
   const auto body = json::parse(seen[0].body).as_object();
   CHECK(body.at("model").as_string() == "big-model");
   CHECK(body.at("max_tokens").to_number<int>() == 1);
@@ -105,7 +107,7 @@ TEST_CASE_METHOD(RefreshFixture, "an openai provider is asked on chat completion
   const auto seen = provider.requests();
   REQUIRE(seen.size() == 1);
   CHECK(seen[0].target == "/v1/chat/completions");
-  CHECK(seen[0].header("Authorization") == "Bearer " + kKey);
+  CHECK(seen[0].header("Authorization") == "Bearer " + kUsageKey);
   const auto body = json::parse(seen[0].body).as_object();
   CHECK(body.at("max_tokens").to_number<int>() == 1);
 }

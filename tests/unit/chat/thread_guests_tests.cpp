@@ -15,8 +15,8 @@ GuestEdit edit(GuestEdit::Kind kind, std::string_view account) {
   return GuestEdit{kind, account, kOwner, kBot};
 }
 
-std::string refusal(const std::vector<std::string>& guests, const GuestEdit& change,
-                    const AccessLists& lists = {}) {
+std::string guests_refusal(const std::vector<std::string>& guests, const GuestEdit& change,
+                           const AccessLists& lists = {}) {
   auto after = edit_guests(guests, change, lists);
   REQUIRE_FALSE(after.has_value());
   CHECK(after.error().kind == errand::sdk::Error::Kind::refused);
@@ -39,15 +39,16 @@ TEST_CASE("an edit that cannot apply is refused and names the account",
           "[key:chat.blockedUserIds]") {
   const auto allow = GuestEdit::Kind::allow;
   const auto deny = GuestEdit::Kind::deny;
-  CHECK_THAT(refusal({}, edit(allow, kBot)), ContainsSubstring("<@999> is errand itself"));
-  CHECK_THAT(refusal({}, edit(allow, kOwner)), ContainsSubstring("<@100> owns this thread"));
-  CHECK_THAT(refusal({}, edit(deny, kOwner)), ContainsSubstring("owns this thread"));
-  CHECK_THAT(refusal({"200"}, edit(allow, "200")),
+  CHECK_THAT(guests_refusal({}, edit(allow, kBot)), ContainsSubstring("<@999> is errand itself"));
+  CHECK_THAT(guests_refusal({}, edit(allow, kOwner)), ContainsSubstring("<@100> owns this thread"));
+  CHECK_THAT(guests_refusal({}, edit(deny, kOwner)), ContainsSubstring("owns this thread"));
+  CHECK_THAT(guests_refusal({"200"}, edit(allow, "200")),
              ContainsSubstring("a guest of this thread already"));
-  CHECK_THAT(refusal({"200"}, edit(deny, "300")), ContainsSubstring("<@300> is not a guest"));
+  CHECK_THAT(guests_refusal({"200"}, edit(deny, "300")),
+             ContainsSubstring("<@300> is not a guest"));
   AccessLists blocked;
   blocked.blocked_ids = {"666"};
-  CHECK_THAT(refusal({}, edit(allow, "666"), blocked),
+  CHECK_THAT(guests_refusal({}, edit(allow, "666"), blocked),
              ContainsSubstring("blocked here (chat.blockedUserIds)"));
   // A blocked guest can still be taken out.
   CHECK(edit_guests({"666"}, edit(deny, "666"), blocked).value().empty());
@@ -58,7 +59,7 @@ TEST_CASE("an edit that cannot apply is refused and names the account",
 TEST_CASE("a thread keeps a bounded number of guests") {
   std::vector<std::string> full;
   for (std::size_t i = 0; i < kMaxGuestsPerThread; ++i) full.push_back(std::to_string(1000 + i));
-  CHECK_THAT(refusal(full, edit(GuestEdit::Kind::allow, "5")),
+  CHECK_THAT(guests_refusal(full, edit(GuestEdit::Kind::allow, "5")),
              ContainsSubstring("as many as one thread keeps"));
   full.pop_back();
   CHECK(edit_guests(full, edit(GuestEdit::Kind::allow, "5"), {}).value().size() ==

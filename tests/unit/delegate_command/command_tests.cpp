@@ -1,6 +1,6 @@
 // The built delegate program against a stand-in broker on loopback: the exact request it sends,
-// what it prints and how it exits for an answer, an error frame, a refusal and an early close,
-// and every refusal it makes before sending anything.
+// what it prints and how it exits for an answer, an error command_frame, a refusal and an early
+// close, and every refusal it makes before sending anything.
 
 #include <fcntl.h>
 #include <stdlib.h>
@@ -32,11 +32,11 @@ std::string chunk(const std::string& bytes) {
   return std::string(size) + "\r\n" + bytes + "\r\n";
 }
 
-std::string frame(const std::string& kind, const std::string& payload) {
+std::string command_frame(const std::string& kind, const std::string& payload) {
   return chunk(kind + " " + std::to_string(payload.size()) + "\n" + payload);
 }
 
-const std::string kAdmitted =
+const std::string kCommandAdmitted =
     "HTTP/1.1 200 OK\r\nContent-Type: application/x-errand-delegate\r\n"
     "Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n";
 
@@ -70,9 +70,9 @@ struct Case {
 }  // namespace
 
 TEST_CASE("delegate sends the wire's request and streams the answer to stdout", "[delegate]") {
-  LoopbackBroker broker(kAdmitted + frame("text", "The first failure is ") +
-                        frame("text", "parser_tests, line 12.\n") +
-                        frame("end", "input_tokens=120 output_tokens=9") + chunk(""));
+  LoopbackBroker broker(kCommandAdmitted + command_frame("text", "The first failure is ") +
+                        command_frame("text", "parser_tests, line 12.\n") +
+                        command_frame("end", "input_tokens=120 output_tokens=9") + chunk(""));
   Case c;
   const std::string log = "line 1\nFAIL parser_tests: expected 3, got 4 (100% sure) é\n";
   const auto path = c.file("build.log", log);
@@ -101,7 +101,8 @@ TEST_CASE("standard input is the artefact without --file, or with --file -", "[d
   const auto how =
       GENERATE(Catch::Generators::as<std::vector<std::string>>{}, std::vector<std::string>{},
                std::vector<std::string>{"--file", "-"}, std::vector<std::string>{"-"});
-  LoopbackBroker broker(kAdmitted + frame("text", "a diff") + frame("end", "") + chunk(""));
+  LoopbackBroker broker(kCommandAdmitted + command_frame("text", "a diff") +
+                        command_frame("end", "") + chunk(""));
   Case c;
   c.stdin_path = c.file("piped", "--- a/x\n+++ b/x\n");
   auto args = how;
@@ -116,11 +117,11 @@ TEST_CASE("standard input is the artefact without --file, or with --file -", "[d
   CHECK(broker.body() == "--- a/x\n+++ b/x\n");
 }
 
-TEST_CASE("an error frame: the text so far, its line ended, then the sentence, exit 1",
+TEST_CASE("an error command_frame: the text so far, its line ended, then the sentence, exit 1",
           "[delegate]") {
-  LoopbackBroker broker(kAdmitted + frame("text", "The log shows") +
-                        frame("error", "the delegate model did not answer within 60000 ms") +
-                        chunk(""));
+  LoopbackBroker broker(
+      kCommandAdmitted + command_frame("text", "The log shows") +
+      command_frame("error", "the delegate model did not answer within 60000 ms") + chunk(""));
   Case c;
   const auto r =
       c.run({"--file", c.file("a", "x").string(), "q"}, {"HTTP_PROXY=" + broker.proxy_url()});
@@ -142,7 +143,8 @@ TEST_CASE("a refusal's sentence goes to stderr with exit 1", "[delegate]") {
 }
 
 TEST_CASE("a connection that ends before end or error is a failure", "[delegate]") {
-  LoopbackBroker broker(kAdmitted + frame("text", "half of") + "1f\r\ntext 40\nthe rest");
+  LoopbackBroker broker(kCommandAdmitted + command_frame("text", "half of") +
+                        "1f\r\ntext 40\nthe rest");
   Case c;
   const auto r =
       c.run({"--file", c.file("a", "x").string(), "q"}, {"HTTP_PROXY=" + broker.proxy_url()});
@@ -258,7 +260,7 @@ TEST_CASE("an artefact over 2 MiB is refused with its size before anything is se
 }
 
 TEST_CASE("an artefact of exactly 2 MiB is sent whole", "[delegate]") {
-  LoopbackBroker broker(kAdmitted + frame("end", "") + chunk(""));
+  LoopbackBroker broker(kCommandAdmitted + command_frame("end", "") + chunk(""));
   Case c;
   const std::string content(2u << 20, 'y');
   const auto r = c.run({"--file", c.file("edge", content).string(), "q"},

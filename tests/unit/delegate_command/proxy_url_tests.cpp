@@ -10,13 +10,13 @@ namespace {
 
 ProxyAddress parsed(const std::string& url) {
   auto out = parse_proxy_url(url);
-  const auto* refused = std::get_if<ProxyRefusal>(&out);
-  INFO((refused ? refused->sentence : std::string()));
+  const auto* url_refused = std::get_if<ProxyRefusal>(&out);
+  INFO((url_refused ? url_refused->sentence : std::string()));
   REQUIRE(std::holds_alternative<ProxyAddress>(out));
   return std::get<ProxyAddress>(out);
 }
 
-std::string refused(const std::string& url) {
+std::string url_refused(const std::string& url) {
   auto out = parse_proxy_url(url);
   REQUIRE(std::holds_alternative<ProxyRefusal>(out));
   return std::get<ProxyRefusal>(out).sentence;
@@ -50,19 +50,20 @@ TEST_CASE("an IPv6 host and a missing port", "[delegate]") {
   CHECK(b.authority == "127.0.0.1:80");
 }
 
-TEST_CASE("a proxy URL delegate cannot use is refused saying why", "[delegate]") {
+TEST_CASE("a proxy URL delegate cannot use is url_refused saying why", "[delegate]") {
   const std::string lead = "the session's proxy address is not one delegate can use: ";
-  CHECK(refused("https://e:c@127.0.0.1:3128") == lead + "it does not start with http://");
-  CHECK(refused("http://127.0.0.1:3128") == lead + "it carries no user and credential");
-  CHECK(refused("http://errand@127.0.0.1:3128") == lead + "it carries a user but no credential");
-  CHECK(refused("http://errand:@127.0.0.1:3128") == lead + "its user or credential is empty");
-  CHECK(refused("http://e:c%4@127.0.0.1:3128") ==
+  CHECK(url_refused("https://e:c@127.0.0.1:3128") == lead + "it does not start with http://");
+  CHECK(url_refused("http://127.0.0.1:3128") == lead + "it carries no user and credential");
+  CHECK(url_refused("http://errand@127.0.0.1:3128") ==
+        lead + "it carries a user but no credential");
+  CHECK(url_refused("http://errand:@127.0.0.1:3128") == lead + "its user or credential is empty");
+  CHECK(url_refused("http://e:c%4@127.0.0.1:3128") ==
         lead + "its user or credential has a malformed %-escape");
-  CHECK(refused("http://e:c@127.0.0.1:31x8") == lead + "its port \"31x8\" is not a number");
-  CHECK(refused("http://e:c@127.0.0.1:") == lead + "its port \"\" is not a number");
-  CHECK(refused("http://e:c@127.0.0.1:70000") == lead + "its port 70000 is out of range");
-  CHECK(refused("http://e:c@:3128") == lead + "it names no host");
-  CHECK(refused("http://e:c@127.0.0.1:3128/x") == lead + "it has a path after the address");
+  CHECK(url_refused("http://e:c@127.0.0.1:31x8") == lead + "its port \"31x8\" is not a number");
+  CHECK(url_refused("http://e:c@127.0.0.1:") == lead + "its port \"\" is not a number");
+  CHECK(url_refused("http://e:c@127.0.0.1:70000") == lead + "its port 70000 is out of range");
+  CHECK(url_refused("http://e:c@:3128") == lead + "it names no host");
+  CHECK(url_refused("http://e:c@127.0.0.1:3128/x") == lead + "it has a path after the address");
 }
 
 TEST_CASE("percent_decode takes %XX in either case and refuses a broken escape", "[delegate]") {

@@ -33,13 +33,13 @@ namespace {
 
 // The fake on the test's manual clock, one App with one installation, and the configuration
 // errand would read for it, checked as the daemon checks it at start.
-struct Scene {
+struct FakeScene {
   errand::test::ManualClock clock;
   errand::fakes::FakeGithub github{errand::fakes::FakeGithub::Options{&clock, "/api/v3", {}}};
   errand::test::TempDir dir;
   GithubIdentity identity;
 
-  explicit Scene(std::string_view narrowing = "") {
+  explicit FakeScene(std::string_view narrowing = "") {
     const auto key = errand::fakes::make_test_app_key();
     github.add_app("12345", key.public_key_pem);
     github.add_installation("67890", "12345");
@@ -93,7 +93,7 @@ void branch_ahead(const std::filesystem::path& bare, const std::string& branch) 
 TEST_CASE("an installation token is minted by GitHub's rules, narrowed as configured",
           "[github][fake-github][key:github.app.privateKeyPath][key:github.app.repositories]"
           "[key:github.app.permissions.<name>]") {
-  Scene scene(R"(, "repositories": ["widgets"], "permissions": {"contents": "read"})");
+  FakeScene scene(R"(, "repositories": ["widgets"], "permissions": {"contents": "read"})");
   scene.github.create_repository("acme", "widgets");
   const auto minted = scene.mint();
   REQUIRE(minted.has_value());
@@ -108,7 +108,7 @@ TEST_CASE("an installation token is minted by GitHub's rules, narrowed as config
 
 TEST_CASE("an installation GitHub refuses is said with GitHub's status and message",
           "[github][fake-github]") {
-  Scene scene;
+  FakeScene scene;
   scene.github.set_refuse_installation("67890", 403, "This installation has been suspended");
   const auto minted = scene.mint();
   REQUIRE_FALSE(minted.has_value());
@@ -119,7 +119,7 @@ TEST_CASE("an installation GitHub refuses is said with GitHub's status and messa
 
 TEST_CASE("the keeper renews the App token under the manual clock before GitHub's hour is up",
           "[github][fake-github][keeper][key:github.app.appId]") {
-  Scene scene;
+  FakeScene scene;
   asio::io_context io;
   auto work = asio::make_work_guard(io);
   GithubApi api(io.get_executor(), scene.identity.settings);
@@ -165,7 +165,7 @@ TEST_CASE("the keeper renews the App token under the manual clock before GitHub'
 
 TEST_CASE("!pr's calls open a pull request from the pushed branch into the default branch",
           "[github][fake-github]") {
-  Scene scene;
+  FakeScene scene;
   branch_ahead(scene.github.create_repository("acme", "widgets"), "errand/fix-1");
   const auto token = scene.mint();
   REQUIRE(token.has_value());

@@ -24,7 +24,7 @@ namespace {
 
 // GitHub as the keeper sees it: each mint hands out a token valid for an hour from the clock's
 // now, or fails while `failing` is set. What the keeper was told is recorded.
-struct Scene {
+struct KeeperScene {
   asio::io_context io;
   asio::executor_work_guard<asio::io_context::executor_type> work{io.get_executor()};
   errand::test::ManualClock clock;
@@ -36,7 +36,7 @@ struct Scene {
   std::shared_ptr<InstallationTokenKeeper> keeper;
   std::thread runner;
 
-  Scene(std::chrono::minutes lifetime = 60min) {
+  KeeperScene(std::chrono::minutes lifetime = 60min) {
     auto mint = [this, lifetime](std::chrono::system_clock::time_point now)
         -> asio::awaitable<errand::sdk::Result<InstallationToken>> {
       std::lock_guard lock(mutex);
@@ -63,7 +63,7 @@ struct Scene {
                                                        timing);
     runner = std::thread([this] { io.run(); });
   }
-  ~Scene() {
+  ~KeeperScene() {
     asio::post(io, [this] { keeper->stop(); });
     work.reset();
     runner.join();
@@ -93,7 +93,7 @@ struct Scene {
 
 TEST_CASE("the keeper mints at start and renews ten minutes before the hour is up",
           "[github][keeper]") {
-  Scene scene;
+  KeeperScene scene;
   const auto first = scene.start();
   REQUIRE(first.has_value());
   CHECK(first->token == "ghs_token1");
@@ -113,7 +113,7 @@ TEST_CASE("the keeper mints at start and renews ten minutes before the hour is u
 
 TEST_CASE("a short-lived token is renewed a quarter of its lifetime before it expires",
           "[github][keeper]") {
-  Scene scene(8min);
+  KeeperScene scene(8min);
   REQUIRE(scene.start().has_value());
   scene.advance(5min);  // 3 minutes left: more than a quarter of 8
   std::this_thread::sleep_for(50ms);
@@ -125,7 +125,7 @@ TEST_CASE("a short-lived token is renewed a quarter of its lifetime before it ex
 
 TEST_CASE("a failed renewal is reported, retried after a pause, and the token dropped at expiry",
           "[github][keeper]") {
-  Scene scene;
+  KeeperScene scene;
   REQUIRE(scene.start().has_value());
   scene.locked([&] { return scene.failing = true; });
   scene.advance(51min);
@@ -153,7 +153,7 @@ TEST_CASE("a failed renewal is reported, retried after a pause, and the token dr
 }
 
 TEST_CASE("a keeper whose first mint fails starts no loop", "[github][keeper]") {
-  Scene scene;
+  KeeperScene scene;
   scene.locked([&] { return scene.failing = true; });
   const auto first = scene.start();
   REQUIRE_FALSE(first.has_value());

@@ -86,7 +86,7 @@ void check_same(const Policy& a, const Policy& b) {
   CHECK(a.landlock_abi == b.landlock_abi);
 }
 
-bool contains(const std::string& text, const std::string& part) {
+bool toml_contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
 }
 
@@ -210,6 +210,6 @@ TEST_CASE("a policy.toml value of the wrong TOML type is refused, naming the key
     INFO(c.to);
     const auto parsed = test::parse_edited(good, c.from, c.to);
     CHECK_FALSE(parsed.has_value());
-    CHECK(contains(parsed.error().message, c.refusal));
+    CHECK(toml_contains(parsed.error().message, c.refusal));
   }
 }

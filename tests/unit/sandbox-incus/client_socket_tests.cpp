@@ -15,7 +15,7 @@ namespace http = boost::beast::http;
 
 namespace {
 
-bool says(const Error& error, const std::string& text) {
+bool socket_says(const Error& error, const std::string& text) {
   INFO(error.message);
   return error.message.find(text) != std::string::npos;
 }
@@ -30,8 +30,8 @@ TEST_CASE("a missing socket is refused naming it and saying incusd is not runnin
   auto answer = client.request_blocking(http::verb::get, "/1.0");
   REQUIRE_FALSE(answer.has_value());
   CHECK(answer.error().kind == Error::Kind::unavailable);
-  CHECK(says(answer.error(), socket.string()));
-  CHECK(says(answer.error(), "does not exist"));
+  CHECK(socket_says(answer.error(), socket.string()));
+  CHECK(socket_says(answer.error(), "does not exist"));
 }
 
 TEST_CASE("a socket this account may not use is refused naming incus-admin") {
@@ -46,10 +46,10 @@ TEST_CASE("a socket this account may not use is refused naming incus-admin") {
   auto answer = client.request_blocking(http::verb::get, "/1.0");
   REQUIRE_FALSE(answer.has_value());
   CHECK(answer.error().kind == Error::Kind::refused);
-  CHECK(says(answer.error(), path.string()));
-  CHECK(says(answer.error(), "permission denied"));
-  CHECK(says(answer.error(), "incus-admin"));
-  CHECK(says(answer.error(), "adduser"));
+  CHECK(socket_says(answer.error(), path.string()));
+  CHECK(socket_says(answer.error(), "permission denied"));
+  CHECK(socket_says(answer.error(), "incus-admin"));
+  CHECK(socket_says(answer.error(), "adduser"));
 }
 
 TEST_CASE("a socket nobody listens on any more is refused saying incusd has stopped") {
@@ -63,7 +63,7 @@ TEST_CASE("a socket nobody listens on any more is refused saying incusd has stop
   IncusClient client(io.get_executor(), path, "errand");
   auto answer = client.request_blocking(http::verb::get, "/1.0");
   REQUIRE_FALSE(answer.has_value());
-  CHECK(says(answer.error(), "nothing answers"));
+  CHECK(socket_says(answer.error(), "nothing answers"));
 }
 
 TEST_CASE("an incusd that never answers costs a request its deadline, not forever") {
@@ -81,7 +81,7 @@ TEST_CASE("an incusd that never answers costs a request its deadline, not foreve
   const auto took = std::chrono::steady_clock::now() - started;
   REQUIRE_FALSE(answer.has_value());
   CHECK(answer.error().kind == Error::Kind::unavailable);
-  CHECK(says(answer.error(), "did not answer GET /1.0?project=errand before its deadline"));
+  CHECK(socket_says(answer.error(), "did not answer GET /1.0?project=errand before its deadline"));
   CHECK(took >= std::chrono::milliseconds(300));
   CHECK(took < std::chrono::seconds(5));
 }

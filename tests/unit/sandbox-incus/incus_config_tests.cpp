@@ -139,7 +139,7 @@ TEST_CASE(
   auto loaded = load(R"({"backend": "incus"})");
   REQUIRE(loaded.has_value());
   boost::asio::io_context io;
-  test::HostParts parts;
+  errand::test::HostParts parts;
   errand::test::TempDir dir;
   const auto socket = dir.path() / "unix.socket";
   errand::test::write_file(socket, "");  // access() is all the probe asks of it

@@ -10,7 +10,7 @@ using Catch::Matchers::ContainsSubstring;
 
 namespace {
 
-errand::sdk::EnforcementReport judged(HostDocuments& d) {
+errand::sdk::EnforcementReport restrictions_judged(HostDocuments& d) {
   return build_probe_report(d, seed_settings(), seed_policy()).report;
 }
 
@@ -71,7 +71,7 @@ TEST_CASE("each restriction of the project that differs from the seed's is a gap
       config[c.key] = c.value;
     else
       config.erase(c.key);
-    const auto r = judged(d);
+    const auto r = restrictions_judged(d);
     INFO(gaps_of(r));
     CHECK(has_gap(r, "the session project's restrictions", c.fix));
   }
@@ -79,10 +79,12 @@ TEST_CASE("each restriction of the project that differs from the seed's is a gap
 
 TEST_CASE("lowlevel=allow, which the seed sets, is noted as wider than sessions need") {
   auto d = seed_host();
-  CHECK_THAT(all_of(judged(d).notes), ContainsSubstring("restricted.containers.lowlevel=allow"));
-  CHECK_THAT(all_of(judged(d).notes), ContainsSubstring("frees raw.idmap from restricted.idmap.*"));
+  CHECK_THAT(all_of(restrictions_judged(d).notes),
+             ContainsSubstring("restricted.containers.lowlevel=allow"));
+  CHECK_THAT(all_of(restrictions_judged(d).notes),
+             ContainsSubstring("frees raw.idmap from restricted.idmap.*"));
   config_of(d.project).erase("restricted.containers.lowlevel");
-  const auto narrower = judged(d);
+  const auto narrower = restrictions_judged(d);
   CHECK(narrower.gaps.empty());
   CHECK_THAT(all_of(narrower.notes), !ContainsSubstring("restricted.containers.lowlevel=allow"));
 }

@@ -20,7 +20,7 @@ namespace {
 
 // Each step after the first depends on the one before it, so running them out of order or twice
 // shows in the rows: step n leaves the values 1..n-1 in `log`, in order.
-constexpr std::array<std::string_view, 4> kSteps{
+constexpr std::array<std::string_view, 4> kMigrationSteps{
     "CREATE TABLE log (n INTEGER NOT NULL UNIQUE)",
     "INSERT INTO log VALUES (1)",
     "INSERT INTO log SELECT max(n) + 1 FROM log",
@@ -28,7 +28,7 @@ constexpr std::array<std::string_view, 4> kSteps{
 };
 
 Schema first_steps(std::size_t count) {
-  return {"log.db", std::span<const std::string_view>(kSteps).first(count)};
+  return {"log.db", std::span<const std::string_view>(kMigrationSteps).first(count)};
 }
 
 }  // namespace

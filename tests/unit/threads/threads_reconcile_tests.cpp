@@ -17,7 +17,7 @@ using errand::test::TempDir;
 
 namespace {
 
-ThreadRecord thread(std::string id, std::string project) {
+ThreadRecord thread_record(std::string id, std::string project) {
   ThreadRecord t;
   t.thread_id = std::move(id);
   t.project_name = std::move(project);
@@ -26,7 +26,8 @@ ThreadRecord thread(std::string id, std::string project) {
   return t;
 }
 
-std::unique_ptr<ThreadsDb> open_db(const std::filesystem::path& file, const ManualClock& clock) {
+std::unique_ptr<ThreadsDb> open_reconcile_db(const std::filesystem::path& file,
+                                             const ManualClock& clock) {
   auto db = ThreadsDb::open(file, clock);
   REQUIRE(ok(db));
   return std::move(*db);
@@ -40,9 +41,9 @@ TEST_CASE(
   ManualClock clock;
   const auto file = dir / "threads.db";
   {
-    auto db = open_db(file, clock);
-    REQUIRE(ok(db->save_thread(thread("t-live", "alpha"))));
-    REQUIRE(ok(db->save_thread(thread("t-idle", "beta"))));
+    auto db = open_reconcile_db(file, clock);
+    REQUIRE(ok(db->save_thread(thread_record("t-live", "alpha"))));
+    REQUIRE(ok(db->save_thread(thread_record("t-idle", "beta"))));
     REQUIRE(ok(db->session_started({"s-live", "t-live", "bailey", {}, std::nullopt, ""})));
     REQUIRE(ok(db->session_started({"s-idle", "t-idle", "bailey", {}, std::nullopt, ""})));
     REQUIRE(ok(db->session_ended("s-idle", "idle")));
@@ -56,7 +57,7 @@ TEST_CASE(
     REQUIRE(ok(db->admit_message({"waiting", "t-live", "s-live", "u2"})));
   }
   clock.advance(5min);
-  auto db = open_db(file, clock);
+  auto db = open_reconcile_db(file, clock);
   const auto changed = db->mark_interrupted_on_restart().value();
   REQUIRE(changed.interrupted_turns.size() == 2);
   CHECK(changed.interrupted_turns[0].message_id == "running");
@@ -78,15 +79,17 @@ TEST_CASE(
   CHECK(db->mark_interrupted_on_restart().value().empty());
 }
 
-TEST_CASE("a thread is found by its id, a session id, or a prefix of either matching one thread") {
+TEST_CASE(
+    "a thread_record is found by its id, a session id, or a prefix of either matching one "
+    "thread_record") {
   TempDir dir;
   ManualClock clock;
-  auto db = open_db(dir / "threads.db", clock);
-  REQUIRE(ok(db->save_thread(thread("1234567890", "alpha"))));
+  auto db = open_reconcile_db(dir / "threads.db", clock);
+  REQUIRE(ok(db->save_thread(thread_record("1234567890", "alpha"))));
   clock.advance(1s);
-  REQUIRE(ok(db->save_thread(thread("1234999999", "beta"))));
+  REQUIRE(ok(db->save_thread(thread_record("1234999999", "beta"))));
   clock.advance(1s);
-  REQUIRE(ok(db->save_thread(thread("5550000", "gamma"))));
+  REQUIRE(ok(db->save_thread(thread_record("5550000", "gamma"))));
   REQUIRE(ok(db->session_started({"gamma-k3x9", "5550000", "bailey", {}, std::nullopt, ""})));
 
   CHECK(db->find_thread_by_prefix("1234567890").value().project_name == "alpha");
@@ -113,14 +116,14 @@ TEST_CASE("a thread is found by its id, a session id, or a prefix of either matc
 TEST_CASE("threads are listed newest first, and removing one takes its sessions and turns") {
   TempDir dir;
   ManualClock clock;
-  auto db = open_db(dir / "threads.db", clock);
-  REQUIRE(ok(db->save_thread(thread("t-old", "alpha"))));
+  auto db = open_reconcile_db(dir / "threads.db", clock);
+  REQUIRE(ok(db->save_thread(thread_record("t-old", "alpha"))));
   REQUIRE(ok(db->session_started({"s1", "t-old", "bailey", {}, std::nullopt, ""})));
   REQUIRE(ok(db->admit_message({"m1", "t-old", "s1", "u1"})));
   REQUIRE(ok(db->admit_message({"m2", "", "", "u1"})));
   REQUIRE(ok(db->turn_admitted("m2", "s1")));
   clock.advance(1min);
-  REQUIRE(ok(db->save_thread(thread("t-new", "beta"))));
+  REQUIRE(ok(db->save_thread(thread_record("t-new", "beta"))));
   REQUIRE(ok(db->admit_message({"m3", "t-new", "", "u2"})));
 
   const auto listed = db->list_threads().value();

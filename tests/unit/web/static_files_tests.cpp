@@ -42,7 +42,7 @@ struct FrontEnd {
   TempDir root;
 };
 
-std::string error_of(const HttpResponse& response) {
+std::string static_error_of(const HttpResponse& response) {
   CHECK(response.content_type == "application/json");
   return std::string(boost::json::parse(response.body).at("error").as_string());
 }
@@ -94,7 +94,7 @@ TEST_CASE("a missing file with a dot in its name is 404, not the page") {
   const FrontEnd front_end;
   const auto response = front_end_file(front_end.dir(), "/assets/gone.js");
   CHECK(response.status == http::status::not_found);
-  CHECK_THAT(error_of(response), ContainsSubstring("there is no /assets/gone.js here"));
+  CHECK_THAT(static_error_of(response), ContainsSubstring("there is no /assets/gone.js here"));
 }
 
 TEST_CASE("with no front-end folder or no index.html, the page's routes are 404 saying so") {
@@ -103,7 +103,7 @@ TEST_CASE("with no front-end folder or no index.html, the page's routes are 404 
   CAPTURE(where);
   const auto response = front_end_file(empty.path() / where, "/sessions");
   CHECK(response.status == http::status::not_found);
-  CHECK_THAT(error_of(response), ContainsSubstring("front-end is not installed"));
+  CHECK_THAT(static_error_of(response), ContainsSubstring("front-end is not installed"));
 }
 
 TEST_CASE("climbing out with dot-dot is refused, percent-encoded or not, and nothing is read") {
@@ -114,7 +114,7 @@ TEST_CASE("climbing out with dot-dot is refused, percent-encoded or not, and not
   CAPTURE(target);
   const auto response = front_end_file(front_end.dir(), target);
   CHECK(response.status == http::status::forbidden);
-  CHECK_THAT(error_of(response), ContainsSubstring("climbs out with \"..\""));
+  CHECK_THAT(static_error_of(response), ContainsSubstring("climbs out with \"..\""));
   CHECK(response.body.find("not for the page") == std::string::npos);
 }
 
@@ -124,7 +124,7 @@ TEST_CASE("a symbolic link is not followed, to /etc/passwd or back out of the fo
   CAPTURE(target);
   const auto response = front_end_file(front_end.dir(), target);
   CHECK(response.status == http::status::forbidden);
-  CHECK_THAT(error_of(response), ContainsSubstring("without following a symbolic link"));
+  CHECK_THAT(static_error_of(response), ContainsSubstring("without following a symbolic link"));
   CHECK(response.body.find("root:") == std::string::npos);
   CHECK(response.body.find("not for the page") == std::string::npos);
 }
@@ -135,5 +135,5 @@ TEST_CASE("a malformed percent escape or an encoded NUL is a bad request") {
   CAPTURE(target);
   const auto response = front_end_file(front_end.dir(), target);
   CHECK(response.status == http::status::bad_request);
-  CHECK_FALSE(error_of(response).empty());
+  CHECK_FALSE(static_error_of(response).empty());
 }

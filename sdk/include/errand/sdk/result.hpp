@@ -29,6 +29,11 @@ inline Error make_error(std::string message, Error::Kind kind = Error::Kind::fai
   return Error{kind, std::move(message)};
 }
 
+// A request understood and declined on purpose, said as a sentence to whoever made it.
+inline Error refusal(std::string sentence) {
+  return make_error(std::move(sentence), Error::Kind::refused);
+}
+
 // Thrown only by Result::value() on an error, inside one module; never let it cross a boundary.
 class ErrorException : public std::runtime_error {
  public:

@@ -16,7 +16,7 @@ namespace sdk = errand::sdk;
 namespace {
 
 const std::string kSecret(errand::test::kConfiguredSecret);
-const std::string& kStandIn = errand::test::kStandIn;
+using errand::test::kStandIn;
 
 chat::RenderSettings everything_shown() {
   chat::RenderSettings settings;
