@@ -61,10 +61,12 @@ TEST_CASE("admission resumes on its own when a provider pause ends") {
   boost::asio::io_context io;
   errand::daemon::SystemClock clock;
   TurnQueue queue(io.get_executor(), clock, QueueLimits{}, quiet());
+  // Read before the pause is set, so that however long this thread is kept from running between
+  // the two lines, the pause's 80 ms still lie after it.
+  const auto paused_at = std::chrono::steady_clock::now();
   queue.pause("anthropic", clock.now() + 80ms);
   std::optional<TurnTicket> ticket;
   std::chrono::steady_clock::time_point admitted_at;
-  const auto paused_at = std::chrono::steady_clock::now();
   PromptSubmission prompt{"a",
                           "m1",
                           {},
