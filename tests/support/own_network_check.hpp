@@ -1,7 +1,8 @@
 #pragma once
 // The outer half of a case about this host's own addresses: its inner half, a hidden case of the
 // same binary, must run and pass in a network of the test's own (own_network.hpp), so that a
-// loopback-only host checks the rule too.
+// loopback-only host checks the rule too. A case that calls it carries the tag [own_network]
+// (the tsan tree leaves those out: cmake/ErrandTesting.cmake says why).
 
 #include <catch2/catch_test_macros.hpp>
 #include <string>

@@ -130,7 +130,7 @@ TEST_CASE("own network: network none is an empty namespace", "[.own-network]") {
 }
 
 TEST_CASE("network none is an empty namespace",
-          "[live]"
+          "[live][own_network]"
           "[key:sandbox.network]") {
   require_full_host();
   // In a network of the test's own, so the host has an address the sandbox must not see.

@@ -168,7 +168,7 @@ TEST_CASE("own network: getifaddrs reports each address and each is refused thou
 }
 
 TEST_CASE("getifaddrs reports this machine's addresses, and each is refused though listed",
-          "[address_policy]") {
+          "[address_policy][own_network]") {
   // In a network of the test's own, so a loopback-only host checks the rule too.
   errand::test::check_passes_in_own_network(
       "own network: getifaddrs reports each address and each is refused though listed");

@@ -529,7 +529,7 @@ TEST_CASE_METHOD(ProxyFixture,
 }
 
 TEST_CASE("a CONNECT to an address getifaddrs reports is refused",
-          "[proxy][integration][internal]") {
+          "[proxy][integration][internal][own_network]") {
   // In a network of the test's own, so a loopback-only host checks the rule too.
   errand::test::check_passes_in_own_network(
       "own network: a CONNECT to each address getifaddrs reports is refused");
