@@ -259,6 +259,8 @@ std::vector<std::string> QueueCore::cancel_session(std::string_view session_id) 
   std::vector<std::string> dropped;
   for (auto it = waiting_.begin(); it != waiting_.end();) {
     if (it->prompt.session_id == session_id) {
+      log_->debug("prompt {} of session {} left the queue: its session stopped",
+                  it->prompt.message_id, it->prompt.session_id);
       dropped.push_back(it->prompt.message_id);
       removed_.push_back(std::move(*it));
       it = waiting_.erase(it);
@@ -275,6 +277,8 @@ bool QueueCore::withdraw(std::string_view message_id) {
   const auto it = std::find_if(waiting_.begin(), waiting_.end(),
                                [&](const Waiting& w) { return w.prompt.message_id == message_id; });
   if (it == waiting_.end()) return false;
+  log_->debug("prompt {} of session {} left the queue: withdrawn", it->prompt.message_id,
+              it->prompt.session_id);
   removed_.push_back(std::move(*it));
   waiting_.erase(it);
   after_change_locked();

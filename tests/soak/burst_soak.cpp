@@ -22,6 +22,8 @@
 #include <cstdio>
 #include <map>
 #include <regex>
+#include <sstream>
+#include <string>
 #include <thread>
 
 namespace errand::e2e {
@@ -45,7 +47,6 @@ constexpr auto kCallStall = 1000ms;
 // One message in this many goes to the channel (each asks for a new session); the rest go to
 // the running threads, round robin.
 constexpr int kChannelEvery = 10;
-constexpr auto kPassingThrough = 100ms;
 // How often the burst is looked at while it settles, and how often progress is printed.
 constexpr auto kLookEvery = 1s;
 constexpr auto kProgressEvery = 10s;
@@ -93,6 +94,28 @@ std::size_t largest_queue_position(const fake_discord::FakeDiscord& discord) {
       largest = std::max<std::size_t>(largest, std::stoul((*it)[1].str()));
   }
   return largest;
+}
+
+// The most prompts that waited in the queue at once, by the queue's own account: its lines, written
+// under its lock in the order things happened, name each prompt that starts waiting and each that
+// leaves (for a turn slot, by expiry, with its stopped session, or withdrawn). threads.db's stamps
+// cannot say it: a prompt is stamped received before it reaches the queue and admitted once its
+// session has taken the slot, so spans made of them overlap more than the queue ever held.
+std::size_t most_waiting_at_once(const std::string& daemon_log) {
+  constexpr auto npos = std::string::npos;
+  std::istringstream lines(daemon_log);
+  std::string line;
+  std::size_t waiting = 0, most = 0;
+  while (std::getline(lines, line)) {
+    if (line.find("[queue]") == npos) continue;
+    if (line.find("waits for a turn slot at position") != npos) {
+      most = std::max(most, ++waiting);
+    } else if (line.find("got a turn slot after waiting") != npos ||
+               line.find("expired after waiting") != npos || line.find("left the queue:") != npos) {
+      if (waiting > 0) --waiting;
+    }
+  }
+  return most;
 }
 
 // The most intervals [from, to) open at one moment.
@@ -232,20 +255,16 @@ TEST_CASE("burst: every message answered or refused, within the provider's and D
   const std::size_t queue_full_sentences = watch.sentences(soak::kQueueFull);
   const std::size_t session_sentences = watch.sentences(soak::kSessionsFull);
 
-  // From threads.db: how many of the burst's prompts waited for a turn at once, and how many
-  // turns ran at once.
-  std::vector<std::pair<sessions::TimePoint, sessions::TimePoint>> waiting, running;
+  // How many of the burst's prompts waited for a turn at once (the queue's own lines), and how
+  // many turns ran at once (threads.db).
+  std::vector<std::pair<sessions::TimePoint, sessions::TimePoint>> running;
   for (const auto& p : posted) {
     const auto turn = h.turn(p.id);
-    if (!turn || p.in_channel) continue;  // a new session's start is not a wait in the queue
-    // A prompt admitted as it arrived spends a moment between the two stamps; only a longer
-    // wait is one in the queue.
-    if (turn->admitted_at && *turn->admitted_at - turn->received_at > kPassingThrough)
-      waiting.emplace_back(turn->received_at, *turn->admitted_at);
+    if (!turn || p.in_channel) continue;  // a new session's start is not a turn in the queue
     if (turn->admitted_at && turn->ended_at)
       running.emplace_back(*turn->admitted_at, *turn->ended_at);
   }
-  const auto waited_at_once = most_at_once(waiting);
+  const auto waited_at_once = most_waiting_at_once(h.daemon_log());
   const auto ran_at_once = most_at_once(running);
   const auto announced_position = largest_queue_position(h.discord());
 
@@ -292,7 +311,7 @@ TEST_CASE("burst: every message answered or refused, within the provider's and D
   }
   soak::report(kScenario, "queue: largest position announced",
                fmt::format("{} (maxQueueLength {})", announced_position, size.max_queue_length));
-  soak::report(kScenario, "queue: prompts waiting at once (threads.db)",
+  soak::report(kScenario, "queue: prompts waiting at once (the queue's lines)",
                static_cast<double>(waited_at_once));
   soak::report(kScenario, "turns running at once (threads.db)",
                fmt::format("{} (maxConcurrentTurns {})", ran_at_once, kMaxConcurrentTurns));
@@ -318,6 +337,9 @@ TEST_CASE("burst: every message answered or refused, within the provider's and D
   CHECK(h.discord().rate_limited_responses() == 0);
   CHECK(announced_position <= size.max_queue_length);
   CHECK(waited_at_once <= size.max_queue_length);
+  // A prompt told it is at position N waited with N - 1 before it, so the queue's lines must
+  // account for at least that many at once.
+  CHECK(waited_at_once >= announced_position);
   CHECK(ran_at_once <= kMaxConcurrentTurns);
 }
 
