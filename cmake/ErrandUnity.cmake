@@ -54,7 +54,8 @@ endfunction()
 # Whether <source> of <target> may share a translation unit; sets <out> to TRUE or FALSE.
 function(_errand_unity_batchable target source out)
   set(${out} FALSE PARENT_SCOPE)
-  if(NOT source MATCHES "\\.cpp$" OR NOT source MATCHES "^${PROJECT_SOURCE_DIR}/")
+  cmake_path(IS_PREFIX PROJECT_SOURCE_DIR "${source}" NORMALIZE in_checkout)
+  if(NOT source MATCHES "\\.cpp$" OR NOT in_checkout)
     return()
   endif()
   foreach(property GENERATED COMPILE_OPTIONS COMPILE_DEFINITIONS COMPILE_FLAGS INCLUDE_DIRECTORIES

@@ -10,6 +10,7 @@
 
 #include "plugins/sandbox-bailey/impl/agent_program.hpp"
 #include "tests/support/temp_dir.hpp"
+#include "tests/support/text_contains.hpp"
 
 using namespace errand::bailey;
 namespace fs = std::filesystem;
@@ -22,9 +23,7 @@ void executable(const fs::path& file) {
   ::chmod(file.c_str(), 0755);
 }
 
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
+using errand::test::contains;
 
 }  // namespace
 

@@ -5,6 +5,7 @@
 #include "plugins/sandbox-bailey/common/policy_toml.hpp"
 #include "plugins/sandbox-bailey/impl/bailey_backend.hpp"
 #include "plugins/sandbox-bailey/impl/policy_builder.hpp"
+#include "tests/support/text_contains.hpp"
 #include "tests/unit/sandbox-bailey/policy_text_edit.hpp"
 
 using namespace errand::bailey;
@@ -52,9 +53,7 @@ bool has(const std::vector<std::string>& list, const std::string& item) {
   return std::find(list.begin(), list.end(), item) != list.end();
 }
 
-bool policy_contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
+using errand::test::contains;
 
 }  // namespace
 
@@ -63,43 +62,42 @@ TEST_CASE("the generated policy.toml says what the session gets") {
   REQUIRE(built.has_value());
   const auto toml = render_policy(built->policy);
   INFO(toml);
-  CHECK(policy_contains(toml, "session = \"s1\""));
-  CHECK(policy_contains(toml, "landlock_abi = 7"));
-  CHECK(policy_contains(toml, "list = [\"/\"]"));
-  CHECK(policy_contains(toml,
-                        "read = [\"/usr\", \"/lib\", \"/lib64\", \"/lib32\", \"/bin\", \"/sbin\", "
-                        "\"/etc/ld.so.cache\""));
-  CHECK(policy_contains(toml,
-                        "write = [\"/workspace\", \"/state\", \"/tmp\", \"/dev/shm\", "
-                        "\"/dev/null\""));
-  CHECK(policy_contains(toml, "\"/var/cache/errand/cargo\"]\nexecute = "));
-  CHECK(policy_contains(toml, "execute = [\"/workspace\", \"/state\", \"/tmp\", \"/usr\""));
-  CHECK(policy_contains(toml,
-                        "[[filesystem.bind]]\nsource = \"/srv/projects/demo\"\n"
-                        "target = \"/workspace\"\nwritable = true\n"));
-  CHECK(policy_contains(toml,
-                        "source = \"/var/lib/errand/sessions/s1\"\ntarget = \"/state\"\n"
-                        "writable = true\n"));
-  CHECK(policy_contains(toml,
-                        "source = \"/var/cache/errand/cargo\"\ntarget = "
-                        "\"/var/cache/errand/cargo\"\nwritable = true\n"));
-  CHECK(policy_contains(toml, "source = \"/usr\"\ntarget = \"/usr\"\nwritable = false\n"));
-  CHECK(policy_contains(toml, "pass = [\"ANTHROPIC_API_KEY\"]"));
-  CHECK_FALSE(policy_contains(toml, "errand-session-abc"));
-  CHECK(policy_contains(toml,
-                        "PATH = \"/state/home/bin:/opt/kage/bin:/opt/toolchains/bin:"
-                        "/usr/local/bin:"));
-  CHECK(policy_contains(toml, "HOME = \"/state/home\""));
-  CHECK(policy_contains(toml, "CARGO_HOME = \"/var/cache/errand/cargo\""));
-  CHECK(policy_contains(toml, "mode = \"broker\""));
-  CHECK(policy_contains(toml, "connect_ports = []\nbind_ports = []"));
-  CHECK(policy_contains(toml,
-                        "unix_connect = [\"/workspace\", \"/state\", \"/tmp\", \"/run/errand\"]"));
-  CHECK(policy_contains(toml, "broker_socket = \"/var/lib/errand/brokers/s1.sock\""));
-  CHECK(policy_contains(toml, "file_max = 1073741824"));
-  CHECK(policy_contains(toml, "memory = 4294967296"));
-  CHECK(policy_contains(toml, "cpu_millis = 2000"));
-  CHECK(policy_contains(toml, "argv = [\"/opt/kage/bin/kage\", \"rpc\"]"));
+  CHECK(contains(toml, "session = \"s1\""));
+  CHECK(contains(toml, "landlock_abi = 7"));
+  CHECK(contains(toml, "list = [\"/\"]"));
+  CHECK(contains(toml,
+                 "read = [\"/usr\", \"/lib\", \"/lib64\", \"/lib32\", \"/bin\", \"/sbin\", "
+                 "\"/etc/ld.so.cache\""));
+  CHECK(contains(toml,
+                 "write = [\"/workspace\", \"/state\", \"/tmp\", \"/dev/shm\", "
+                 "\"/dev/null\""));
+  CHECK(contains(toml, "\"/var/cache/errand/cargo\"]\nexecute = "));
+  CHECK(contains(toml, "execute = [\"/workspace\", \"/state\", \"/tmp\", \"/usr\""));
+  CHECK(contains(toml,
+                 "[[filesystem.bind]]\nsource = \"/srv/projects/demo\"\n"
+                 "target = \"/workspace\"\nwritable = true\n"));
+  CHECK(contains(toml,
+                 "source = \"/var/lib/errand/sessions/s1\"\ntarget = \"/state\"\n"
+                 "writable = true\n"));
+  CHECK(contains(toml,
+                 "source = \"/var/cache/errand/cargo\"\ntarget = "
+                 "\"/var/cache/errand/cargo\"\nwritable = true\n"));
+  CHECK(contains(toml, "source = \"/usr\"\ntarget = \"/usr\"\nwritable = false\n"));
+  CHECK(contains(toml, "pass = [\"ANTHROPIC_API_KEY\"]"));
+  CHECK_FALSE(contains(toml, "errand-session-abc"));
+  CHECK(contains(toml,
+                 "PATH = \"/state/home/bin:/opt/kage/bin:/opt/toolchains/bin:"
+                 "/usr/local/bin:"));
+  CHECK(contains(toml, "HOME = \"/state/home\""));
+  CHECK(contains(toml, "CARGO_HOME = \"/var/cache/errand/cargo\""));
+  CHECK(contains(toml, "mode = \"broker\""));
+  CHECK(contains(toml, "connect_ports = []\nbind_ports = []"));
+  CHECK(contains(toml, "unix_connect = [\"/workspace\", \"/state\", \"/tmp\", \"/run/errand\"]"));
+  CHECK(contains(toml, "broker_socket = \"/var/lib/errand/brokers/s1.sock\""));
+  CHECK(contains(toml, "file_max = 1073741824"));
+  CHECK(contains(toml, "memory = 4294967296"));
+  CHECK(contains(toml, "cpu_millis = 2000"));
+  CHECK(contains(toml, "argv = [\"/opt/kage/bin/kage\", \"rpc\"]"));
   CHECK(built->passed_env == std::vector<std::pair<std::string, std::string>>{
                                  {"ANTHROPIC_API_KEY", "errand-session-abc"}});
 }
@@ -171,7 +169,7 @@ TEST_CASE("network modes map to plans") {
   built = build_policy(s, c);
   REQUIRE(built.has_value());
   REQUIRE(built->warnings.size() == 1);
-  CHECK(policy_contains(built->warnings[0], "pasta is not installed"));
+  CHECK(contains(built->warnings[0], "pasta is not installed"));
 }
 
 TEST_CASE("grants that would widen the floor past what was asked are refused") {
@@ -192,8 +190,8 @@ TEST_CASE("grants that would widen the floor past what was asked are refused") {
     INFO(path);
     REQUIRE_FALSE(built.has_value());
     CHECK(built.error().kind == errand::sdk::Error::Kind::refused);
-    CHECK(policy_contains(built.error().message, "sandbox.policyExtra.read \"" + path + "\""));
-    CHECK(policy_contains(built.error().message, why));
+    CHECK(contains(built.error().message, "sandbox.policyExtra.read \"" + path + "\""));
+    CHECK(contains(built.error().message, why));
   }
 }
 
@@ -202,7 +200,7 @@ TEST_CASE("egress proxy without a broker socket is refused, and so is an empty c
   s.broker_socket.reset();
   auto built = build_policy(s, context());
   REQUIRE_FALSE(built.has_value());
-  CHECK(policy_contains(built.error().message, "broker socket"));
+  CHECK(contains(built.error().message, "broker socket"));
   s = spec();
   s.argv.clear();
   CHECK_FALSE(build_policy(s, context()).has_value());
@@ -221,16 +219,16 @@ TEST_CASE("a policy file the launcher could not enforce as written is refused") 
   // Under the broker a port rule would be written but never applied.
   const auto ruled = broken("bind_ports = []", "bind_ports = [8080]");
   CHECK_FALSE(ruled.has_value());
-  CHECK(policy_contains(ruled.error().message, "must be empty with mode none or broker"));
+  CHECK(contains(ruled.error().message, "must be empty with mode none or broker"));
   CHECK_FALSE(broken("unix_connect = [", "unix_connect = [\"relative\", ").has_value());
   CHECK_FALSE(broken("pass = [\"ANTHROPIC_API_KEY\"]", "pass = [\"BAD-NAME\"]").has_value());
   CHECK_FALSE(broken("argv = [\"/opt/kage/bin/kage\", \"rpc\"]", "argv = []").has_value());
   const auto bare = broken("argv = [\"/opt/kage/bin/kage\"", "argv = [\"kage\"");
   CHECK_FALSE(bare.has_value());
-  CHECK(policy_contains(bare.error().message, "absolute path"));
+  CHECK(contains(bare.error().message, "absolute path"));
   const auto refused = broken("memory = 4294967296", "memory = -1");
   CHECK_FALSE(refused.has_value());
-  CHECK(policy_contains(refused.error().message, "[resources]"));
+  CHECK(contains(refused.error().message, "[resources]"));
 }
 
 TEST_CASE("validate_policy refuses bad grants and environment names under bailey only") {
@@ -246,9 +244,9 @@ TEST_CASE("validate_policy refuses bad grants and environment names under bailey
   BaileyBackend::validate_policy(policy, problems);
   REQUIRE(problems.all().size() == 3);
   CHECK(problems.all()[0].path == "sandbox.policyExtra.read");
-  CHECK(policy_contains(problems.all()[0].message, "overlaps stateDir"));
+  CHECK(contains(problems.all()[0].message, "overlaps stateDir"));
   CHECK(problems.all()[1].path == "sandbox.policyExtra.write");
-  CHECK(policy_contains(problems.all()[1].message, "must be absolute"));
+  CHECK(contains(problems.all()[1].message, "must be absolute"));
   CHECK(problems.all()[2].path == "sandbox.env");
 
   // The core hands the policy it built to the chosen backend alone.
@@ -300,7 +298,7 @@ TEST_CASE("an agent command in the session's own home is refused before anything
   s.argv = {"/state/home/bin/kage"};
   auto built = build_policy(s, context());
   REQUIRE_FALSE(built.has_value());
-  CHECK(policy_contains(built.error().message, "which the session can write"));
+  CHECK(contains(built.error().message, "which the session can write"));
   s.argv = {"kage"};
   REQUIRE_FALSE(build_policy(s, context()).has_value());
 }
@@ -324,7 +322,7 @@ TEST_CASE("the tools directory is read and run, never written, and bound read-on
     REQUIRE(bind != nullptr);
     CHECK(bind->source == "/opt/errand/lib/tools");
     CHECK_FALSE(bind->writable);
-    CHECK(policy_contains(render_policy(p), "/opt/errand/lib/tools"));
+    CHECK(contains(render_policy(p), "/opt/errand/lib/tools"));
   }
   SECTION("inside a writable grant it still gets a read-only bind of its own") {
     auto s = spec();
@@ -338,14 +336,14 @@ TEST_CASE("the tools directory is read and run, never written, and bound read-on
   SECTION("absent, nothing is added") {
     auto built = build_policy(spec(), context());
     REQUIRE(built.has_value());
-    for (const auto& b : built->policy.binds) CHECK_FALSE(policy_contains(b.target, "tools"));
+    for (const auto& b : built->policy.binds) CHECK_FALSE(contains(b.target, "tools"));
   }
   SECTION("held to the same rules as any grant") {
     auto s = spec();
     s.tools_dir = "/var/lib/errand/tools";
     auto built = build_policy(s, context());
     REQUIRE_FALSE(built.has_value());
-    CHECK(policy_contains(built.error().message, "the tools directory \"/var/lib/errand/tools\""));
-    CHECK(policy_contains(built.error().message, "overlaps stateDir"));
+    CHECK(contains(built.error().message, "the tools directory \"/var/lib/errand/tools\""));
+    CHECK(contains(built.error().message, "overlaps stateDir"));
   }
 }

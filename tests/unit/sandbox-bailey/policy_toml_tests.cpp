@@ -6,6 +6,7 @@
 #include <string>
 
 #include "plugins/sandbox-bailey/common/policy_toml.hpp"
+#include "tests/support/text_contains.hpp"
 #include "tests/unit/sandbox-bailey/policy_text_edit.hpp"
 
 using namespace errand::bailey;
@@ -86,9 +87,7 @@ void check_same(const Policy& a, const Policy& b) {
   CHECK(a.landlock_abi == b.landlock_abi);
 }
 
-bool toml_contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
+using errand::test::contains;
 
 const char* kHandWritten = R"(# written by hand, in a layout render_policy never uses
 session = "by-hand"  # a trailing comment
@@ -210,6 +209,6 @@ TEST_CASE("a policy.toml value of the wrong TOML type is refused, naming the key
     INFO(c.to);
     const auto parsed = test::parse_edited(good, c.from, c.to);
     CHECK_FALSE(parsed.has_value());
-    CHECK(toml_contains(parsed.error().message, c.refusal));
+    CHECK(contains(parsed.error().message, c.refusal));
   }
 }

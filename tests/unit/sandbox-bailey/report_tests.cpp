@@ -2,6 +2,7 @@
 
 #include "core/sandbox/policy_from_config.hpp"
 #include "plugins/sandbox-bailey/impl/enforcement_report.hpp"
+#include "tests/support/text_contains.hpp"
 
 using namespace errand::bailey;
 
@@ -40,9 +41,7 @@ std::string joined(const std::vector<std::string>& lines) {
   return out;
 }
 
-bool report_contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
+using errand::test::contains;
 
 }  // namespace
 
@@ -62,15 +61,15 @@ TEST_CASE("a full host under the defaults has no gaps and says how each guarante
   CHECK(r.backend == "bailey");
   CHECK(r.summary == "sessions run as confined host processes using the host's own tools");
   const auto enforced = joined(r.enforced);
-  CHECK(report_contains(enforced, "Landlock ABI 7"));
-  CHECK(report_contains(enforced, "relay on 127.0.0.1:3128"));
-  CHECK(report_contains(enforced, "limit: memory 4g per session (cgroup v1)"));
-  CHECK(report_contains(enforced, "limit: 2 cpus per session (cgroup v1)"));
-  CHECK(report_contains(enforced, "limit: 512 processes per session (cgroup v1)"));
+  CHECK(contains(enforced, "Landlock ABI 7"));
+  CHECK(contains(enforced, "relay on 127.0.0.1:3128"));
+  CHECK(contains(enforced, "limit: memory 4g per session (cgroup v1)"));
+  CHECK(contains(enforced, "limit: 2 cpus per session (cgroup v1)"));
+  CHECK(contains(enforced, "limit: 512 processes per session (cgroup v1)"));
   const auto notes = joined(r.notes);
-  CHECK(report_contains(notes, "no single file may exceed 1g, enforced as an rlimit"));
-  CHECK(report_contains(notes, "past 5g or 1000000 files, directories and links is stopped"));
-  CHECK(report_contains(notes, "a tree the daemon cannot read stops it too"));
+  CHECK(contains(notes, "no single file may exceed 1g, enforced as an rlimit"));
+  CHECK(contains(notes, "past 5g or 1000000 files, directories and links is stopped"));
+  CHECK(contains(notes, "a tree the daemon cannot read stops it too"));
 }
 
 TEST_CASE("hidden cgroups become the limits gap, worded as the seed's startup report does") {
@@ -80,10 +79,10 @@ TEST_CASE("hidden cgroups become the limits gap, worded as the seed's startup re
   REQUIRE(r.gaps.size() == 1);
   CHECK(r.gaps[0].guarantee ==
         "per-session memory 4g, 2 cpus and 512 processes limits are not applied");
-  CHECK(report_contains(r.gaps[0].reason, "this host reports no cgroup delegation"));
-  CHECK(report_contains(r.gaps[0].reason, "hidden by the test hook ERRAND_BAILEY_HIDE"));
-  CHECK(report_contains(r.gaps[0].reason, "BAILEY_CGROUP_ROOT"));
-  CHECK(report_contains(joined(r.notes), "removed cgroup from this report"));
+  CHECK(contains(r.gaps[0].reason, "this host reports no cgroup delegation"));
+  CHECK(contains(r.gaps[0].reason, "hidden by the test hook ERRAND_BAILEY_HIDE"));
+  CHECK(contains(r.gaps[0].reason, "BAILEY_CGROUP_ROOT"));
+  CHECK(contains(joined(r.notes), "removed cgroup from this report"));
 }
 
 TEST_CASE("hiding one controller names only that limit") {
@@ -92,7 +91,7 @@ TEST_CASE("hiding one controller names only that limit") {
   const auto r = build_report(host, defaults());
   REQUIRE(r.gaps.size() == 1);
   CHECK(r.gaps[0].guarantee == "per-session 512 processes limits are not applied");
-  CHECK(report_contains(r.gaps[0].reason, "does not cover them"));
+  CHECK(contains(r.gaps[0].reason, "does not cover them"));
 }
 
 TEST_CASE("hidden Landlock, user namespaces and seccomp each say what is lost") {
@@ -102,14 +101,14 @@ TEST_CASE("hidden Landlock, user namespaces and seccomp each say what is lost") 
   const auto gaps = gaps_of(r);
   INFO(gaps);
   CHECK(r.gaps.size() == 3);
-  CHECK(report_contains(gaps,
-                        "filesystem access held to the policy by Landlock -- Landlock is "
-                        "unavailable (hidden by the test hook ERRAND_BAILEY_HIDE); the session is "
-                        "bounded only by what its mount namespace holds"));
-  CHECK(report_contains(gaps,
-                        "sessions isolated in their own namespaces -- user namespaces cannot be "
-                        "used here"));
-  CHECK(report_contains(gaps, "the syscall filter -- seccomp cannot be used here"));
+  CHECK(contains(gaps,
+                 "filesystem access held to the policy by Landlock -- Landlock is "
+                 "unavailable (hidden by the test hook ERRAND_BAILEY_HIDE); the session is "
+                 "bounded only by what its mount namespace holds"));
+  CHECK(contains(gaps,
+                 "sessions isolated in their own namespaces -- user namespaces cannot be "
+                 "used here"));
+  CHECK(contains(gaps, "the syscall filter -- seccomp cannot be used here"));
 }
 
 TEST_CASE("the hook only removes: unknown names hide nothing and are reported") {
@@ -119,8 +118,7 @@ TEST_CASE("the hook only removes: unknown names hide nothing and are reported") 
   CHECK(host.unknown_hidden == std::vector<std::string>{"landlock-bogus", "everything"});
   const auto r = build_report(host, defaults());
   CHECK(r.gaps.empty());
-  CHECK(
-      report_contains(joined(r.notes), "names an unknown feature \"everything\"; it hid nothing"));
+  CHECK(contains(joined(r.notes), "names an unknown feature \"everything\"; it hid nothing"));
 }
 
 TEST_CASE("open egress: port rules need ABI 4, hideHostAddress needs pasta") {
@@ -131,25 +129,25 @@ TEST_CASE("open egress: port rules need ABI 4, hideHostAddress needs pasta") {
   auto host = full_host();
   auto r = build_report(host, settings);
   CHECK(r.gaps.empty());
-  CHECK(report_contains(joined(r.enforced), "wired out by pasta"));
-  CHECK(report_contains(joined(r.enforced),
-                        "TCP connections only to ports 443, 80; no TCP port may be listened on "
-                        "(sandbox.listenPorts is empty) (Landlock)"));
-  CHECK(report_contains(joined(r.notes), "UDP, QUIC and DNS are not restricted"));
+  CHECK(contains(joined(r.enforced), "wired out by pasta"));
+  CHECK(contains(joined(r.enforced),
+                 "TCP connections only to ports 443, 80; no TCP port may be listened on "
+                 "(sandbox.listenPorts is empty) (Landlock)"));
+  CHECK(contains(joined(r.notes), "UDP, QUIC and DNS are not restricted"));
 
   hide_features(host, "pasta,landlock-net");
   r = build_report(host, settings);
   const auto gaps = gaps_of(r);
   INFO(gaps);
-  CHECK(report_contains(gaps,
-                        "outbound TCP held to ports 443, 80; no TCP port may be listened on "
-                        "(sandbox.listenPorts is empty) -- this kernel's Landlock ABI (3) has no "
-                        "network rules (ABI 4, Linux 6.7), so a session with egress.mode open "
-                        "reaches and listens on any port"));
-  CHECK(report_contains(gaps,
-                        "the host's address hidden from sessions (sandbox.hideHostAddress) -- "
-                        "pasta is unavailable (hidden by the test hook ERRAND_BAILEY_HIDE)"));
-  CHECK(report_contains(gaps, "abstract unix sockets of the host kept out of reach"));
+  CHECK(contains(gaps,
+                 "outbound TCP held to ports 443, 80; no TCP port may be listened on "
+                 "(sandbox.listenPorts is empty) -- this kernel's Landlock ABI (3) has no "
+                 "network rules (ABI 4, Linux 6.7), so a session with egress.mode open "
+                 "reaches and listens on any port"));
+  CHECK(contains(gaps,
+                 "the host's address hidden from sessions (sandbox.hideHostAddress) -- "
+                 "pasta is unavailable (hidden by the test hook ERRAND_BAILEY_HIDE)"));
+  CHECK(contains(gaps, "abstract unix sockets of the host kept out of reach"));
 }
 
 TEST_CASE("hideHostAddress with pasta unable to open the tap device is a gap saying so") {
@@ -161,10 +159,10 @@ TEST_CASE("hideHostAddress with pasta unable to open the tap device is a gap say
   host.pasta_detail = "pasta cannot open /dev/net/tun as uid 999 (Permission denied)";
   const auto gaps = gaps_of(build_report(host, settings));
   INFO(gaps);
-  CHECK(report_contains(gaps,
-                        "the host's address hidden from sessions (sandbox.hideHostAddress) -- "
-                        "pasta cannot open /dev/net/tun as uid 999 (Permission denied). Without it "
-                        "sessions share the host's network namespace"));
+  CHECK(contains(gaps,
+                 "the host's address hidden from sessions (sandbox.hideHostAddress) -- "
+                 "pasta cannot open /dev/net/tun as uid 999 (Permission denied). Without it "
+                 "sessions share the host's network namespace"));
 }
 
 TEST_CASE("under the broker, hideHostAddress is inert and port rules are not a gap") {
@@ -174,7 +172,7 @@ TEST_CASE("under the broker, hideHostAddress is inert and port rules are not a g
   hide_features(host, "landlock-net,pasta");
   const auto r = build_report(host, settings);
   CHECK(r.gaps.empty());
-  CHECK(report_contains(joined(r.notes), "hideHostAddress does nothing under the broker"));
+  CHECK(contains(joined(r.notes), "hideHostAddress does nothing under the broker"));
 }
 
 TEST_CASE("policyExtra grants and sandbox.env names are listed; writable grants called out") {
@@ -194,51 +192,47 @@ TEST_CASE("policyExtra grants and sandbox.env names are listed; writable grants 
   CHECK(r.granted[2].execute);
   CHECK(r.env_names == std::vector<std::string>{"CARGO_HOME", "SECRETISH"});
   const auto notes = joined(r.notes);
-  CHECK(report_contains(notes, "writable grant: sessions can change /var/cache/errand/cargo"));
-  CHECK_FALSE(report_contains(notes, "do-not-show"));
-  for (const auto& e : r.enforced) CHECK_FALSE(report_contains(e, "do-not-show"));
+  CHECK(contains(notes, "writable grant: sessions can change /var/cache/errand/cargo"));
+  CHECK_FALSE(contains(notes, "do-not-show"));
+  for (const auto& e : r.enforced) CHECK_FALSE(contains(e, "do-not-show"));
 }
 
 TEST_CASE("sandbox.listenPorts is reported where it acts and called inert where it does not") {
   auto settings = defaults();
   settings.listen_ports = {8080, 5173};
   auto r = build_report(full_host(), settings);
-  CHECK(
-      report_contains(joined(r.enforced), "may listen on and connect to any TCP port of its own"));
-  CHECK(report_contains(joined(r.notes), "sandbox.listenPorts does nothing here"));
+  CHECK(contains(joined(r.enforced), "may listen on and connect to any TCP port of its own"));
+  CHECK(contains(joined(r.notes), "sandbox.listenPorts does nothing here"));
 
   settings.egress = errand::sdk::EgressMode::open;
   r = build_report(full_host(), settings);
-  CHECK(
-      report_contains(joined(r.enforced),
-                      "listening only on ports 8080, 5173 (sandbox.listenPorts), which it may also "
-                      "connect to (Landlock)"));
-  CHECK_FALSE(report_contains(joined(r.notes), "sandbox.listenPorts does nothing"));
+  CHECK(contains(joined(r.enforced),
+                 "listening only on ports 8080, 5173 (sandbox.listenPorts), which it may also "
+                 "connect to (Landlock)"));
+  CHECK_FALSE(contains(joined(r.notes), "sandbox.listenPorts does nothing"));
 }
 
 TEST_CASE("the syscall and socket lines name the refused families, ENOSYS and core dumps") {
   const auto enforced = joined(build_report(full_host(), defaults()).enforced);
-  CHECK(
-      report_contains(enforced,
-                      "sockets: only the unix, IPv4, IPv6 and netlink families; any other (vsock, "
-                      "packet, ...) fails with EAFNOSUPPORT (seccomp)"));
-  CHECK(report_contains(enforced, "TIOCSETD"));
-  CHECK(report_contains(enforced, "calls newer than this build answer ENOSYS"));
-  CHECK(report_contains(enforced, "no core dumps"));
+  CHECK(contains(enforced,
+                 "sockets: only the unix, IPv4, IPv6 and netlink families; any other (vsock, "
+                 "packet, ...) fails with EAFNOSUPPORT (seccomp)"));
+  CHECK(contains(enforced, "TIOCSETD"));
+  CHECK(contains(enforced, "calls newer than this build answer ENOSYS"));
+  CHECK(contains(enforced, "no core dumps"));
 }
 
 TEST_CASE("without mount_setattr, read-only below a bind is a gap; with it, enforced") {
   auto host = full_host();
-  CHECK(report_contains(joined(build_report(host, defaults()).enforced),
-                        "read-only unless writable, with every mount below it (mount_setattr)"));
+  CHECK(contains(joined(build_report(host, defaults()).enforced),
+                 "read-only unless writable, with every mount below it (mount_setattr)"));
   hide_features(host, "mount-setattr");
   const auto r = build_report(host, defaults());
   const auto gaps = gaps_of(r);
   INFO(gaps);
   REQUIRE(r.gaps.size() == 1);
-  CHECK(
-      report_contains(gaps,
-                      "read-only binds read-only below too -- mount_setattr failed (hidden by the "
-                      "test hook ERRAND_BAILEY_HIDE): a mount below a read-only path"));
-  CHECK(report_contains(gaps, "mount_setattr needs Linux 5.12"));
+  CHECK(contains(gaps,
+                 "read-only binds read-only below too -- mount_setattr failed (hidden by the "
+                 "test hook ERRAND_BAILEY_HIDE): a mount below a read-only path"));
+  CHECK(contains(gaps, "mount_setattr needs Linux 5.12"));
 }
