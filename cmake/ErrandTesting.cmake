@@ -87,8 +87,31 @@ function(errand_catch_test target)
   endif()
   # The key-coverage check (tests/tools) reads the tags of every Catch2 binary this tree builds.
   set_property(GLOBAL APPEND PROPERTY ERRAND_CATCH_TEST_TARGETS ${target})
+  if(ERRAND_SANITIZER_TREE AND NOT end_to_end)
+    errand_list_catch_groups(${target} "${label}" "${sanitized_spec}")
+    return()
+  endif()
   catch_discover_tests(${target} DISCOVERY_MODE PRE_TEST TEST_PREFIX "${target}: " ${spec}
     PROPERTIES LABELS ${label} ENVIRONMENT "ERRAND_BUILD_DIR=${CMAKE_BINARY_DIR}")
+endfunction()
+
+# How many cases of a unit or live suite one process runs in a sanitizer tree
+# (cmake/ErrandCatchGroups.cmake says why). Small enough for CTest to keep two cores busy with
+# the larger suites; the end-to-end scenarios, each a daemon's life, keep a process each.
+set(ERRAND_CASES_PER_PROCESS 8)
+
+# Lists <target>'s cases to CTest in groups, when CTest runs (as catch_discover_tests'
+# PRE_TEST mode does), so that a rebuilt suite's new cases are counted without a configure.
+function(errand_list_catch_groups target label spec)
+  set(include_file "${CMAKE_CURRENT_BINARY_DIR}/${target}_groups.cmake")
+  file(GENERATE OUTPUT "${include_file}" CONTENT
+"include([==[${PROJECT_SOURCE_DIR}/cmake/ErrandCatchGroups.cmake]==])
+errand_catch_groups(EXECUTABLE [==[$<TARGET_FILE:${target}>]==] PREFIX [==[${target}: ]==]
+  LABEL [==[${label}]==] BUILD_DIR [==[${CMAKE_BINARY_DIR}]==]
+  PER_PROCESS ${ERRAND_CASES_PER_PROCESS} COUNT_FILE [==[${include_file}.count]==]
+  SPEC [==[${spec}]==])
+")
+  set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES "${include_file}")
 endfunction()
 
 # errand_test_build_path(<target> <macro> <path in the build tree>)

@@ -257,8 +257,10 @@ TEST_CASE("the idle timer stops an open session nobody writes to, and a prompt r
   // While a turn runs the session is not idle, however long the turn takes.
   h.run_for(400ms);
   CHECK(h.idle_stops == 0);
-  h.runner->finish();
+  // Read before finish(), which arms the timer from its own reading of the clock: read after,
+  // the bound below could miss by the time finish() took.
   const auto finished_at = std::chrono::steady_clock::now();
+  h.runner->finish();
   h.run_until([&] { return h.idle_stops > 0; });
   CHECK(h.idle_stops == 1);
   CHECK(std::chrono::steady_clock::now() - finished_at >= 150ms);
