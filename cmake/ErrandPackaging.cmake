@@ -53,11 +53,34 @@ configure_file("${ERRAND_PACKAGING_DIR}/debian/changelog.in"
 set(ERRAND_PACKAGE_CHANGELOG "${CMAKE_BINARY_DIR}/packaging/changelog.gz")
 execute_process(COMMAND gzip -9n INPUT_FILE "${CMAKE_BINARY_DIR}/packaging/changelog"
                 OUTPUT_FILE "${ERRAND_PACKAGE_CHANGELOG}" COMMAND_ERROR_IS_FATAL ANY)
+# The copyright file: packaging/debian/copyright.in, and what the web interface's script bundles
+# from npm packages, read from the list the front-end's build makes (cmake/ErrandCopyright.cmake).
+set(ERRAND_PACKAGE_COPYRIGHT "${CMAKE_BINARY_DIR}/packaging/copyright")
+get_property(web_licenses GLOBAL PROPERTY ERRAND_WEB_LICENSES)
+set(copyright_inputs "${ERRAND_PACKAGING_DIR}/debian/copyright.in"
+    "${CMAKE_CURRENT_LIST_DIR}/ErrandCopyright.cmake")
+set(licenses_argument)
+if(web_licenses)
+  list(APPEND copyright_inputs "${web_licenses}")
+  set(licenses_argument "-DLICENSES=${web_licenses}")
+endif()
+add_custom_command(
+  OUTPUT "${ERRAND_PACKAGE_COPYRIGHT}"
+  COMMAND "${CMAKE_COMMAND}" "-DTEMPLATE=${ERRAND_PACKAGING_DIR}/debian/copyright.in"
+          "-DOUTPUT=${ERRAND_PACKAGE_COPYRIGHT}" "-DMAINTAINER=${ERRAND_PACKAGE_MAINTAINER}"
+          ${licenses_argument} -P "${CMAKE_CURRENT_LIST_DIR}/ErrandCopyright.cmake"
+  DEPENDS ${copyright_inputs}
+  COMMENT "Writing the packages' copyright file"
+  VERBATIM)
+add_custom_target(errand_package_copyright ALL DEPENDS "${ERRAND_PACKAGE_COPYRIGHT}")
+if(TARGET errand_web)
+  add_dependencies(errand_package_copyright errand_web)
+endif()
 foreach(component_package IN ITEMS runtime:errand dev:errand-dev)
   string(REPLACE ":" ";" component_package "${component_package}")
   list(GET component_package 0 component)
   list(GET component_package 1 package)
-  install(FILES "${ERRAND_PACKAGING_DIR}/debian/copyright" "${ERRAND_PACKAGE_CHANGELOG}"
+  install(FILES "${ERRAND_PACKAGE_COPYRIGHT}" "${ERRAND_PACKAGE_CHANGELOG}"
           DESTINATION "${CMAKE_INSTALL_DATAROOTDIR}/doc/${package}" COMPONENT ${component})
 endforeach()
 

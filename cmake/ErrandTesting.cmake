@@ -97,18 +97,26 @@ endfunction()
 
 # How many cases of a unit or live suite one process runs in a sanitizer tree
 # (cmake/ErrandCatchGroups.cmake says why). Small enough for CTest to keep two cores busy with
-# the larger suites; the end-to-end scenarios, each a daemon's life, keep a process each.
+# the larger suites. A live case runs real sandboxes for seconds, next to which a process's start
+# costs little, so live suites go two to a process: larger groups left one core idle at the end
+# of a run while a group of slow cases finished. The end-to-end scenarios, each a daemon's life,
+# keep a process each.
 set(ERRAND_CASES_PER_PROCESS 8)
+set(ERRAND_LIVE_CASES_PER_PROCESS 2)
 
 # Lists <target>'s cases to CTest in groups, when CTest runs (as catch_discover_tests'
 # PRE_TEST mode does), so that a rebuilt suite's new cases are counted without a configure.
 function(errand_list_catch_groups target label spec)
   set(include_file "${CMAKE_CURRENT_BINARY_DIR}/${target}_groups.cmake")
+  set(per_process ${ERRAND_CASES_PER_PROCESS})
+  if(label STREQUAL "live")
+    set(per_process ${ERRAND_LIVE_CASES_PER_PROCESS})
+  endif()
   file(GENERATE OUTPUT "${include_file}" CONTENT
 "include([==[${PROJECT_SOURCE_DIR}/cmake/ErrandCatchGroups.cmake]==])
 errand_catch_groups(EXECUTABLE [==[$<TARGET_FILE:${target}>]==] PREFIX [==[${target}: ]==]
   LABEL [==[${label}]==] BUILD_DIR [==[${CMAKE_BINARY_DIR}]==]
-  PER_PROCESS ${ERRAND_CASES_PER_PROCESS} COUNT_FILE [==[${include_file}.count]==]
+  PER_PROCESS ${per_process} COUNT_FILE [==[${include_file}.count]==]
   SPEC [==[${spec}]==])
 ")
   set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES "${include_file}")

@@ -1,5 +1,5 @@
 # Runs the Vite build of the front-end outside the checkout (cmake -P; web/CMakeLists.txt passes
-# SOURCE_DIR, STAGE_DIR, NODE_MODULES, OUTPUT_DIR and NODE). The sources are copied to a stage
+# SOURCE_DIR, STAGE_DIR, NODE_MODULES, OUTPUT_DIR, LICENSES_OUT and NODE). The sources are copied to a stage
 # beside a link to the shared npm packages, so the build writes nothing into the source tree.
 
 set(vite "${NODE_MODULES}/vite/bin/vite.js")
@@ -36,3 +36,10 @@ execute_process(
 if(NOT built EQUAL 0)
   message(FATAL_ERROR "the Vite build of the web front-end failed (exit ${built}); its output is above")
 endif()
+
+# The list of bundled npm packages and their licences goes to the packaging, not to the page.
+if(NOT EXISTS "${OUTPUT_DIR}/bundled-licenses.json")
+  message(FATAL_ERROR "the Vite build wrote no bundled-licenses.json (build.license in "
+                      "vite.config.js); the packages' copyright file is written from it")
+endif()
+file(RENAME "${OUTPUT_DIR}/bundled-licenses.json" "${LICENSES_OUT}")

@@ -13,5 +13,9 @@ export default defineConfig({
     assetsInlineLimit: 0,
     modulePreload: { polyfill: false },
     sourcemap: false,
+    // What the bundle holds from npm packages, with their licence texts: the packages' copyright
+    // file is written from it (cmake/ErrandCopyright.cmake). build_front_end.cmake moves it out
+    // of the served directory.
+    license: { fileName: 'bundled-licenses.json' },
   },
 });

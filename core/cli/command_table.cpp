@@ -71,14 +71,20 @@ const std::vector<CliCommand>& table() {
       },
       {
           .name = "config",
-          .synopsis = "config <check [FILE] | schema | reference> [--plugin-dir DIR]",
+          .synopsis = "config <check [FILE] [--file-only] | schema | reference> [--plugin-dir DIR]",
           .summary = "validate the configuration, or print its schema or reference page",
           .description = "Works on the configuration file and on the schema the core and the "
                          "plugins compose.",
           .terms =
               {
                   {"check [FILE]",
-                   "validates FILE (or the file the search finds) and prints every problem"},
+                   "validates FILE (or the file the search finds) and prints every problem; "
+                   "then makes the checks `errand run` makes on this host before it serves "
+                   "(the files the configuration names, that sessions could reach anything), "
+                   "so a file it accepts is one that starts"},
+                  {"--file-only",
+                   "with check: validate the file alone, for a configuration written for "
+                   "another host"},
                   {"schema",
                    "prints the JSON schema composed from the core's and the plugins' "
                    "fragments"},
@@ -88,8 +94,11 @@ const std::vector<CliCommand>& table() {
                    "composes from the plugins in DIR only (how the committed files are "
                    "generated)"},
               },
-          .exit_codes = {{"0", "done; for check, the file is valid"},
-                         {"2", "refused: the file is invalid, or the command was misused"}},
+          .exit_codes = {{"0",
+                          "done; for check, the file is valid and errand run would start on it"},
+                         {"2",
+                          "refused: the file is invalid, errand run would refuse it on this "
+                          "host, or the command was misused"}},
       },
       {
           .name = "reference",

@@ -3,6 +3,7 @@
 #include "core/config/reference.hpp"
 #include "core/daemon/configuration_source.hpp"
 #include "core/daemon/exit_codes.hpp"
+#include "core/daemon/serve_readiness.hpp"
 #include "core/log/logging.hpp"
 #include "core/sandbox/inert_backend_keys.hpp"
 #include "core/sandbox/sandbox_choice.hpp"
@@ -18,14 +19,17 @@ struct ConfigArgs {
   std::string action;
   std::optional<std::string> file;
   std::optional<std::string> plugin_dir;
+  bool file_only = false;  // check: the file alone, not what run checks on this host
 };
 
 std::optional<ConfigArgs> parse(const std::vector<std::string>& args) {
   if (args.empty()) return std::nullopt;
-  ConfigArgs parsed{args.front(), std::nullopt, std::nullopt};
+  ConfigArgs parsed{args.front(), std::nullopt, std::nullopt, false};
   for (std::size_t i = 1; i < args.size(); ++i) {
     if (args[i] == "--plugin-dir" && i + 1 < args.size()) {
       parsed.plugin_dir = args[++i];
+    } else if (parsed.action == "check" && args[i] == "--file-only") {
+      parsed.file_only = true;
     } else if (parsed.action == "check" && !parsed.file && args[i].rfind("--", 0) != 0) {
       parsed.file = args[i];
     } else {
@@ -66,7 +70,18 @@ int config_command(const std::vector<std::string>& args) {
       std::cerr << config::format_problems(loaded.error());
       return daemon::kExitRefused;
     }
+    // What `errand run` would refuse before serving, beyond validation, is refused here too.
+    std::vector<std::string> warnings;
+    if (!parsed->file_only) {
+      const auto readiness = daemon::check_serve_readiness(loaded->effective);
+      if (!readiness) {
+        std::cerr << loaded->source.string() << ": " << readiness.error().message << "\n";
+        return daemon::kExitRefused;
+      }
+      warnings = readiness->warnings;
+    }
     std::cout << "configuration accepted: " << loaded->source.string() << "\n";
+    for (const auto& warning : warnings) std::cout << "warning: " << warning << "\n";
     const auto backend = sandbox::sandbox_choice(loaded->effective).backend;
     for (const auto& note : sandbox::inert_backend_keys(source.schema, loaded->written, backend))
       std::cout << "note: " << note << "\n";

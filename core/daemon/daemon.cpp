@@ -12,6 +12,7 @@
 #include "core/daemon/enforcement_report.hpp"
 #include "core/daemon/exit_codes.hpp"
 #include "core/daemon/plugin_hosting.hpp"
+#include "core/daemon/serve_readiness.hpp"
 #include "core/daemon/startup_checks.hpp"
 #include "core/daemon/state_lock.hpp"
 #include "core/daemon/system_clock.hpp"
@@ -124,23 +125,15 @@ int run_daemon(const RunEnvironment& env, std::ostream& out) {
       "configuration loaded from {}: {}", rt.config.source.string(),
       boost::json::serialize(config::blank_secrets(rt.config.effective, rt.source.schema)));
 
-  if (auto reachable = refuse_empty_egress(rt.config.effective); !reachable) {
-    rt.log->error("{}", reachable.error().message);
+  auto readiness = check_serve_readiness(rt.config.effective);
+  if (!readiness) {
+    rt.log->error("{}", readiness.error().message);
     return kExitRefused;
   }
-  for (const auto& warning : unresolved_provider_warnings(rt.config.effective))
-    rt.log->warn("{}", warning);
-  auto github_identity = github::check_github_at_start(rt.config.effective);
-  if (!github_identity) {
-    rt.log->error("{}", github_identity.error().message);
-    return kExitRefused;
-  }
-  if (auto rules = sessions::read_house_rules(rt.config.effective); !rules) {
-    rt.log->error("refusing to start: {}", rules.error().message);
-    return kExitRefused;
-  } else if (*rules) {
+  for (const auto& warning : readiness->warnings) rt.log->warn("{}", warning);
+  if (const auto& rules = readiness->house_rules) {
     rt.log->info("house rules from {} ({}), read again as each session starts",
-                 (*rules)->path.string(), common::human_size((*rules)->text.size()));
+                 rules->path.string(), common::human_size(rules->text.size()));
   }
 
   if (auto made = sessions::make_private_directory(settings.state_dir); !made) {
@@ -268,8 +261,8 @@ int run_daemon(const RunEnvironment& env, std::ostream& out) {
       settings.state_dir,
       rt.config.source,
       report.capabilities,
-      *github_identity
-          ? std::make_shared<const github::GithubIdentity>(std::move(**github_identity))
+      readiness->github
+          ? std::make_shared<const github::GithubIdentity>(std::move(*readiness->github))
           : nullptr};
   if (host.broker() != nullptr) services.tools_dir = sessions::tools_dir_beside(host.broker_file());
   // A session given agent.delegate without the command would tell its agent of a command that

@@ -55,6 +55,38 @@ TEST_CASE("errand config check accepts a valid file and refuses a broken one") {
   CHECK(!r.err.empty());
 }
 
+TEST_CASE("errand config check refuses what errand run would refuse before serving, alike",
+          "[key:github.app.privateKeyPath]") {
+  DaemonHarness h;
+  // Valid as written, but the App's key file is not there: run refuses it at its start, so the
+  // check must too, with the same sentence, rather than accept a configuration that never starts.
+  auto text = h.config_text();
+  const auto missing = (h.dir().path() / "no-such-app-key.pem").string();
+  const auto end = text.rfind('}');
+  REQUIRE(end != std::string::npos);
+  text.replace(end, 1,
+               R"(, "github": {"userName": "errand-bot", "userEmail": "bot@example.com",
+      "app": {"appId": 12345, "installationId": "67890",
+      "privateKeyPath": ")" +
+                   missing + R"("}}})");
+  h.write_config(text);
+  // The file itself is valid: only what run checks on this host refuses it.
+  const auto file_alone = h.run({"config", "check", "--file-only"});
+  INFO(file_alone.out << file_alone.err);
+  CHECK(file_alone.exit_code == 0);
+  const auto checked = h.run({"config", "check"});
+  INFO(checked.out << checked.err);
+  CHECK(checked.exit_code == 2);
+  CHECK(checked.out.find("configuration accepted") == std::string::npos);
+  CHECK(checked.err.find("github.app.privateKeyPath") != std::string::npos);
+  CHECK(checked.err.find(missing) != std::string::npos);
+  const auto ran = h.run({"run"});
+  INFO(ran.out << ran.err);
+  CHECK(ran.exit_code == 2);
+  CHECK(ran.err.find("github.app.privateKeyPath") != std::string::npos);
+  CHECK(ran.err.find(missing) != std::string::npos);
+}
+
 TEST_CASE("errand config check says a key of another sandbox backend does nothing") {
   DaemonHarness h;
   // sandbox.fixture is contributed by the fixture sandbox plugin; under bailey nothing reads it.

@@ -99,8 +99,9 @@ Finished check_example(const DaemonHarness& h, const Example& example) {
   merge_into(merged, parsed->as_object());
   const auto file = h.dir() / "example.json";
   write_file(file, json::serialize(merged));
+  // --file-only: an example names files (an App's key, house rules) of a host it was written for.
   return run_to_end({(build_dir() / "bin" / "errand").string(), "config", "check", file.string(),
-                     "--plugin-dir", (build_dir() / "plugins").string()},
+                     "--file-only", "--plugin-dir", (build_dir() / "plugins").string()},
                     {"HOME=" + (h.dir() / "home").string(), "PATH=/usr/bin:/bin"}, h.dir().path());
 }
 
