@@ -98,8 +98,8 @@ endfunction()
 # How many cases of a unit or live suite one process runs in a sanitizer tree
 # (cmake/ErrandCatchGroups.cmake says why). Small enough for CTest to keep two cores busy with
 # the larger suites. A live case runs real sandboxes for seconds, next to which a process's start
-# costs little, so live suites go two to a process: larger groups left one core idle at the end
-# of a run while a group of slow cases finished. The end-to-end scenarios, each a daemon's life,
+# costs little, so live suites go two to a process, which keeps their slow cases spread over
+# both cores. The end-to-end scenarios, each a daemon's life,
 # keep a process each.
 set(ERRAND_CASES_PER_PROCESS 8)
 set(ERRAND_LIVE_CASES_PER_PROCESS 2)
