@@ -9,7 +9,7 @@
 # errand_catch_groups(EXECUTABLE <file> PREFIX <name prefix> LABEL <label> BUILD_DIR <dir>
 #                     PER_PROCESS <n> COUNT_FILE <file> [SPEC <Catch2 test spec>])
 #
-# COUNT_FILE keeps the number of cases until the suite is rebuilt, so that CTest does not start
+# COUNT_FILE keeps the number of cases (and the spec) until the suite is rebuilt, so that CTest does not start
 # every suite once more on each run just to count them.
 function(errand_catch_groups)
   cmake_parse_arguments(ARG "" "EXECUTABLE;PREFIX;LABEL;BUILD_DIR;PER_PROCESS;COUNT_FILE;SPEC" ""
@@ -20,8 +20,14 @@ function(errand_catch_groups)
   endif()
   set(listing_failed FALSE)
   set(count 0)
+  # The kept count holds the spec it was counted under: a reconfigure that changed the tree's
+  # filter must count again even though the suite was not rebuilt.
+  set(kept "")
   if(EXISTS "${ARG_COUNT_FILE}" AND "${ARG_COUNT_FILE}" IS_NEWER_THAN "${ARG_EXECUTABLE}")
-    file(READ "${ARG_COUNT_FILE}" count)
+    file(READ "${ARG_COUNT_FILE}" kept)
+  endif()
+  if(kept MATCHES "^([0-9]+) (.*)$" AND CMAKE_MATCH_2 STREQUAL "${spec}")
+    set(count "${CMAKE_MATCH_1}")
   elseif(NOT EXISTS "${ARG_EXECUTABLE}")
     set(listing_failed "the suite ${ARG_EXECUTABLE} is not built")
   else()
@@ -35,7 +41,7 @@ function(errand_catch_groups)
       string(REGEX MATCHALL "[^\n]+" names "${listing}")
       list(LENGTH names count)
       if(count GREATER 0)
-        file(WRITE "${ARG_COUNT_FILE}" "${count}")
+        file(WRITE "${ARG_COUNT_FILE}" "${count} ${spec}")
       endif()
     endif()
   endif()
