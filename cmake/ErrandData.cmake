@@ -7,6 +7,8 @@
 set(ERRAND_DATA_LAYOUT
   config.example.json            .
   config.schema.json             .
+  agents/package.json            agents
+  agents/package-lock.json       agents
   scripts/prepare-podman-account scripts
   scripts/start-incus            scripts
   scripts/stop-incus             scripts

@@ -1,6 +1,7 @@
 #include "core/agent/agent_glue.hpp"
 
 #include "core/agent/agent_kinds.hpp"
+#include "core/agent/bundled_agents.hpp"
 #include "core/agent/generic_acp_glue.hpp"
 #include "core/agent/kage_glue.hpp"
 #include "core/agent/program_location.hpp"
@@ -15,7 +16,7 @@ namespace errand::agent {
 namespace json = boost::json;
 
 std::string agent_kind(const json::object& config) {
-  return config::string_setting(config, "agent.kind", kage_kind);
+  return config::string_setting(config, "agent.kind");
 }
 
 sdk::Result<std::unique_ptr<AgentGlue>> make_agent_glue(const json::object& config,
@@ -28,10 +29,18 @@ sdk::Result<std::unique_ptr<AgentGlue>> make_agent_glue(const json::object& conf
           "providers it knows; that happens when the first session needs it");
     return std::unique_ptr<AgentGlue>(std::make_unique<KageGlue>(*kage_catalog));
   }
-  if (kind == "acp") return std::unique_ptr<AgentGlue>(std::make_unique<GenericAcpGlue>());
-  return sdk::make_error("agent.kind \"" + kind +
-                         "\" is not an agent errand can run; use \"kage\" "
-                         "or \"acp\"");
+  if (kind == acp_kind) return std::unique_ptr<AgentGlue>(std::make_unique<GenericAcpGlue>());
+  if (const auto* bundled = bundled_agent(kind))
+    return std::unique_ptr<AgentGlue>(std::make_unique<GenericAcpGlue>(bundled));
+  std::string kinds;
+  for (const auto& one : agent_kinds()) kinds += (kinds.empty() ? "\"" : ", \"") + one + "\"";
+  if (kind.empty())
+    return sdk::make_error(
+        "agent.kind is not set and could not be chosen from the provider's "
+        "kind; set it to one of " +
+        kinds);
+  return sdk::make_error("agent.kind \"" + kind + "\" is not an agent errand can run; use one of " +
+                         kinds);
 }
 
 bool glue_needs_kage_catalog(const json::object& config) {
@@ -96,18 +105,58 @@ sdk::Result<const ProviderRoute*> checked_route(const AgentGlue& glue, const Lau
   return session_route(inputs);
 }
 
-sdk::Result<void> place_agent_install(const LaunchInputs& inputs, AgentLaunch& launch) {
-  if (!inputs.agent_installed_on_host || launch.argv.empty()) return {};
-  const std::string program = launch.argv.front();
+namespace {
+
+// For a bundled kind, its installs' bin directories come first (bundled_agents.hpp).
+std::vector<std::filesystem::path> bundled_roots_of(const LaunchInputs& inputs) {
+  return inputs.bundled_roots.empty() ? bundled_agent_roots_of_process() : inputs.bundled_roots;
+}
+
+std::string agent_search_path(const LaunchInputs& inputs) {
+  const json::object* config = inputs.config;
   std::string search = inputs.search_path;
   if (search.empty())
     if (const char* path = std::getenv("PATH")) search = path;
-  const auto found = find_program(program, search);
-  if (!found)
+  if (config == nullptr || bundled_agent(agent_kind(*config)) == nullptr) return search;
+  std::string bundled;
+  for (const auto& root : bundled_roots_of(inputs)) bundled += bundled_bin_dir(root).string() + ":";
+  return bundled + search;
+}
+
+}  // namespace
+
+sdk::Result<void> place_agent_install(const LaunchInputs& inputs, AgentLaunch& launch) {
+  if (!inputs.agent_installed_on_host || launch.argv.empty()) return {};
+  const std::string program = launch.argv.front();
+  const std::string search = agent_search_path(inputs);
+  auto found = find_program(program, search);
+  if (!found) {
+    const auto* bundled =
+        inputs.config != nullptr ? bundled_agent(agent_kind(*inputs.config)) : nullptr;
+    if (bundled != nullptr && program == bundled->kind) {
+      std::string roots;
+      for (const auto& root : bundled_roots_of(inputs))
+        roots += (roots.empty() ? "" : " or ") + bundled_bin_dir(root).string();
+      return sdk::make_error(
+          "the bundled agent " + program + " (npm package " + std::string(bundled->package) +
+              ") is not installed: it is not in " + roots +
+              ", nor on the daemon's PATH; run `sudo errand setup bailey`, which installs the "
+              "bundled agents with npm into " +
+              std::string(system_agents_root),
+          sdk::Error::Kind::not_found);
+    }
     return sdk::make_error("the agent program \"" + program +
                                "\" is not on the daemon's PATH, so a session has nothing to run; "
                                "install it or name it with its full path in agent.command",
                            sdk::Error::Kind::not_found);
+  }
+  // The directory it was found in, with every symlinked directory on the way resolved (a
+  // linked ~/.local/share/errand/agents, say): the sandbox shows granted directories at their
+  // real paths only, so a path through a link would not be there. The program itself stays the
+  // link npm made, whose own target is granted beside it.
+  std::error_code ec;
+  auto real_dir = std::filesystem::weakly_canonical(found->parent_path(), ec);
+  if (!ec) found = real_dir / found->filename();
   auto dirs = install_directories(*found);
   const auto home = inputs.home.empty() ? daemon_home() : inputs.home;
   for (const auto& dir : dirs)

@@ -57,6 +57,8 @@ struct LaunchInputs {
   std::filesystem::path home{};         // empty: the daemon's own home (daemon_home())
   // agent.rulesPath's text as this session read it; empty: none.
   std::string house_rules{};
+  // Where a bundled kind's install is looked for; empty: bundled_agent_roots_of_process().
+  std::vector<std::filesystem::path> bundled_roots{};
 };
 
 class AgentGlue {
@@ -103,7 +105,8 @@ sdk::Result<const ProviderRoute*> checked_route(const AgentGlue& glue, const Lau
                                                 std::string_view agent);
 
 // The program the agent command names, as the sandbox runs it: where the agent runs from the
-// host's install, launch.argv[0] becomes the absolute path found on the search path and
+// host's install, launch.argv[0] becomes the absolute path found on the search path (for a
+// bundled kind, its installs' bin directories, then the search path) and
 // launch.agent_dirs its install directories (see program_location.hpp). Refused when the
 // program is not found, or when an install directory is the daemon's home or holds the
 // configuration file.

@@ -56,6 +56,13 @@ sdk::Result<AgentLaunch> GenericAcpGlue::prepare(const LaunchInputs& inputs) con
     return set_up.error();
 
   if (auto placed = place_agent_install(inputs, launch); !placed) return placed.error();
+  // The image's own install, by its absolute path, as on the host: never a name looked up
+  // through a PATH that starts with the session's writable home.
+  if (bundled_ != nullptr && !inputs.agent_installed_on_host &&
+      launch.argv.front() == bundled_->kind)
+    launch.argv.front() =
+        (bundled_bin_dir(std::filesystem::path(system_agents_root)) / std::string(bundled_->kind))
+            .string();
   return launch;
 }
 

@@ -1,6 +1,7 @@
 #include "core/cli/commands.hpp"
 #include "core/config/problem.hpp"
 #include "core/config/reference.hpp"
+#include "core/daemon/agent_install_report.hpp"
 #include "core/daemon/configuration_source.hpp"
 #include "core/daemon/exit_codes.hpp"
 #include "core/daemon/serve_readiness.hpp"
@@ -83,6 +84,18 @@ int config_command(const std::vector<std::string>& args) {
     std::cout << "configuration accepted: " << loaded->source.string() << "\n";
     for (const auto& warning : warnings) std::cout << "warning: " << warning << "\n";
     const auto backend = sandbox::sandbox_choice(loaded->effective).backend;
+    if (!parsed->file_only) {
+      // The agent as `errand run` reports it. Which backends run the host's install is known
+      // for certain only from their probe, which this command does not run: bailey is the one
+      // errand ships that does, so any other is described as running its image's.
+      const auto install =
+          daemon::agent_install_report(loaded->effective, loaded->source, backend == "bailey");
+      if (!install) {
+        std::cerr << loaded->source.string() << ": " << install.error().message << "\n";
+        return daemon::kExitRefused;
+      }
+      std::cout << *install;
+    }
     for (const auto& note : sandbox::inert_backend_keys(source.schema, loaded->written, backend))
       std::cout << "note: " << note << "\n";
     return 0;

@@ -1,3 +1,4 @@
+#include "core/agent/agent_kinds.hpp"
 #include "core/config/core_schema_sections.hpp"
 #include "core/config/schema_builders.hpp"
 
@@ -48,9 +49,13 @@ json::object provider() {
                    "broker and a session holds a stand-in. Scrubbed from output only when it "
                    "is 8 bytes or longer."))},
       {"credentialName",
-       with(text("The environment variable the agent reads the credential from, e.g. "
-                 "ANTHROPIC_API_KEY."),
-            "format", "env-name")},
+       with(with(text("The environment variable the agent reads the credential from, e.g. "
+                      "ANTHROPIC_API_KEY."),
+                 "format", "env-name"),
+            "x-errand-default-note",
+            "with a bundled agent.kind, the variable the bundled agent of this provider's kind "
+            "reads: \"ANTHROPIC_API_KEY\" (anthropic), \"OPENAI_API_KEY\" (openai); absent "
+            "otherwise")},
       {"baseUrl", with(text("The provider's API base URL."), "format", "uri")},
       {"kind", one_of("The provider's API dialect; decides placement when placement is absent.",
                       {"anthropic", "openai"})},
@@ -95,26 +100,45 @@ json::object provider_name() {
            "'.', '_' and '-', starting with a letter or digit."}};
 }
 
+// The kinds come from the agent code's one list, so the schema cannot offer a kind the
+// daemon has no glue for.
+json::object agent_kind() {
+  json::array kinds;
+  for (const auto& kind : agent::agent_kinds()) kinds.emplace_back(kind);
+  json::object node{
+      {"type", "string"},
+      {"description",
+       "Which agent runs: one errand bundles (\"claude-agent-acp\" for Anthropic providers, "
+       "\"codex-acp\" for OpenAI ones; `errand setup` installs them), \"kage\", or \"acp\" "
+       "for any other agent that speaks the Agent Client Protocol on its stdio."},
+      {"enum", std::move(kinds)}};
+  return with(std::move(node), "x-errand-default-note",
+              "the bundled agent that speaks agent.provider's kind: \"claude-agent-acp\" for "
+              "\"anthropic\", \"codex-acp\" for \"openai\"");
+}
+
 }  // namespace
 
 json::object agent() {
   return section(
       "The agent that runs in each sandbox and the model providers it uses.",
       {
-          {"kind", defaulted(one_of("Which agent runs: \"kage\", or \"acp\" for any other agent "
-                                    "that speaks the Agent Client Protocol on its stdio.",
-                                    {"kage", "acp"}),
-                             "kage")},
+          {"kind", agent_kind()},
           {"command",
            with(with(list_of("The agent's command line inside the sandbox, program first.",
                              with(text("One argument."), "minLength", 1)),
                      "minItems", 1),
                 "x-errand-default-note",
-                "[\"kage\", \"rpc\"] when agent.kind is \"kage\"; required for \"acp\"")},
+                "the bundled agent's program when agent.kind names one (found in the bundled "
+                "installs first); [\"kage\", \"rpc\"] when agent.kind is \"kage\"; required "
+                "for \"acp\"")},
           {"baseUrlVariable",
-           with(text("For an acp agent: the environment variable it reads its provider's base "
-                     "URL from."),
-                "format", "env-name")},
+           with(
+               with(text("For an acp agent: the environment variable it reads its provider's "
+                         "base URL from."),
+                    "format", "env-name"),
+               "x-errand-default-note",
+               "\"ANTHROPIC_BASE_URL\" when agent.kind is \"claude-agent-acp\"; absent otherwise")},
           {"credentialVariable",
            with(text("For an acp agent: the environment variable it reads its provider "
                      "credential from."),

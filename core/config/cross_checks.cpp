@@ -7,6 +7,8 @@
 #include <errand/sdk/config_values.hpp>
 #include <filesystem>
 
+#include "core/agent/agent_kinds.hpp"
+#include "core/agent/bundled_agents.hpp"
 #include "core/agent/kage_reserved_names.hpp"
 #include "core/config/fallback_checks.hpp"
 #include "core/config/github_checks.hpp"
@@ -113,6 +115,42 @@ void check_agent_command(const json::object& config, std::vector<Problem>& probl
                       "e.g. [\"my-agent\", \"--acp\"]"});
 }
 
+// agent.kind left out is chosen from agent.provider's kind (defaults.hpp); a provider without
+// one leaves nothing to choose by. A bundled agent speaks one dialect only.
+void check_agent_kind(const json::object& config, std::vector<Problem>& problems) {
+  const auto* agent = object_at(config, "agent");
+  if (agent == nullptr) return;
+  const std::string provider = string_setting(config, "agent.provider");
+  const std::string provider_kind = string_setting(config, "agent.providers." + provider + ".kind");
+  std::string kinds;
+  for (const auto& kind : agent::agent_kinds())
+    kinds += (kinds.empty() ? "\"" : ", \"") + kind + "\"";
+  // An agent.provider that is not defined is reported on its own, by check_agent_provider.
+  const auto* definitions = object_at(config, "agent.providers");
+  if (definitions == nullptr || !definitions->contains(provider)) return;
+  if (!agent->contains("kind")) {
+    problems.push_back(
+        {"agent.kind",
+         "`agent.kind` is not set, and `agent.providers." + provider +
+             ".kind` does not say which API the provider speaks, so errand cannot choose the "
+             "agent for it: set that kind (\"anthropic\" or \"openai\"; the bundled agents "
+             "are " +
+             agent::bundled_agents_named() + "), or set `agent.kind` to one of " + kinds});
+    return;
+  }
+  const auto* bundled = agent::bundled_agent(string_setting(config, "agent.kind"));
+  if (bundled == nullptr || provider_kind.empty() || provider_kind == bundled->provider_kind)
+    return;
+  const std::string other = agent::default_kind_for_provider(provider_kind);
+  problems.push_back(
+      {"agent.kind", "`agent.kind` is \"" + std::string(bundled->kind) +
+                         "\", which speaks only the " + std::string(bundled->provider_kind) +
+                         " API, but `agent.provider` \"" + provider + "\" is of kind \"" +
+                         provider_kind + "\"" +
+                         (other.empty() ? std::string() : "; use \"" + other + "\" for it") +
+                         ", or leave `agent.kind` out to get that default"});
+}
+
 void check_alias_names(const json::object& config, std::vector<Problem>& problems) {
   const auto* aliases = object_at(config, "agent.aliases");
   if (aliases == nullptr) return;
@@ -175,6 +213,7 @@ void check_across_keys(const json::object& config, std::vector<Problem>& problem
   check_web_address(config, problems);
   check_roots_apart(config, problems);
   check_agent_provider(config, problems);
+  check_agent_kind(config, problems);
   check_agent_command(config, problems);
   check_delegate_provider(config, problems);
   check_provider_definitions(config, problems);

@@ -1,6 +1,7 @@
 #include "core/config/defaults.hpp"
 
 #include "core/agent/agent_kinds.hpp"
+#include "core/agent/bundled_agents.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -62,16 +63,57 @@ void fill_schema_defaults(json::value& config, const json::object& schema) {
   }
 }
 
+namespace {
+
+// The kind of the provider agent.provider names, or "" when there is none to read.
+std::string session_provider_kind(const json::object& agent) {
+  const auto* provider = agent.if_contains("provider");
+  const auto* providers = agent.if_contains("providers");
+  if (provider == nullptr || !provider->is_string() || providers == nullptr ||
+      !providers->is_object())
+    return {};
+  const auto* definition = providers->as_object().if_contains(provider->as_string());
+  if (definition == nullptr || !definition->is_object()) return {};
+  const auto* kind = definition->as_object().if_contains("kind");
+  return kind != nullptr && kind->is_string() ? std::string(kind->as_string()) : std::string();
+}
+
+// A bundled agent knows the variables it reads: its base URL's, and for each provider of a
+// dialect it speaks, the key's, unless the configuration names others.
+void fill_bundled_agent_variables(const agent::BundledAgent& bundled, json::object& agent) {
+  if (!bundled.base_url_variable.empty() && !agent.contains("baseUrlVariable"))
+    agent["baseUrlVariable"] = bundled.base_url_variable;
+  auto* providers = agent.if_contains("providers");
+  if (providers == nullptr || !providers->is_object()) return;
+  for (auto& [name, definition] : providers->as_object()) {
+    if (!definition.is_object()) continue;
+    auto& provider = definition.as_object();
+    const auto* kind = provider.if_contains("kind");
+    if (provider.contains("credentialName") || kind == nullptr || !kind->is_string()) continue;
+    if (const auto* speaker = agent::bundled_agent_for_provider_kind(kind->as_string()))
+      provider["credentialName"] = speaker->credential_variable;
+  }
+}
+
+}  // namespace
+
 void fill_derived_defaults(json::object& config) {
   auto* agent = config.if_contains("agent");
   if (agent == nullptr || !agent->is_object()) return;
   auto& agent_section = agent->as_object();
+  if (!agent_section.contains("kind")) {
+    const auto kind = agent::default_kind_for_provider(session_provider_kind(agent_section));
+    if (!kind.empty()) agent_section["kind"] = kind;
+  }
   const auto* kind = agent_section.if_contains("kind");
   if (kind != nullptr && kind->is_string() && !agent_section.contains("command")) {
     json::array command;
     for (auto& word : agent::default_agent_command(kind->as_string())) command.emplace_back(word);
     if (!command.empty()) agent_section["command"] = std::move(command);
   }
+  if (kind != nullptr && kind->is_string())
+    if (const auto* bundled = agent::bundled_agent(kind->as_string()))
+      fill_bundled_agent_variables(*bundled, agent_section);
 
   auto* providers = agent_section.if_contains("providers");
   if (providers == nullptr || !providers->is_object()) return;

@@ -15,8 +15,12 @@ namespace errand::config {
 // {"allow": ["*"]} when absent, while allow inside a written block defaults to [].
 void fill_schema_defaults(boost::json::value& config, const boost::json::object& schema);
 
-// Defaults that depend on other keys: agent.command is ["kage", "rpc"] when agent.kind is
-// "kage", and a provider's placement follows its kind (anthropic: x-api-key, openai: bearer).
+// Defaults that depend on other keys: agent.kind is the bundled agent that speaks the dialect
+// of agent.provider's kind (claude-agent-acp for anthropic, codex-acp for openai); agent.command
+// follows agent.kind (["kage", "rpc"] for kage, the bundled agent's program for a bundled kind);
+// a bundled kind also brings its base-URL variable and, for each provider of a dialect a bundled
+// agent speaks, the key variable that agent reads (credentialName); and a provider's placement
+// follows its kind (anthropic: x-api-key, openai: bearer).
 void fill_derived_defaults(boost::json::object& config);
 
 }  // namespace errand::config

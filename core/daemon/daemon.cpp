@@ -180,10 +180,11 @@ int run_daemon(const RunEnvironment& env, std::ostream& out) {
   sandbox::note_inert_requests(*policy, report);
   sandbox::note_inert_backend_keys(rt.source.schema, rt.config.written, choice.backend, report);
   out << render_enforcement_report(report) << std::flush;
-  // Only a backend that runs the host's install needs it checked; an image's agent is the
-  // image's business.
-  if (report.capabilities.agent_from_host_install) {
-    auto install = agent_install_report(rt.config.effective, rt.config.source);
+  // Only a backend that runs the host's install has it looked for; an image's agent is the
+  // image's business, and the report names it.
+  {
+    auto install = agent_install_report(rt.config.effective, rt.config.source,
+                                        report.capabilities.agent_from_host_install);
     if (!install) {
       rt.log->error("refusing to start: {}", install.error().message);
       return kExitRefused;

@@ -19,6 +19,9 @@ struct HostPaths {
   std::filesystem::path log_dir = "/var/log/errand";
   std::filesystem::path run_dir = "/run/errand";
   std::filesystem::path cgroup_mount = "/sys/fs/cgroup";
+  // Where setup installs the bundled agents (agents/package-lock.json): the daemon looks there,
+  // so it must stay agent::system_agents_root (a unit test compares the two).
+  std::filesystem::path agents = "/opt/errand/agents";
 };
 
 }  // namespace errand::setup

@@ -40,6 +40,7 @@ void bailey_steps(SetupContext& context) {
   step_account(context);
   step_config_file(context);
   step_directories(context);
+  step_agents(context);
   step_cgroup(context);
   step_service(context);
 }

@@ -12,6 +12,8 @@ void step_log_dir(SetupContext& context);
 void step_account(SetupContext& context);
 void step_config_file(SetupContext& context);
 void step_directories(SetupContext& context);
+// The ACP agents errand bundles, installed with npm from the shipped lockfile (step_agents.cpp).
+void step_agents(SetupContext& context);
 void step_cgroup(SetupContext& context);
 void step_service(SetupContext& context);
 // Not a change: names the values of the configuration still left to fill in.

@@ -250,6 +250,7 @@ void E2eHarness::spawn_daemon() {
   // The built front-end (web/CMakeLists.txt builds it into the build tree).
   if (serves_web()) env.push_back("ERRAND_WEB_ROOT=" + errand::test::build_path("web").string());
   for (auto& variable : errand::test::delegated_environment()) env.push_back(std::move(variable));
+  env.insert(env.end(), extra_env_.begin(), extra_env_.end());
   daemon_ = std::make_unique<errand::test::ChildProcess>(
       std::vector<std::string>{errand::test::build_path("bin/errand").string(), "run"}, env, root_);
 }

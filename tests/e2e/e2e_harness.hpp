@@ -54,6 +54,8 @@ class E2eHarness {
   // The configuration the daemon is started with; tests adjust it before start().
   boost::json::object& config() { return config_; }
   void set(std::string_view dotted, boost::json::value value);
+  // A variable ("NAME=value") added to the daemon's environment from the next start on.
+  void add_daemon_env(std::string name_value) { extra_env_.push_back(std::move(name_value)); }
 
   // Writes the configuration, starts the daemon and waits until it is ready: its chat gateway
   // connected, or (web_only) its web interface answering GET /api/interface.
@@ -129,6 +131,7 @@ class E2eHarness {
   std::unique_ptr<fake_discord::FakeDiscord> discord_;
   std::unique_ptr<fakes::FakeProvider> provider_;
   std::string provider_key_ = unique_secret("provider-key-e2e-");
+  std::vector<std::string> extra_env_;
   boost::json::object config_;
   std::unique_ptr<errand::test::ChildProcess> daemon_;
   std::vector<std::string> logs_;  // the output of daemons already stopped

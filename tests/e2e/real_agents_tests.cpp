@@ -1,7 +1,8 @@
-// Real ACP agents from npm (tests/agents, installed by scripts/setup) run by the real daemon
-// inside the bailey sandbox, behind the broker, against the fake provider: each runs one shell
-// command for real and its output comes back to the thread. Beside them, the scripted agent
-// taught to require ACP authenticate shows errand's side of that step in the thread.
+// Real ACP agents from npm (the ones errand bundles, agents/, installed by scripts/setup) run by
+// the real daemon inside the bailey sandbox, behind the broker, against the fake provider: each
+// runs one shell command for real and its output comes back to the thread. Beside them, the
+// scripted agent taught to require ACP authenticate shows errand's side of that step in the
+// thread.
 
 #include "core/agent/known_acp_adapters.hpp"
 #include "core/sessions/session_paths.hpp"
@@ -9,6 +10,7 @@
 #include "tests/fakes/provider/shell_turn.hpp"
 #include "tests/support/temp_dir.hpp"
 
+#include <sys/stat.h>
 #include <catch2/catch_test_macros.hpp>
 #include <cstdlib>
 #include <filesystem>
@@ -36,7 +38,7 @@ std::string installed_agent(const std::string& program) {
   std::error_code ec;
   if (!fs::exists(path, ec))
     FAIL(program << " is not installed at " << path.string()
-                 << ": run scripts/setup, which installs tests/agents with npm (or point "
+                 << ": run scripts/setup, which installs agents/ with npm (or point "
                     "ERRAND_TEST_AGENTS at such an install)");
   return path.string();
 }
@@ -74,8 +76,20 @@ std::set<std::string> refused_hosts(const E2eHarness& h) {
 
 TEST_CASE("claude-agent-acp runs a command inside the sandbox and reports its output",
           "[e2e][real-agent]") {
+  // As a configuration that names only its provider runs it: agent.kind, the command and the
+  // variables come from the provider's kind, and the program from the bundled install in the
+  // daemon's data directory ($XDG_DATA_HOME/errand/agents, here a link to the tests' install,
+  // outside /tmp, which each sandbox has a private copy of).
+  installed_agent("claude-agent-acp");
+  const errand::test::TempDir data("/var/tmp", "errand-e2e-data-");
+  fs::create_directories(data / "errand");
+  fs::create_directory_symlink(agents_dir(), data / "errand" / "agents");
+  ::chmod(data.path().c_str(), 0755);
   E2eHarness h;
-  h.set("agent.command", boost::json::array{installed_agent("claude-agent-acp")});
+  h.add_daemon_env("XDG_DATA_HOME=" + data.path().string());
+  auto& agent = h.config()["agent"].as_object();
+  for (const char* key : {"kind", "command", "baseUrlVariable"}) agent.erase(key);
+  agent["providers"].as_object()["anthropic"].as_object().erase("credentialName");
   h.set("timeouts.startupMs", 120000);
   h.provider().drive_shell_command(kCommand);
   h.start();
@@ -97,6 +111,12 @@ TEST_CASE("claude-agent-acp runs a command inside the sandbox and reports its ou
   }
   CHECK(called_messages);
   CHECK(any_request_body_contains(h.provider(), kPrinted));
+  // The start-up report named the bundled agent and the install it found.
+  const auto report = h.daemon().out();
+  CHECK(report.find("agent: claude-agent-acp, the bundled agent for anthropic") != npos);
+  // At its real path: the data directory's link resolved, since a sandbox shows only real paths.
+  CHECK(report.find("agent program: " +
+                    (agents_dir() / "node_modules/.bin/claude-agent-acp").string()) != npos);
   // errand wrote Claude Code's settings with its own sandbox off.
   const auto settings =
       errand::test::read_file(only_session_state(h, thread) / agent::claude_settings_path);

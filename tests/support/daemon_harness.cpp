@@ -30,6 +30,7 @@ std::string DaemonHarness::config_text(const std::string& sandbox_extra,
     "allowedUserIds": ["200"],
   },
   "agent": {
+    "kind": "kage",
     "command": [")" +
          fake_kage_path().string() + R"(", "rpc"],
     "provider": "anthropic",

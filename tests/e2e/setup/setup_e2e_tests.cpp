@@ -112,8 +112,34 @@ std::string host_state(const ScratchHost& host) {
     state << "\n";
   }
   if (fs::exists(host.config)) state << errand::test::read_file(host.config);
+  // The bundled agents' install: its stamp, and the program links' directory, which a second
+  // npm ci would have made anew (another inode).
+  const fs::path agents = "/opt/errand/agents";
+  if (fs::exists(agents / ".errand-lockfile-sha256"))
+    state << "agents stamp: " << errand::test::read_file(agents / ".errand-lockfile-sha256");
+  struct stat bin {};
+  if (::stat((agents / "node_modules/.bin").c_str(), &bin) == 0)
+    state << "agents bin inode: " << bin.st_ino << "\n";
   return state.str();
 }
+
+// The bundled agents' system install (/opt/errand/agents), which `errand setup` makes for real:
+// removed at the end when this test made it, so the next run installs it once again.
+class AgentsGuard {
+ public:
+  AgentsGuard() : had_(fs::exists(kAgents)) {}
+  ~AgentsGuard() {
+    std::error_code ec;
+    if (!had_) fs::remove_all(kAgents, ec);
+  }
+  AgentsGuard(const AgentsGuard&) = delete;
+  AgentsGuard& operator=(const AgentsGuard&) = delete;
+  bool had() const { return had_; }
+
+ private:
+  static constexpr const char* kAgents = "/opt/errand/agents";
+  bool had_;
+};
 
 // The errand account and its cgroup subtree as they were before the test: what the test made,
 // it removes; what was there, it leaves.
@@ -221,11 +247,20 @@ TEST_CASE(
     "serves a session",
     "[e2e][setup]") {
   AccountGuard guard;
+  AgentsGuard agents;
   ScratchHost host;
 
   const auto first = host.errand({"setup", "bailey", "--config", host.config.string()});
   INFO("first run:\n" << first.out << first.err);
   REQUIRE(first.exit_code == 0);
+  // The bundled agents, installed by npm from the shipped lockfile (root's npm cache holds what
+  // scripts/setup fetched for the same lockfile), and the second run leaves them be.
+  if (!agents.had())
+    CHECK(first.out.find("done: installed the bundled agents claude-agent-acp, codex-acp into "
+                         "/opt/errand/agents (npm ci)") != npos);
+  for (const char* program : {"claude-agent-acp", "codex-acp"})
+    CHECK(::access((std::string("/opt/errand/agents/node_modules/.bin/") + program).c_str(),
+                   X_OK) == 0);
   CHECK(first.out.find("done: wrote " + host.config.string()) != npos);
   CHECK(first.out.find("done: created projectRoot " + host.projects.string()) != npos);
   CHECK(first.out.find("done: created stateDir " + host.state.string() +
@@ -241,6 +276,8 @@ TEST_CASE(
   REQUIRE(second.exit_code == 0);
   CHECK(second.out.find("\nnothing changed: every step was already in place\n") != npos);
   CHECK(second.out.find("done:") == npos);
+  CHECK(second.out.find("already: the bundled agents claude-agent-acp, codex-acp are installed "
+                        "in /opt/errand/agents") != npos);
   // Every step of the first run is there again, as already in place.
   CHECK(count(second.out, "already: ") ==
         count(first.out, "done: ") + count(first.out, "already: "));

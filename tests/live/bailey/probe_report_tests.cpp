@@ -114,7 +114,7 @@ TEST_CASE("a hidden gap makes errand run exit 3 under requireFullEnforcement",
                         << errand::test::build_path(ERRAND_BAILEY_PLUGIN).parent_path().string()
                         << R"("]},
   "chat": {"token": "live-test-token-not-real", "channelId": "1", "allowedUserIds": ["*"]},
-  "agent": {"provider": "local", "providers": {"local": {"credential": "not-needed",
+  "agent": {"provider": "local", "providers": {"local": {"kind": "openai", "credential": "not-needed",
             "credentialName": "LOCAL_KEY", "baseUrl": "https://127.0.0.1:9/v1"}}},
   "sandbox": {"backend": "bailey"}
 })";

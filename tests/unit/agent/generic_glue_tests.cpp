@@ -12,7 +12,7 @@ namespace json = boost::json;
 
 namespace {
 
-json::object config_with(const char* agent_json) {
+json::object acp_config_with(const char* agent_json) {
   return {{"agent", json::parse(agent_json).as_object()},
           {"sandbox", json::object{{"egress", json::object{{"mode", "proxy"}}}}}};
 }
@@ -24,7 +24,7 @@ errand::sdk::BrokerSession broker_for(const char* provider, const char* variable
   return broker;
 }
 
-AgentLaunch prepare(const json::object& config, const errand::sdk::BrokerSession& broker) {
+AgentLaunch prepare_acp(const json::object& config, const errand::sdk::BrokerSession& broker) {
   GenericAcpGlue glue;
   LaunchInputs inputs{&config, provider_routes(config, &broker), "", "", false, ""};
   auto launch = glue.prepare(inputs);
@@ -39,13 +39,13 @@ TEST_CASE("a generic agent gets its provider's route and stand-in in the variabl
           "[key:agent.credentialVariable]"
           "[key:agent.provider]"
           "[key:agent.model]") {
-  const auto config = config_with(R"({
+  const auto config = acp_config_with(R"({
     "kind": "acp", "command": ["my-agent", "--acp"], "provider": "anthropic",
     "baseUrlVariable": "MY_BASE_URL", "credentialVariable": "MY_KEY", "model": "big:low",
     "providers": {"anthropic": {"credential": "sk-real", "credentialName": "ANTHROPIC_API_KEY"},
                   "other": {"credential": "sk-other", "credentialName": "OTHER_KEY"}}})");
   const auto broker = broker_for("anthropic", "ANTHROPIC_API_KEY");
-  const auto launch = prepare(config, broker);
+  const auto launch = prepare_acp(config, broker);
   CHECK(launch.argv == std::vector<std::string>{"my-agent", "--acp"});
   using Env = std::vector<std::pair<std::string, std::string>>;
   CHECK(launch.env == Env{{"MY_BASE_URL", "http://127.0.0.1:3128/provider/anthropic"},
@@ -56,11 +56,11 @@ TEST_CASE("a generic agent gets its provider's route and stand-in in the variabl
 
 TEST_CASE("without credentialVariable the provider's credentialName carries the stand-in",
           "[key:agent.providers.<name>.credentialName]") {
-  const auto config = config_with(R"({
+  const auto config = acp_config_with(R"({
     "kind": "acp", "command": ["my-agent"], "provider": "anthropic",
     "providers": {"anthropic": {"credential": "sk-real", "credentialName": "ANTHROPIC_API_KEY"}}})");
   const auto broker = broker_for("anthropic", "ANTHROPIC_API_KEY");
-  const auto launch = prepare(config, broker);
+  const auto launch = prepare_acp(config, broker);
   REQUIRE(launch.env.size() == 1);
   CHECK(launch.env[0].first == "ANTHROPIC_API_KEY");
   CHECK(launch.env[0].second == broker.stand_ins.at("anthropic").value);
@@ -68,7 +68,7 @@ TEST_CASE("without credentialVariable the provider's credentialName carries the 
 }
 
 TEST_CASE("a generic agent with no way to learn its key is refused with the keys to set") {
-  const auto config = config_with(R"({
+  const auto config = acp_config_with(R"({
     "kind": "acp", "provider": "anthropic",
     "providers": {"anthropic": {"credential": "sk-real"}}})");
   GenericAcpGlue glue;
@@ -86,7 +86,7 @@ TEST_CASE("a generic agent with no way to learn its key is refused with the keys
 TEST_CASE("a provider outside the broker is reached directly with its own key",
           "[key:agent.providers.<name>.broker]"
           "[key:agent.providers.<name>.baseUrl]") {
-  const auto config = config_with(R"({
+  const auto config = acp_config_with(R"({
     "kind": "acp", "command": ["a"], "provider": "local",
     "providers": {"local": {"credential": "local-key", "credentialName": "LOCAL_KEY",
                             "baseUrl": "http://127.0.0.1:8080/v1", "broker": false},

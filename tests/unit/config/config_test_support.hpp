@@ -30,6 +30,7 @@ inline boost::json::object minimal_config() {
       "provider": "anthropic",
       "providers": {
         "anthropic": {
+          "kind": "anthropic",
           "credentialName": "ANTHROPIC_API_KEY",
           "credential": "sk-ant-0123456789"
         }
@@ -43,6 +44,14 @@ inline LoadResult load_core(const boost::json::object& config,
                             const std::vector<PluginContribution>& plugins = {}) {
   static const boost::json::object schema = core_schema();
   return load_config_text(boost::json::serialize(config), "/test/config.json", schema, plugins);
+}
+
+// The effective configuration of one that loads; fails the test, listing the problems, if not.
+inline boost::json::object effective_of(const boost::json::object& config) {
+  const auto loaded = load_core(config);
+  INFO((loaded ? std::string() : format_problems(loaded.error())));
+  REQUIRE(loaded.has_value());
+  return loaded->effective;
 }
 
 inline std::vector<Problem> problems_of(const boost::json::object& config) {

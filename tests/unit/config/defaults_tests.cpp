@@ -13,13 +13,6 @@ using errand::sdk::find_setting;
 
 namespace {
 
-boost::json::object effective_of(const boost::json::object& config) {
-  const auto loaded = load_core(config);
-  INFO((loaded ? std::string() : format_problems(loaded.error())));
-  REQUIRE(loaded.has_value());
-  return loaded->effective;
-}
-
 boost::json::value setting(const boost::json::object& config, std::string_view dotted) {
   const auto* found = find_setting(config, dotted);
   INFO("setting " << dotted);
@@ -36,8 +29,10 @@ TEST_CASE("defaults are filled for every key left out", "[config][defaults]") {
   CHECK(setting(effective, "chat.transport") == "discord");
   CHECK(setting(effective, "chat.blockedUserIds") == boost::json::array{});
   CHECK(setting(effective, "chat.startOnMention") == false);
-  CHECK(setting(effective, "agent.kind") == "kage");
-  CHECK(setting(effective, "agent.command") == boost::json::array{"kage", "rpc"});
+  // The bundled agent that speaks the provider's dialect, run by its program's name.
+  CHECK(setting(effective, "agent.kind") == "claude-agent-acp");
+  CHECK(setting(effective, "agent.command") == boost::json::array{"claude-agent-acp"});
+  CHECK(setting(effective, "agent.baseUrlVariable") == "ANTHROPIC_BASE_URL");
   CHECK(setting(effective, "agent.permissions") == "allow");
   CHECK(setting(effective, "sandbox.backend") == "bailey");
   CHECK(setting(effective, "sandbox.requireFullEnforcement") == true);
@@ -69,7 +64,6 @@ TEST_CASE("optional blocks left out stay absent", "[config][defaults]") {
   CHECK(find_setting(effective, "agent.rulesPath") == nullptr);
   CHECK(find_setting(effective, "sandbox.policyExtra") == nullptr);
   CHECK(find_setting(effective, "sandbox.env") == nullptr);
-  CHECK(find_setting(effective, "agent.providers.anthropic.placement") == nullptr);
 }
 
 TEST_CASE("an optional block written gets its own defaults", "[config][defaults]") {

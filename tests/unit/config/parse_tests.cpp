@@ -24,7 +24,7 @@ const std::string commented_config = R"(// errand test configuration
   "agent": {
     "provider": "anthropic",
     "providers": {
-      "anthropic": { "credential": "sk-ant-0123456789", },
+      "anthropic": { "kind": "anthropic", "credential": "sk-ant-0123456789", },
     },
   },
 }
@@ -136,7 +136,7 @@ TEST_CASE("a key written twice in one object is refused", "[config][parse]") {
     "stateDir": "/var/lib/errand",
     "chat": {"token": "bot-token-0123456789", "channelId": "1", "allowedUserIds": ["42"],
              "channelId": "2"},
-    "agent": {"provider": "a", "providers": {"a": {"credential": "k"}}},
+    "agent": {"provider": "a", "providers": {"a": {"kind": "anthropic", "credential": "k"}}},
     "sandbox": {"policyExtra": {"read": ["/a"]}, "egress": {"allow": ["*"]}},
   })";
   const auto loaded = load_config_text(text, "/test/config.json", core_schema(), {});
@@ -150,7 +150,7 @@ TEST_CASE("the same key in different objects is not a duplicate", "[config][pars
   const std::string text = R"({
     "projectRoot": "/srv/errand/projects", "stateDir": "/var/lib/errand",
     "chat": {"token": "bot-token-0123456789", "channelId": "1", "allowedUserIds": ["42"]},
-    "agent": {"provider": "a", "providers": {"a": {"credential": "k", "capabilities": [
+    "agent": {"provider": "a", "providers": {"a": {"kind": "anthropic", "credential": "k", "capabilities": [
       {"method": "GET", "path": "/x"}, {"method": "GET", "path": "/y"}]}}},
   })";
   CHECK(load_config_text(text, "/test/config.json", core_schema(), {}).has_value());

@@ -22,13 +22,6 @@ namespace {
 
 namespace json = boost::json;
 
-json::object effective_of(const json::object& config) {
-  const auto loaded = load_core(config);
-  INFO((loaded ? std::string() : format_problems(loaded.error())));
-  REQUIRE(loaded.has_value());
-  return loaded->effective;
-}
-
 bool names(const std::vector<Problem>& problems, std::string_view path) {
   for (const auto& problem : problems)
     if (problem.path == path) return true;

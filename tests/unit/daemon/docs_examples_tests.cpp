@@ -84,7 +84,7 @@ json::object minimal_configuration(const DaemonHarness& h) {
     "chat": {"token": "docs-example-token-0123456789", "channelId": "100200300",
              "allowedUserIds": ["42"]},
     "agent": {"provider": "anthropic",
-              "providers": {"anthropic": {"credentialName": "ANTHROPIC_API_KEY",
+              "providers": {"anthropic": {"kind": "anthropic", "credentialName": "ANTHROPIC_API_KEY",
                                           "credential": "docs-example-key-0123456789"}}}})")
       .as_object();
 }

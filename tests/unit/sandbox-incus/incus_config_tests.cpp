@@ -39,7 +39,7 @@ config::LoadResult load(const std::string& sandbox_block) {
   const std::string text = R"({"projectRoot": "/srv/errand/projects", "stateDir": "/var/lib/errand",
     "chat": {"token": "bot-token-0123456789", "channelId": "1001", "allowedUserIds": ["42"]},
     "agent": {"provider": "anthropic", "providers": {"anthropic": {
-      "credentialName": "ANTHROPIC_API_KEY", "credential": "sk-ant-0123456789"}}},
+      "kind": "anthropic", "credentialName": "ANTHROPIC_API_KEY", "credential": "sk-ant-0123456789"}}},
     "sandbox": )" + sandbox_block +
                            "}";
   return config::load_config_text(text, "/test/config.json", composed_schema(), plugins());

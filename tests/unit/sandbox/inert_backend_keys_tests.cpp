@@ -32,7 +32,7 @@ config::LoadedConfig load(const std::string& sandbox_block) {
   const std::string text = R"({"projectRoot": "/srv/errand/projects", "stateDir": "/var/lib/errand",
     "chat": {"token": "bot-token-0123456789", "channelId": "1001", "allowedUserIds": ["42"]},
     "agent": {"provider": "anthropic", "providers": {"anthropic": {
-      "credentialName": "ANTHROPIC_API_KEY", "credential": "sk-ant-0123456789"}}},
+      "kind": "anthropic", "credentialName": "ANTHROPIC_API_KEY", "credential": "sk-ant-0123456789"}}},
     "sandbox": )" + sandbox_block +
                            "}";
   auto loaded =
@@ -59,7 +59,7 @@ TEST_CASE("without the podman plugin sandbox.image is a key errand does not know
   const std::string text = R"({"projectRoot": "/srv/errand/projects", "stateDir": "/var/lib/errand",
     "chat": {"token": "bot-token-0123456789", "channelId": "1001", "allowedUserIds": ["42"]},
     "agent": {"provider": "anthropic", "providers": {"anthropic": {
-      "credentialName": "ANTHROPIC_API_KEY", "credential": "sk-ant-0123456789"}}},
+      "kind": "anthropic", "credentialName": "ANTHROPIC_API_KEY", "credential": "sk-ant-0123456789"}}},
     "sandbox": {"image": "localhost/agent:1"}})";
   const auto loaded =
       config::load_config_text(text, "/test/config.json", config::core_schema(), {});
