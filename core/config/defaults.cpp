@@ -95,26 +95,8 @@ void fill_bundled_agent_variables(const agent::BundledAgent& bundled, json::obje
   }
 }
 
-}  // namespace
-
-void fill_derived_defaults(json::object& config) {
-  auto* agent = config.if_contains("agent");
-  if (agent == nullptr || !agent->is_object()) return;
-  auto& agent_section = agent->as_object();
-  if (!agent_section.contains("kind")) {
-    const auto kind = agent::default_kind_for_provider(session_provider_kind(agent_section));
-    if (!kind.empty()) agent_section["kind"] = kind;
-  }
-  const auto* kind = agent_section.if_contains("kind");
-  if (kind != nullptr && kind->is_string() && !agent_section.contains("command")) {
-    json::array command;
-    for (auto& word : agent::default_agent_command(kind->as_string())) command.emplace_back(word);
-    if (!command.empty()) agent_section["command"] = std::move(command);
-  }
-  if (kind != nullptr && kind->is_string())
-    if (const auto* bundled = agent::bundled_agent(kind->as_string()))
-      fill_bundled_agent_variables(*bundled, agent_section);
-
+// A provider's placement follows its kind when the definition leaves it out.
+void fill_provider_placements(json::object& agent_section) {
   auto* providers = agent_section.if_contains("providers");
   if (providers == nullptr || !providers->is_object()) return;
   for (auto& [name, definition] : providers->as_object()) {
@@ -125,6 +107,31 @@ void fill_derived_defaults(json::object& config) {
     if (*provider_kind == "anthropic") provider["placement"] = "x-api-key";
     if (*provider_kind == "openai") provider["placement"] = "bearer";
   }
+}
+
+}  // namespace
+
+void fill_derived_defaults(json::object& config) {
+  auto* agent = config.if_contains("agent");
+  if (agent == nullptr || !agent->is_object()) return;
+  auto& agent_section = agent->as_object();
+  if (!agent_section.contains("kind")) {
+    const auto kind = agent::default_kind_for_provider(session_provider_kind(agent_section));
+    if (!kind.empty()) agent_section["kind"] = kind;
+  }
+  // Read into a copy: each key added below may move the section's values (a rehash).
+  const auto* written_kind = agent_section.if_contains("kind");
+  const std::string kind = written_kind != nullptr && written_kind->is_string()
+                               ? std::string(written_kind->as_string())
+                               : std::string();
+  if (!kind.empty() && !agent_section.contains("command")) {
+    json::array command;
+    for (auto& word : agent::default_agent_command(kind)) command.emplace_back(word);
+    if (!command.empty()) agent_section["command"] = std::move(command);
+  }
+  if (const auto* bundled = agent::bundled_agent(kind))
+    fill_bundled_agent_variables(*bundled, agent_section);
+  fill_provider_placements(agent_section);
 }
 
 }  // namespace errand::config
