@@ -10,14 +10,21 @@ const std::vector<CliCommand>& table() {
   static const std::vector<CliCommand> rows = {
       {
           .name = "run",
-          .synopsis = "run",
+          .synopsis = "run [--save-config]",
           .summary = "run the daemon until SIGTERM or SIGINT",
           .description =
               "Loads the configuration and the plugins, takes stateDir/errand.lock, probes the "
               "sandbox backend and prints what it enforces on this host, then serves until "
               "SIGTERM or SIGINT.\n\nEdits of the configuration file are followed: a file that "
-              "fails validation is refused whole and the daemon keeps the configuration it had.",
-          .terms = {},
+              "fails validation is refused whole and the daemon keeps the configuration it had."
+              "\n\nWith no configuration file and ERRAND_CONFIG unset, a provider key in "
+              "ANTHROPIC_API_KEY or OPENAI_API_KEY starts the built-in default: the web "
+              "interface on 127.0.0.1:8787, the bailey sandbox, the bundled agent for that "
+              "provider, projects and state in the account's XDG data and state directories. "
+              "The configuration it runs is printed, its key left out.",
+          .terms = {{"--save-config",
+                     "first write the built-in default (key included, mode 0600) where errand "
+                     "looks first, never over an existing file, then run from it"}},
           .exit_codes =
               {
                   {"0", "stopped by a signal"},
@@ -120,8 +127,8 @@ const std::vector<CliCommand>& table() {
       },
       {
           .name = "setup",
-          .synopsis = "setup <bailey|podman|incus> [--dry-run] [--account NAME] [--config PATH] "
-                      "[--golden]",
+          .synopsis = "setup <bailey|podman|incus|agents> [--dry-run] [--account NAME] "
+                      "[--config PATH] [--golden]",
           .summary = "prepare this host for errand with a sandbox backend (as root)",
           .description =
               "Puts in place what errand needs on this host, one step at a time, and prints one "
@@ -134,7 +141,9 @@ const std::vector<CliCommand>& table() {
               "account (a system account with its own group, no login shell, stateDir as its "
               "home); the configuration, written from the shipped example when there is none "
               "(never overwritten; mode 0640, root and the account's group); projectRoot and "
-              "stateDir (0700), owned by the account; the account's delegated cgroup subtree "
+              "stateDir (0700), owned by the account; the bundled agents (claude-agent-acp and "
+              "codex-acp, from the shipped lockfile) installed with npm ci into "
+              "/opt/errand/agents; the account's delegated cgroup subtree "
               "(under systemd, the unit's Delegate=yes); the service enabled for the host's init "
               "system (systemd or OpenRC; with neither, `errand up` starts the daemon). It ends "
               "by naming the values of the configuration that are still placeholders.\n\n"
@@ -142,7 +151,9 @@ const std::vector<CliCommand>& table() {
               "account, and the agent image in the account's store. incus adds Incus from "
               "bookworm-backports, the account in incus-admin, root's subordinate ids, incusd, "
               "the restricted errand project (its disk paths projectRoot and stateDir) and its "
-              "default profile, and the guest image.",
+              "default profile, and the guest image.\n\nagents installs the bundled agents "
+              "alone, for an account that runs errand itself (errand run on its built-in "
+              "default): no errand account, configuration or service.",
           .terms =
               {
                   {"--dry-run", "print what would be done, and change nothing"},

@@ -76,12 +76,12 @@ int config_command(const std::vector<std::string>& args) {
     if (!parsed->file_only) {
       const auto readiness = daemon::check_serve_readiness(loaded->effective);
       if (!readiness) {
-        std::cerr << loaded->source.string() << ": " << readiness.error().message << "\n";
+        std::cerr << source.origin() << ": " << readiness.error().message << "\n";
         return daemon::kExitRefused;
       }
       warnings = readiness->warnings;
     }
-    std::cout << "configuration accepted: " << loaded->source.string() << "\n";
+    std::cout << "configuration accepted: " << source.origin() << "\n";
     for (const auto& warning : warnings) std::cout << "warning: " << warning << "\n";
     const auto backend = sandbox::sandbox_choice(loaded->effective).backend;
     if (!parsed->file_only) {
@@ -91,7 +91,7 @@ int config_command(const std::vector<std::string>& args) {
       const auto install =
           daemon::agent_install_report(loaded->effective, loaded->source, backend == "bailey");
       if (!install) {
-        std::cerr << loaded->source.string() << ": " << install.error().message << "\n";
+        std::cerr << source.origin() << ": " << install.error().message << "\n";
         return daemon::kExitRefused;
       }
       std::cout << *install;

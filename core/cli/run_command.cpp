@@ -1,4 +1,5 @@
 #include "core/cli/commands.hpp"
+#include "core/daemon/built_in_start.hpp"
 #include "core/daemon/daemon.hpp"
 #include "core/daemon/exit_codes.hpp"
 #include "core/daemon/root_refusal.hpp"
@@ -10,16 +11,34 @@
 namespace errand::cli {
 
 int run_command(const std::vector<std::string>& args) {
-  if (!args.empty()) {
-    std::cerr << "errand run: unexpected argument \"" << args.front()
-              << "\"; the daemon takes its settings from the configuration file\n";
+  bool save_config = false;
+  for (const auto& arg : args) {
+    if (arg == "--save-config") {
+      save_config = true;
+      continue;
+    }
+    std::cerr << "errand run: unexpected argument \"" << arg
+              << "\"; the daemon takes its settings from the configuration file (--save-config "
+                 "writes the built-in default as one)\n";
     return daemon::kExitRefused;
   }
   if (const auto allowed = daemon::refuse_root(::getuid(), ::geteuid()); !allowed) {
     std::cerr << allowed.error().message;
     return daemon::kExitRefused;
   }
-  return daemon::run_daemon(daemon::RunEnvironment::from_process(), std::cout);
+  const auto env = daemon::RunEnvironment::from_process();
+  if (save_config) {
+    const auto saved = daemon::save_built_in_default(env);
+    if (!saved) {
+      std::cerr << "errand run --save-config: " << saved.error().message << "\n";
+      return daemon::kExitRefused;
+    }
+    std::cout << "wrote the built-in default to " << saved->string()
+              << " (readable by this account alone: it holds the provider key); errand reads it "
+                 "from now on, and follows edits while it runs\n"
+              << std::flush;
+  }
+  return daemon::run_daemon(env, std::cout);
 }
 
 }  // namespace errand::cli

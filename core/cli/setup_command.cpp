@@ -35,7 +35,8 @@ int setup_command(const std::vector<std::string>& args) {
       return refuse("one backend only (got \"" + options.backend + "\" and \"" + arg + "\")");
     }
   }
-  if (options.backend.empty()) return refuse("name the backend: bailey, podman or incus");
+  if (options.backend.empty())
+    return refuse("name the backend: bailey, podman or incus (or agents alone)");
   return setup::run_setup(options, std::cout, std::cerr);
 }
 

@@ -80,33 +80,39 @@ std::string session_provider_kind(const json::object& agent) {
 
 // A bundled agent knows the variables it reads: its base URL's, and for each provider of a
 // dialect it speaks, the key's, unless the configuration names others.
-void fill_bundled_agent_variables(const agent::BundledAgent& bundled, json::object& agent) {
-  if (!bundled.base_url_variable.empty() && !agent.contains("baseUrlVariable"))
-    agent["baseUrlVariable"] = bundled.base_url_variable;
+// Calls fill(provider, its kind) for each provider definition that is an object with a string
+// kind: what a provider's defaults follow from.
+template <class Fill>
+void for_each_provider_with_kind(json::object& agent, Fill fill) {
   auto* providers = agent.if_contains("providers");
   if (providers == nullptr || !providers->is_object()) return;
   for (auto& [name, definition] : providers->as_object()) {
     if (!definition.is_object()) continue;
     auto& provider = definition.as_object();
     const auto* kind = provider.if_contains("kind");
-    if (provider.contains("credentialName") || kind == nullptr || !kind->is_string()) continue;
-    if (const auto* speaker = agent::bundled_agent_for_provider_kind(kind->as_string()))
-      provider["credentialName"] = speaker->credential_variable;
+    if (kind == nullptr || !kind->is_string()) continue;
+    // A copy: adding a key to the provider may move the value the kind was read from.
+    fill(provider, std::string(kind->as_string()));
   }
+}
+
+void fill_bundled_agent_variables(const agent::BundledAgent& bundled, json::object& agent) {
+  if (!bundled.base_url_variable.empty() && !agent.contains("baseUrlVariable"))
+    agent["baseUrlVariable"] = bundled.base_url_variable;
+  for_each_provider_with_kind(agent, [](json::object& provider, const std::string& kind) {
+    if (provider.contains("credentialName")) return;
+    if (const auto* speaker = agent::bundled_agent_for_provider_kind(kind))
+      provider["credentialName"] = speaker->credential_variable;
+  });
 }
 
 // A provider's placement follows its kind when the definition leaves it out.
 void fill_provider_placements(json::object& agent_section) {
-  auto* providers = agent_section.if_contains("providers");
-  if (providers == nullptr || !providers->is_object()) return;
-  for (auto& [name, definition] : providers->as_object()) {
-    if (!definition.is_object()) continue;
-    auto& provider = definition.as_object();
-    const auto* provider_kind = provider.if_contains("kind");
-    if (provider.contains("placement") || provider_kind == nullptr) continue;
-    if (*provider_kind == "anthropic") provider["placement"] = "x-api-key";
-    if (*provider_kind == "openai") provider["placement"] = "bearer";
-  }
+  for_each_provider_with_kind(agent_section, [](json::object& provider, const std::string& kind) {
+    if (provider.contains("placement")) return;
+    if (kind == "anthropic") provider["placement"] = "x-api-key";
+    if (kind == "openai") provider["placement"] = "bearer";
+  });
 }
 
 }  // namespace

@@ -17,6 +17,15 @@ ConfigurationSource ConfigurationSource::discover(const RunEnvironment& env, spd
                             env.home ? env.home->c_str() : nullptr, env.etc_dir, env.cwd);
   source.file = search.found;
   source.tried = search.tried;
+  // A file named outright and missing is that file's problem, never a reason to start on
+  // something else.
+  const bool named = env.errand_config && !env.errand_config->empty();
+  if (!source.file && !named) {
+    if (auto chosen = config::embedded_default(env.embedded_inputs))
+      source.embedded = std::move(*chosen);
+    else
+      source.embedded_refusal = chosen.error().message;
+  }
 
   // Where plugins live may itself be configured, so it is read leniently before the plugins
   // that shape the full schema are loaded.
@@ -42,9 +51,14 @@ ConfigurationSource ConfigurationSource::discover(const RunEnvironment& env, spd
 
 config::LoadResult ConfigurationSource::load() const {
   if (!schema_problems.empty()) return schema_problems;
+  if (!file && embedded) {
+    return config::load_config_text(boost::json::serialize(embedded->written), {}, schema,
+                                    contributions);
+  }
   if (!file) {
-    return std::vector<config::Problem>{
-        {"", "no configuration file was found; " + describe_search()}};
+    std::string why = "no configuration file was found; " + describe_search();
+    if (!embedded_refusal.empty()) why += " Or start without one: " + embedded_refusal + ".";
+    return std::vector<config::Problem>{{"", why}};
   }
   return config::load_config_file(*file, schema, contributions);
 }
@@ -62,6 +76,14 @@ std::string ConfigurationSource::describe_search() const {
   }
   out += ". Copy config.example.json to one of them, or name a file with ERRAND_CONFIG.";
   return out;
+}
+
+std::string ConfigurationSource::origin() const {
+  if (file) return file->string();
+  if (embedded)
+    return "the built-in default (no configuration file; the key from " + embedded->key_variable +
+           ")";
+  return "no configuration file";
 }
 
 }  // namespace errand::daemon

@@ -25,6 +25,10 @@ struct ConfigurationSource {
   std::vector<config::PluginContribution> contributions;
   boost::json::object schema;
   std::vector<config::Problem> schema_problems;  // a plugin's fragment that cannot be merged
+  // With no file found and ERRAND_CONFIG not naming one: the built-in default when the
+  // environment holds a bundled agent's provider key, else why there is none.
+  std::optional<config::EmbeddedDefault> embedded;
+  std::string embedded_refusal;
 
   // With use_configured_plugin_dirs false, plugins.path in the file is not consulted (how the
   // committed schema is generated, independent of any local configuration).
@@ -38,6 +42,9 @@ struct ConfigurationSource {
   config::LoadResult load_written(const boost::json::object& written) const;
   // A sentence saying where errand looked, for "no configuration found".
   std::string describe_search() const;
+  // What the configuration was read from, for messages: the file, or the built-in default and
+  // the variable its key came from.
+  std::string origin() const;
 };
 
 }  // namespace errand::daemon

@@ -7,8 +7,10 @@
 #include "core/config/string_settings.hpp"
 #include "core/config/watcher.hpp"
 #include "core/daemon/agent_install_report.hpp"
+#include "core/daemon/built_in_start.hpp"
 #include "core/daemon/configuration_reload.hpp"
 #include "core/daemon/configuration_source.hpp"
+#include "core/daemon/delegated_scope.hpp"
 #include "core/daemon/enforcement_report.hpp"
 #include "core/daemon/exit_codes.hpp"
 #include "core/daemon/plugin_hosting.hpp"
@@ -121,8 +123,9 @@ int run_daemon(const RunEnvironment& env, std::ostream& out) {
   const auto settings = config::settings_from(rt.config.effective);
   const auto choice = sandbox::sandbox_choice(rt.config.effective);
   rt.logging.set_level(settings.log_level);
+  out << describe_built_in_start(rt.source) << std::flush;
   rt.log->info(
-      "configuration loaded from {}: {}", rt.config.source.string(),
+      "configuration loaded from {}: {}", rt.source.origin(),
       boost::json::serialize(config::blank_secrets(rt.config.effective, rt.source.schema)));
 
   auto readiness = check_serve_readiness(rt.config.effective);
@@ -164,6 +167,12 @@ int run_daemon(const RunEnvironment& env, std::ostream& out) {
                                       *rt.source.registry, settings.state_dir, *rt.receipts});
   auto& host = *rt.host;
 
+  // Started in a cgroup scope of its account's own, the daemon divides it before bailey looks
+  // for where the sessions' limits can go.
+  if (choice.backend == "bailey") {
+    if (const auto adopted = adopt_own_delegated_scope(); !adopted.empty())
+      rt.log->info("{}", adopted);
+  }
   // The sandbox is probed before anything touches the chat service: a daemon that cannot
   // confine sessions must not be reachable from the channel at all.
   auto backend = host.create_backend(choice.backend, rt.config.effective);
@@ -319,11 +328,14 @@ int run_daemon(const RunEnvironment& env, std::ostream& out) {
   boost::asio::co_spawn(rt.io, rt.manager->register_commands(), boost::asio::detached);
 
   rt.reloads.emplace(rt.config, report);
-  rt.watcher = std::make_unique<config::ConfigWatcher>(rt.io.get_executor(), rt.config.source,
-                                                       kReloadDebounce, [&rt] { rt.reload(); });
-  if (auto watching = rt.watcher->start(); !watching) {
-    rt.log->warn("edits of {} will not be followed until a restart: {}", rt.config.source.string(),
-                 watching.error().message);
+  // The built-in default has no file to follow; a saved one (errand run --save-config) has.
+  if (!rt.config.source.empty()) {
+    rt.watcher = std::make_unique<config::ConfigWatcher>(rt.io.get_executor(), rt.config.source,
+                                                         kReloadDebounce, [&rt] { rt.reload(); });
+    if (auto watching = rt.watcher->start(); !watching) {
+      rt.log->warn("edits of {} will not be followed until a restart: {}",
+                   rt.config.source.string(), watching.error().message);
+    }
   }
 
   boost::asio::signal_set signals(rt.io, SIGINT, SIGTERM);
@@ -334,7 +346,7 @@ int run_daemon(const RunEnvironment& env, std::ostream& out) {
     if (stopping) return;
     stopping = true;
     rt.log->info("stopping ({}): sessions first, then the plugins", why);
-    rt.watcher->stop();
+    if (rt.watcher) rt.watcher->stop();
     if (rt.web) rt.web->stop();
     // Sessions end in order (broker, sandbox, record) while the chat can still say so; the
     // plugins stop after them.

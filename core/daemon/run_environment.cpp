@@ -25,6 +25,7 @@ RunEnvironment RunEnvironment::from_process() {
   e.cwd = std::filesystem::current_path(ec);
   e.default_plugin_dir = ERRAND_DEFAULT_PLUGIN_DIR;
   e.default_web_root = ERRAND_DEFAULT_WEB_ROOT;
+  e.embedded_inputs = config::EmbeddedDefaultInputs::from_process();
   return e;
 }
 

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "core/config/embedded_default.hpp"
+
 #include <filesystem>
 #include <iosfwd>
 #include <optional>
@@ -19,6 +21,8 @@ struct RunEnvironment {
   std::filesystem::path default_plugin_dir;
   // Where the web interface's built front-end is installed.
   std::filesystem::path default_web_root;
+  // The provider keys, base URLs and XDG directories the built-in default is made from.
+  config::EmbeddedDefaultInputs embedded_inputs;
 
   static RunEnvironment from_process();
 };

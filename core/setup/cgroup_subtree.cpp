@@ -31,22 +31,6 @@ bool is_filesystem(const std::string& path, long magic) {
   return ::statfs(path.c_str(), &fs) == 0 && static_cast<long>(fs.f_type) == magic;
 }
 
-std::string read_text(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-sdk::Result<void> write_text(const std::string& path, const std::string& text) {
-  std::ofstream out(path);
-  if (out) out << text;
-  if (out) out.flush();
-  if (out) return {};
-  return sdk::make_error("could not write \"" + text + "\" to " + path + ": " +
-                         std::strerror(errno));
-}
-
 bool has_word(const std::string& text, const std::string& word) {
   std::istringstream words(text);
   for (std::string w; words >> w;)
@@ -56,7 +40,7 @@ bool has_word(const std::string& text, const std::string& word) {
 
 // The controllers offered in dir/cgroup.controllers, as "+memory +pids +cpu".
 std::string offered_controllers(const std::string& dir) {
-  const auto offered = read_text(dir + "/cgroup.controllers");
+  const auto offered = bailey::cgroups::read_control(dir + "/cgroup.controllers");
   std::string enable;
   for (const char* c : kControllers)
     if (has_word(offered, c)) enable += (enable.empty() ? "+" : " +") + std::string(c);
@@ -156,15 +140,17 @@ sdk::Result<void> CgroupSubtree::create(const CgroupOwner& owner) const {
     // root, where no service manager enables them) is asked to pass it first.
     const auto parent = top_.substr(0, top_.rfind('/'));
     const auto wanted = offered_controllers(parent);
-    const auto enabled = read_text(parent + "/cgroup.subtree_control");
+    const auto enabled = bailey::cgroups::read_control(parent + "/cgroup.subtree_control");
     for (const char* c : kControllers) {
       if (!has_word(wanted, std::string("+") + c) || has_word(enabled, c)) continue;
-      if (auto passed = write_text(parent + "/cgroup.subtree_control", std::string("+") + c);
+      if (auto passed = bailey::cgroups::write_control(parent + "/cgroup.subtree_control",
+                                                       std::string("+") + c);
           !passed)
         return passed;
     }
     if (const auto enable = offered_controllers(top_); !enable.empty()) {
-      if (auto on = write_text(top_ + "/cgroup.subtree_control", enable); !on) return on;
+      if (auto on = bailey::cgroups::write_control(top_ + "/cgroup.subtree_control", enable); !on)
+        return on;
     }
     for (std::size_t i = 1; i < dirs_.size(); ++i)
       if (auto made = make_dir(dirs_[i]); !made) return made;
@@ -181,7 +167,7 @@ sdk::Result<void> CgroupSubtree::join(pid_t pid) const {
   if (kind_ == Kind::none) return sdk::make_error("no cgroup subtree to join: " + describe());
   const auto who = std::to_string(pid == 0 ? ::getpid() : pid);
   for (const auto& file : join_files_)
-    if (auto joined = write_text(file, who); !joined) return joined;
+    if (auto joined = bailey::cgroups::write_control(file, who); !joined) return joined;
   return {};
 }
 

@@ -50,14 +50,21 @@ void bailey_steps(SetupContext& context) {
 int run_setup(const SetupOptions& options, std::ostream& out, std::ostream& err) {
   const bool podman = options.backend == "podman";
   const bool incus = options.backend == "incus";
-  if (options.backend != "bailey" && !podman && !incus) {
+  const bool agents_only = options.backend == "agents";
+  if (options.backend != "bailey" && !podman && !incus && !agents_only) {
     err << "errand setup: unknown backend \"" << options.backend
-        << "\" (expected bailey, podman or incus)\n";
+        << "\" (expected bailey, podman or incus, or agents for the bundled agents alone)\n";
     return 2;
   }
   if (options.golden && !incus) {
     err << "errand setup: --golden makes a golden instance, which only the incus backend has ("
         << options.backend << " starts every session from its image)\n";
+    return 2;
+  }
+  if (::geteuid() != 0 && agents_only) {
+    err << "errand setup: run it as root (for example with sudo): it installs the bundled agents "
+           "into "
+        << options.host.agents.string() << "\n";
     return 2;
   }
   if (::geteuid() != 0) {
@@ -79,6 +86,12 @@ int run_setup(const SetupOptions& options, std::ostream& out, std::ostream& err)
                        .account = std::nullopt};
   if (options.dry_run) out << "dry run: nothing is changed; each line says what would be done\n";
   try {
+    if (agents_only) {
+      step_log_dir(context);
+      step_agents(context);
+      out << '\n' << report.summary() << '\n';
+      return 0;
+    }
     load_configuration(context);
     bailey_steps(context);
     if (podman) {

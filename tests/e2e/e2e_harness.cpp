@@ -220,6 +220,11 @@ void E2eHarness::start() {
   // A port taken between its choice and the daemon's bind is a race with the other tests on the
   // machine, not the daemon's fault: another port is tried.
   for (int attempt = 0; attempt < 3; ++attempt) {
+    // The built-in default's port is fixed: taken, it is the test's failure to report.
+    if (built_in_default_) {
+      if (!start_daemon()) FAIL("the built-in default's port 8787 is in use:\n" << daemon_log());
+      return;
+    }
     if (serves_web()) set("web.port", free_loopback_port());
     if (start_daemon()) return;
     logs_.push_back(daemon_->err());
@@ -242,11 +247,21 @@ std::string plugin_dir(const json::object& config) {
 
 }  // namespace
 
+void E2eHarness::use_built_in_default() {
+  REQUIRE(front_ == Front::web_only);
+  REQUIRE(backend_ == Backend::bailey);
+  built_in_default_ = true;
+  // What the harness reads back (web_port, serves_web) as the built-in default has it.
+  config_ = json::object{{"web", json::object{{"host", "127.0.0.1"}, {"port", 8787}}}};
+}
+
 void E2eHarness::spawn_daemon() {
-  errand::test::write_file(root_ / "config.json", json::serialize(config_));
-  std::vector<std::string> env{"ERRAND_CONFIG=" + (root_ / "config.json").string(),
-                               "ERRAND_PLUGIN_PATH=" + plugin_dir(config_),
+  std::vector<std::string> env{"ERRAND_PLUGIN_PATH=" + plugin_dir(config_),
                                "HOME=" + (root_ / "home").string(), "PATH=/usr/bin:/bin"};
+  if (!built_in_default_) {
+    errand::test::write_file(root_ / "config.json", json::serialize(config_));
+    env.push_back("ERRAND_CONFIG=" + (root_ / "config.json").string());
+  }
   // The built front-end (web/CMakeLists.txt builds it into the build tree).
   if (serves_web()) env.push_back("ERRAND_WEB_ROOT=" + errand::test::build_path("web").string());
   for (auto& variable : errand::test::delegated_environment()) env.push_back(std::move(variable));

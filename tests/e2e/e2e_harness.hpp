@@ -56,6 +56,10 @@ class E2eHarness {
   void set(std::string_view dotted, boost::json::value value);
   // A variable ("NAME=value") added to the daemon's environment from the next start on.
   void add_daemon_env(std::string name_value) { extra_env_.push_back(std::move(name_value)); }
+  // From the next start on, no configuration file and no ERRAND_CONFIG: the daemon starts on
+  // its built-in default, from the variables given with add_daemon_env, and serves its web
+  // interface on the default's fixed address (127.0.0.1:8787).
+  void use_built_in_default();
 
   // Writes the configuration, starts the daemon and waits until it is ready: its chat gateway
   // connected, or (web_only) its web interface answering GET /api/interface.
@@ -132,6 +136,7 @@ class E2eHarness {
   std::unique_ptr<fakes::FakeProvider> provider_;
   std::string provider_key_ = unique_secret("provider-key-e2e-");
   std::vector<std::string> extra_env_;
+  bool built_in_default_ = false;
   boost::json::object config_;
   std::unique_ptr<errand::test::ChildProcess> daemon_;
   std::vector<std::string> logs_;  // the output of daemons already stopped

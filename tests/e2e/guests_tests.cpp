@@ -3,6 +3,7 @@
 
 #include "tests/e2e/e2e_harness.hpp"
 #include "tests/e2e/web_client.hpp"
+#include "tests/e2e/web_session.hpp"
 
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
@@ -161,11 +162,6 @@ TEST_CASE("!shutdown by an allowed account tells the channel, stops every sessio
     CHECK(h.count_text(thread, "errand is stopping") == 1);
   }
   CHECK(h.daemon_log().find("!shutdown from chat") != std::string::npos);
-}
-
-WebHeaders own_origin(const E2eHarness& h) {
-  return {{"Origin", "http://127.0.0.1:" + std::to_string(h.web_port())},
-          {"Content-Type", "application/json"}};
 }
 
 // What the page sends into a thread; the answer is 202, or 409 with the manager's refusal.

@@ -7,11 +7,13 @@
 #include "core/agent/known_acp_adapters.hpp"
 #include "core/sessions/session_paths.hpp"
 #include "tests/e2e/e2e_harness.hpp"
+#include "tests/e2e/web_session.hpp"
 #include "tests/fakes/provider/shell_turn.hpp"
 #include "tests/support/temp_dir.hpp"
 
 #include <sys/stat.h>
 #include <catch2/catch_test_macros.hpp>
+#include <catch2/generators/catch_generators.hpp>
 #include <cstdlib>
 #include <filesystem>
 #include <set>
@@ -167,6 +169,62 @@ TEST_CASE("codex-acp runs a command inside the sandbox and reports its output",
   CHECK(config.find("base_url = \"http://127.0.0.1:3128/provider/openai\"") != npos);
   // With its update check and analytics off, codex tried no host but its provider.
   CHECK(refused_hosts(h).empty());
+  CHECK(h.stop() == 0);
+}
+
+TEST_CASE(
+    "with no configuration file, a provider key in the environment starts the built-in default "
+    "and its bundled agent answers from the web interface",
+    "[e2e][real-agent][web]") {
+  // As a newcomer runs it: no file, no ERRAND_CONFIG, only the key and the base URL a user
+  // behind a gateway would set (here the fake provider's, on loopback). The agents come from
+  // the data directory's bundled install, as in the case above. Both dialects in one case, one
+  // after the other, since the default's port is fixed.
+  struct Dialect {
+    const char* agent;
+    const char* key_variable;
+    const char* url_variable;
+    const char* url_path;  // what the variable's URL ends in, as each SDK expects it
+  };
+  const auto dialect =
+      GENERATE(Dialect{"claude-agent-acp", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", ""},
+               Dialect{"codex-acp", "OPENAI_API_KEY", "OPENAI_BASE_URL", "/v1"});
+  INFO(dialect.agent);
+  installed_agent(dialect.agent);
+  const errand::test::TempDir data("/var/tmp", "errand-e2e-data-");
+  fs::create_directories(data / "errand");
+  fs::create_directory_symlink(agents_dir(), data / "errand" / "agents");
+  ::chmod(data.path().c_str(), 0755);
+  E2eHarness h(Backend::bailey, Front::web_only);
+  h.use_built_in_default();
+  h.add_daemon_env(std::string(dialect.key_variable) + "=" + h.provider_key());
+  h.add_daemon_env(std::string(dialect.url_variable) + "=" + h.provider().http_url() +
+                   dialect.url_path);
+  h.add_daemon_env("XDG_DATA_HOME=" + data.path().string());
+  h.provider().drive_shell_command(kCommand);
+  h.start();
+
+  const auto thread = start_web_session(h, "first", "run the command for me");
+  const auto events = first_turn_events(h, thread, kAgentTurn);
+  INFO(events << "\n--- daemon log ---\n" << h.daemon_log());
+  REQUIRE(events.find("\"turn_end\"") != npos);
+  // The shell ran inside the sandbox, in the project the default keeps in the data directory,
+  // and its output reached the page.
+  CHECK(events.find(kPrinted) != npos);
+  CHECK(fs::is_directory(data / "errand" / "projects" / "first"));
+  // The key reached the provider (the broker swapped it in) and nowhere it was printed.
+  bool keyed = false;
+  for (const auto& r : h.provider().requests())
+    keyed = keyed || r.header("x-api-key") == h.provider_key() ||
+            r.header("authorization") == "Bearer " + h.provider_key();
+  CHECK(keyed);
+  const auto out = h.daemon().out();
+  CHECK(out.find("starts on its built-in default: " + std::string(dialect.agent)) != npos);
+  CHECK(out.find("<the value of " + std::string(dialect.key_variable) + ">") != npos);
+  CHECK(out.find("web interface: open http://127.0.0.1:8787") != npos);
+  CHECK(out.find(h.provider_key()) == npos);
+  CHECK(h.daemon_log().find(h.provider_key()) == npos);
+  CHECK(events.find(h.provider_key()) == npos);
   CHECK(h.stop() == 0);
 }
 

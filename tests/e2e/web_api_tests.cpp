@@ -5,6 +5,7 @@
 
 #include "tests/e2e/e2e_harness.hpp"
 #include "tests/e2e/web_client.hpp"
+#include "tests/e2e/web_session.hpp"
 #include "tests/support/temp_dir.hpp"
 
 #include <algorithm>
@@ -21,27 +22,6 @@ namespace json = boost::json;
 using namespace std::chrono_literals;
 using Catch::Matchers::ContainsSubstring;
 
-WebHeaders own_origin(const E2eHarness& h) {
-  return {{"Origin", "http://127.0.0.1:" + std::to_string(h.web_port())},
-          {"Content-Type", "application/json"}};
-}
-
-// Starts a session from the API as the page does; returns its thread.
-std::string start_session(E2eHarness& h, const std::string& project, const std::string& prompt) {
-  const auto body = json::serialize(json::object{{"prompt", prompt}, {"project", project}});
-  const auto reply =
-      web_request(h.web_port(), WebRequest::post("/api/sessions", own_origin(h), body));
-  INFO(reply.body << reply.problem);
-  REQUIRE(reply.status == 202);
-  return std::string(json::parse(reply.body).at("thread").as_string());
-}
-
-// The thread's event stream until the first turn has ended.
-std::string first_turn_of(const E2eHarness& h, const std::string& thread) {
-  return web_stream(h.web_port(), "/api/sessions/" + thread + "/events",
-                    [](const std::string& so_far) { return so_far.find("\"turn_end\"") != npos; });
-}
-
 WebReply get(const E2eHarness& h, const std::string& target) {
   return web_request(h.web_port(), WebRequest::get(target));
 }
@@ -53,9 +33,9 @@ TEST_CASE("a configured secret the agent prints reaches the page only as [redact
   E2eHarness h(Backend::bailey, Front::web_only);
   h.start();
   const std::string key = h.provider_key();
-  const auto thread = start_session(
+  const auto thread = start_web_session(
       h, "scrub", "say the provider key is " + key + "\nwrite leak.txt " + key + "\\n\nsay done");
-  const auto stream = first_turn_of(h, thread);
+  const auto stream = first_turn_events(h, thread);
   INFO(stream);
   REQUIRE(stream.find("\"turn_end\"") != npos);
   CHECK(stream.find(key) == npos);
@@ -82,12 +62,12 @@ TEST_CASE("a configured secret the agent prints reaches the page only as [redact
 TEST_CASE("the project browser reaches the session's project and nothing else", "[e2e][web]") {
   E2eHarness h(Backend::bailey, Front::web_only);
   h.start();
-  const auto thread = start_session(
+  const auto thread = start_web_session(
       h, "browse",
       "run mkdir -p src && echo 'int main() {}' > src/main.cpp && ln -s /etc/passwd passwd-link "
       "&& head -c 13000 /dev/zero | tr '\\0' a > big.txt && head -c 9000000 /dev/zero > huge.bin"
       "\nsay files made");
-  REQUIRE(first_turn_of(h, thread).find("\"turn_end\"") != npos);
+  REQUIRE(first_turn_events(h, thread).find("\"turn_end\"") != npos);
   const std::string base = "/api/sessions/" + thread;
 
   const auto top = get(h, base + "/tree");
@@ -140,7 +120,7 @@ TEST_CASE("the agent's question is answered from the page with the option's id",
   E2eHarness h(Backend::bailey, Front::web_only);
   h.set("agent.permissions", "ask");
   h.start();
-  const auto thread = start_session(h, "asking", "ask touch asked.txt\nsay after the question");
+  const auto thread = start_web_session(h, "asking", "ask touch asked.txt\nsay after the question");
   const std::string base = "/api/sessions/" + thread;
   std::string option;
   REQUIRE(eventually([&] {
@@ -156,7 +136,7 @@ TEST_CASE("the agent's question is answered from the page with the option's id",
   const auto answered = web_request(
       h.web_port(), WebRequest::post(base + "/send", own_origin(h), R"({"text": "allow-once"})"));
   CHECK(answered.status == 202);
-  const auto stream = first_turn_of(h, thread);
+  const auto stream = first_turn_events(h, thread);
   CHECK_THAT(stream, ContainsSubstring("\"permission_asked\""));
   CHECK_THAT(stream, ContainsSubstring("\"option\":\"allow-once\""));
   CHECK_THAT(stream, ContainsSubstring("after the question"));
@@ -168,7 +148,7 @@ TEST_CASE("a prompt the manager refuses gets 409 with its reason, and a bad body
           "[e2e][sanitized][web]") {
   E2eHarness h(Backend::bailey, Front::web_only);
   h.start();
-  const auto thread = start_session(h, "busy", "sleep 20000");
+  const auto thread = start_web_session(h, "busy", "sleep 20000");
   // One live session per project: the second start is refused with the manager's sentence.
   const auto again =
       web_request(h.web_port(), WebRequest::post("/api/sessions", own_origin(h),
@@ -229,7 +209,7 @@ TEST_CASE("with a chat service as well, a session started from the page opens it
   E2eHarness h;
   h.set("web", json::object{{"host", "127.0.0.1"}});
   h.start();
-  const auto thread = start_session(h, "both", "say hello from the page to the channel");
+  const auto thread = start_web_session(h, "both", "say hello from the page to the channel");
   const auto& channel = h.discord().options().channel_id;
   // The page's message is in the channel, as the web interface's, and the thread opened from it
   // (a thread opened from a message has its id).
@@ -261,8 +241,8 @@ TEST_CASE("a thread of the web interface is resumed from the page after a restar
           "[e2e][sanitized][web]") {
   E2eHarness h(Backend::bailey, Front::web_only);
   h.start();
-  const auto thread = start_session(h, "again", "say before the restart");
-  REQUIRE(first_turn_of(h, thread).find("\"turn_end\"") != npos);
+  const auto thread = start_web_session(h, "again", "say before the restart");
+  REQUIRE(first_turn_events(h, thread).find("\"turn_end\"") != npos);
   REQUIRE(h.stop() == 0);
   h.start();
   const auto row = get(h, "/api/sessions/" + thread);
@@ -299,8 +279,8 @@ TEST_CASE("errand runs from an agent, two directories and a web block, and nothi
   std::sort(keys.begin(), keys.end());
   REQUIRE(keys == std::vector<std::string>{"agent", "projectRoot", "stateDir", "web"});
   h.start();
-  const auto thread = start_session(h, "", "say tried with nothing else\nrun echo minimal");
-  const auto stream = first_turn_of(h, thread);
+  const auto thread = start_web_session(h, "", "say tried with nothing else\nrun echo minimal");
+  const auto stream = first_turn_events(h, thread);
   CHECK_THAT(stream, ContainsSubstring("tried with nothing else"));
   CHECK_THAT(stream, ContainsSubstring("\"outcome\":\"completed\""));
   // With no project named, the session's directory is named after it.

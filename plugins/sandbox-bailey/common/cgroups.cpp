@@ -13,6 +13,7 @@
 #include <fstream>
 #include <set>
 #include <sstream>
+#include <string_view>
 #include <thread>
 #include <utility>
 
@@ -27,23 +28,6 @@ namespace {
 bool exists(const std::string& path) {
   struct stat st {};
   return ::stat(path.c_str(), &st) == 0;
-}
-
-std::string read_file(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-sdk::Result<void> write_file(const std::string& path, const std::string& text) {
-  std::ofstream out(path);
-  if (out) out << text;
-  if (out) out.flush();
-  if (!out)
-    return sdk::make_error("could not write \"" + text + "\" to " + path + ": " +
-                           std::strerror(errno));
-  return {};
 }
 
 std::vector<std::string> split_words(const std::string& text, char sep) {
@@ -99,7 +83,7 @@ Layout detect_v2(const std::string& root) {
     layout.problems.push_back("BAILEY_CGROUP_ROOT=" + root + " is not on a cgroup v2 filesystem");
     return layout;
   }
-  const auto available = split_words(read_file(root + "/cgroup.controllers"), ' ');
+  const auto available = split_words(read_control(root + "/cgroup.controllers"), ' ');
   const std::set<std::string> offered(available.begin(), available.end());
   std::string enable;
   for (const auto& c : kControllers) {
@@ -111,7 +95,7 @@ Layout detect_v2(const std::string& root) {
     enable += (enable.empty() ? "+" : " +") + name;
   }
   if (!enable.empty()) {
-    if (auto enabled = write_file(root + "/cgroup.subtree_control", enable); !enabled)
+    if (auto enabled = write_control(root + "/cgroup.subtree_control", enable); !enabled)
       layout.problems.push_back(enabled.error().message +
                                 " (a delegated root must hold no processes itself)");
   }
@@ -158,6 +142,28 @@ std::uint64_t counter(const std::string& file, const std::string& key) {
 
 }  // namespace
 
+std::string read_control(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+sdk::Result<void> write_control(const std::string& path, const std::string& text) {
+  std::ofstream out(path);
+  if (out) out << text;
+  if (out) out.flush();
+  if (!out)
+    return sdk::make_error("could not write \"" + text + "\" to " + path + ": " +
+                           std::strerror(errno));
+  return {};
+}
+
+bool on_cgroup2(const std::string& path) {
+  struct statfs fs {};
+  return ::statfs(path.c_str(), &fs) == 0 && fs.f_type == CGROUP2_SUPER_MAGIC;
+}
+
 std::string own_v1_cgroup(const std::string& controller) {
   std::string mountpoint, mount_root;
   std::ifstream mounts("/proc/self/mountinfo");
@@ -195,8 +201,28 @@ std::string own_v1_cgroup(const std::string& controller) {
   return {};
 }
 
+std::string v2_sessions_beside(const std::string& proc_self_cgroup, const std::string& mount) {
+  std::istringstream lines(proc_self_cgroup);
+  for (std::string line; std::getline(lines, line);) {
+    // The unified hierarchy's line is "0::<path>".
+    if (line.rfind("0::", 0) != 0) continue;
+    const std::string own = line.substr(3);
+    constexpr std::string_view leaf = "/supervisor";
+    if (own.size() <= leaf.size() || own.compare(own.size() - leaf.size(), leaf.size(), leaf) != 0)
+      return {};
+    return mount + own.substr(0, own.size() - leaf.size()) + "/sessions";
+  }
+  return {};
+}
+
 Layout detect(const std::string& root_override) {
-  return root_override.empty() ? detect_v1() : detect_v2(root_override);
+  if (!root_override.empty()) return detect_v2(root_override);
+  const std::string mount = "/sys/fs/cgroup";
+  if (on_cgroup2(mount)) {
+    const auto beside = v2_sessions_beside(read_control("/proc/self/cgroup"), mount);
+    if (!beside.empty() && exists(beside)) return detect_v2(beside);
+  }
+  return detect_v1();
 }
 
 std::string daemon_prefix(const std::string& state_dir) {
@@ -234,22 +260,22 @@ sdk::Result<Session> create(const Layout& layout, const std::string& name, const
       // Swap would let a session hold more than its limit; zero it where the kernel offers it.
       const auto swap = out.memory_dir + (v2 ? "/memory.swap.max" : "/memory.memsw.limit_in_bytes");
       const auto limit = out.memory_dir + (v2 ? "/memory.max" : "/memory.limit_in_bytes");
-      if (auto written = write_file(limit, bytes); !written) return written;
+      if (auto written = write_control(limit, bytes); !written) return written;
       if (exists(swap))
-        if (auto written = write_file(swap, v2 ? "0" : bytes); !written) return written;
+        if (auto written = write_control(swap, v2 ? "0" : bytes); !written) return written;
     }
     if (!out.pids_dir.empty() && limits.pids > 0)
-      if (auto written = write_file(out.pids_dir + "/pids.max", std::to_string(limits.pids));
+      if (auto written = write_control(out.pids_dir + "/pids.max", std::to_string(limits.pids));
           !written)
         return written;
     if (!out.cpu_dir.empty() && limits.cpu_millis > 0) {
       const std::uint64_t period = 100000;
       const auto quota = std::to_string(limits.cpu_millis * period / 1000);
-      if (v2) return write_file(out.cpu_dir + "/cpu.max", quota + " " + std::to_string(period));
-      if (auto written = write_file(out.cpu_dir + "/cpu.cfs_period_us", std::to_string(period));
+      if (v2) return write_control(out.cpu_dir + "/cpu.max", quota + " " + std::to_string(period));
+      if (auto written = write_control(out.cpu_dir + "/cpu.cfs_period_us", std::to_string(period));
           !written)
         return written;
-      return write_file(out.cpu_dir + "/cpu.cfs_quota_us", quota);
+      return write_control(out.cpu_dir + "/cpu.cfs_quota_us", quota);
     }
     return {};
   }();

@@ -24,12 +24,29 @@ struct Layout {
   std::vector<std::string> problems;
 };
 
+// A cgroup control file's text ("" when it cannot be read), and a write of text to one whose
+// error names the file and the kernel's reason. Shared with the core's cgroup code
+// (core/setup/cgroup_subtree.cpp, core/daemon/delegated_scope.cpp), which links this library.
+std::string read_control(const std::string& path);
+sdk::Result<void> write_control(const std::string& path, const std::string& text);
+
+// path is on a unified cgroup v2 filesystem.
+bool on_cgroup2(const std::string& path);
+
 // The directory of this process's own cgroup in the v1 hierarchy that carries controller
 // ("memory", "pids", "cpu"); empty when no v1 hierarchy carries it.
 std::string own_v1_cgroup(const std::string& controller);
 
-// root_override is BAILEY_CGROUP_ROOT (empty when unset). Creates and removes a probe child to
-// prove each parent is writable.
+// Under a unified cgroup v2 hierarchy mounted at mount, with BAILEY_CGROUP_ROOT unset: the
+// "sessions" sibling of this process's own cgroup (proc_self_cgroup is /proc/self/cgroup's text)
+// when that cgroup is named "supervisor". That is the subtree `errand up --cgroup-only` hands an
+// account (<name>/supervisor for the daemon, <name>/sessions for its sessions), so a daemon
+// started inside it needs no variable. Empty when this process is elsewhere.
+std::string v2_sessions_beside(const std::string& proc_self_cgroup, const std::string& mount);
+
+// root_override is BAILEY_CGROUP_ROOT (empty when unset); unset, the v2 subtree above when this
+// process runs in one, else the v1 hierarchies. Creates and removes a probe child to prove each
+// parent is writable.
 Layout detect(const std::string& root_override);
 
 struct Limits {

@@ -113,8 +113,13 @@ void add_limits(sdk::EnforcementReport& r, const HostFeatures& host, const sdk::
     for (const auto& p : cg.problems) why += "; " + p;
     why +=
         ". The service's own limits still hold, but over the daemon and every session "
-        "together; set BAILEY_CGROUP_ROOT to a delegated cgroup v2 directory (systemd "
-        "Delegate=yes)";
+        "together. A service gets a delegated cgroup from its manager (systemd's Delegate=yes, "
+        "which the unit errand setup installs has; BAILEY_CGROUP_ROOT names it under cgroup "
+        "v2). For errand run from a shell: on a systemd host, `systemd-run --user --scope -p "
+        "Delegate=yes errand run` runs it in a cgroup of this account's, which it divides for "
+        "the sessions; on a host without systemd, `sudo errand up --cgroup-only --account "
+        "\"$(id -un)\" --join $$` gives this account a cgroup subtree and moves the shell into "
+        "it: run errand again from that shell";
     r.gaps.push_back({what + " limits are not applied", why});
   }
 }

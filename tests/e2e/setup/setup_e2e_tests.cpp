@@ -283,6 +283,17 @@ TEST_CASE(
         count(first.out, "done: ") + count(first.out, "already: "));
   CHECK(host_state(host) == after_first);
 
+  // The agents alone, as an account running errand itself asks for them: the install is found
+  // in place, and nothing else is looked at.
+  const auto agents_only = host.errand({"setup", "agents"});
+  INFO("setup agents:\n" << agents_only.out << agents_only.err);
+  CHECK(agents_only.exit_code == 0);
+  CHECK(agents_only.out.find("already: the bundled agents claude-agent-acp, codex-acp are "
+                             "installed in /opt/errand/agents") != npos);
+  CHECK(count(agents_only.out, "already: ") == 2);  // the log directory and the agents
+  CHECK(agents_only.out.find("done:") == npos);
+  CHECK(host_state(host) == after_first);
+
   // The account, as setup made it.
   const auto account = setup::find_account(kAccount);
   REQUIRE(account);

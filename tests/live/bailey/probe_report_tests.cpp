@@ -9,6 +9,7 @@
 
 #include "plugins/sandbox-bailey/common/host_features.hpp"
 #include "tests/live/bailey/live_harness.hpp"
+#include "tests/support/scoped_env.hpp"
 #include "tests/support/test_paths.hpp"
 
 using namespace bailey_live;
@@ -20,12 +21,6 @@ std::string all_gaps(const errand::sdk::EnforcementReport& r) {
   for (const auto& g : r.gaps) out += g.guarantee + ": " + g.reason + "\n";
   return out;
 }
-
-struct ScopedEnv {
-  ScopedEnv(const char* name, const char* value) : name_(name) { ::setenv(name, value, 1); }
-  ~ScopedEnv() { ::unsetenv(name_); }
-  const char* name_;
-};
 
 std::string run_command(const std::string& command, int& status) {
   std::string out;
@@ -60,7 +55,7 @@ TEST_CASE("on this host every configured guarantee is enforced", "[live]") {
 TEST_CASE("hiding a feature turns it into a gap that says what is not enforced", "[live]") {
   require_full_host();
   Harness h;
-  ScopedEnv hide(errand::bailey::kHideVariable, "landlock,cgroup");
+  errand::test::ScopedEnv hide(errand::bailey::kHideVariable, "landlock,cgroup");
   const auto report = h.backend().probe(h.policy());
   const auto gaps = all_gaps(report);
   INFO(gaps);
@@ -73,7 +68,7 @@ TEST_CASE("hiding a feature turns it into a gap that says what is not enforced",
 TEST_CASE("the hook only removes: a session still gets Landlock while it is hidden", "[live]") {
   require_full_host();
   Harness h;
-  ScopedEnv hide(errand::bailey::kHideVariable, "landlock");
+  errand::test::ScopedEnv hide(errand::bailey::kHideVariable, "landlock");
   const auto r = h.run(h.spec({"kill", "1", "15"}));
   CHECK(contains(r.out, "errno=EPERM"));
 }

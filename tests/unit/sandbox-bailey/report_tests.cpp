@@ -82,7 +82,27 @@ TEST_CASE("hidden cgroups become the limits gap, worded as the seed's startup re
   CHECK(contains(r.gaps[0].reason, "this host reports no cgroup delegation"));
   CHECK(contains(r.gaps[0].reason, "hidden by the test hook ERRAND_BAILEY_HIDE"));
   CHECK(contains(r.gaps[0].reason, "BAILEY_CGROUP_ROOT"));
+  // The one command that fixes it for an ordinary account running errand from a shell.
+  CHECK(
+      contains(r.gaps[0].reason, "sudo errand up --cgroup-only --account \"$(id -un)\" --join $$"));
   CHECK(contains(joined(r.notes), "removed cgroup from this report"));
+}
+
+TEST_CASE("under cgroup v2 a daemon in a subtree's supervisor finds the sessions root beside it") {
+  // The layout errand up --cgroup-only makes, seen from the daemon inside it.
+  CHECK(cgroups::v2_sessions_beside("0::/errand/supervisor\n", "/sys/fs/cgroup") ==
+        "/sys/fs/cgroup/errand/sessions");
+  CHECK(cgroups::v2_sessions_beside("0::/system.slice/errand.service/supervisor\n", "/m") ==
+        "/m/system.slice/errand.service/sessions");
+  // Anywhere else, nothing is guessed: a user's session scope, the root, a v1 host's lines.
+  CHECK(cgroups::v2_sessions_beside("0::/user.slice/user-1000.slice/session-3.scope\n",
+                                    "/sys/fs/cgroup")
+            .empty());
+  CHECK(cgroups::v2_sessions_beside("0::/\n", "/sys/fs/cgroup").empty());
+  CHECK(cgroups::v2_sessions_beside("0::/supervisor-not\n", "/sys/fs/cgroup").empty());
+  CHECK(cgroups::v2_sessions_beside("4:memory:/errand/supervisor\n1:name=systemd:/\n",
+                                    "/sys/fs/cgroup")
+            .empty());
 }
 
 TEST_CASE("hiding one controller names only that limit") {

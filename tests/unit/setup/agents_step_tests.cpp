@@ -10,6 +10,7 @@
 #include "tests/support/scoped_env.hpp"
 #include "tests/support/temp_dir.hpp"
 #include "tests/support/test_paths.hpp"
+#include "tests/unit/setup/scratch_setup.hpp"
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -30,22 +31,8 @@ constexpr auto npos = std::string::npos;
 
 // The step's context, its install directory in a temporary one (its parent, opt/errand, is left
 // for the step to make) and the shipped files the checkout's.
-struct AgentsRun {
-  errand::test::TempDir root;
-  std::ostringstream out;
-  StepReport report;
-  SetupContext context;
-  explicit AgentsRun(bool dry_run = false)
-      : report(out, dry_run),
-        context{.account_name = "errand",
-                .host = {},
-                .data = DataDir(errand::test::source_dir().c_str(), "/usr/bin/errand"),
-                .report = report,
-                .log = root / "setup.log",
-                .example = {},
-                .config = {},
-                .values = {},
-                .account = std::nullopt} {
+struct AgentsRun : testing::ScratchSetup {
+  explicit AgentsRun(bool dry_run = false) : ScratchSetup(dry_run, "errand") {
     context.host.agents = root / "opt/errand/agents";
   }
   const fs::path& agents() const { return context.host.agents; }

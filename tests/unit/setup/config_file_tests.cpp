@@ -5,6 +5,7 @@
 
 #include "tests/support/temp_dir.hpp"
 #include "tests/support/test_account.hpp"
+#include "tests/unit/setup/scratch_setup.hpp"
 
 #include <sys/stat.h>
 
@@ -17,20 +18,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct RealRun {
-  errand::test::TempDir root;
-  std::ostringstream out;
-  StepReport report{out, false};
-  SetupContext context{.account_name = "",
-                       .host = {},
-                       .data = DataDir(errand::test::source_dir().c_str(), "/usr/bin/errand"),
-                       .report = report,
-                       .log = root / "setup.log",
-                       .example = {},
-                       .config = {},
-                       .values = {},
-                       .account = std::nullopt};
-  RealRun() {
+struct RealRun : testing::ScratchSetup {
+  RealRun() : ScratchSetup(false, "") {
     std::string why;
     const auto account = errand::test::find_test_account(why);
     INFO(why);

@@ -3,6 +3,7 @@
 #include "core/setup/steps.hpp"
 
 #include "tests/support/temp_dir.hpp"
+#include "tests/unit/setup/scratch_setup.hpp"
 
 #include <catch2/catch_test_macros.hpp>
 #include <sstream>
@@ -13,20 +14,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct DryRun {
-  errand::test::TempDir root;
-  std::ostringstream out;
-  StepReport report{out, true};
-  SetupContext context{.account_name = "errand-no-such-account",
-                       .host = {},
-                       .data = DataDir(errand::test::source_dir().c_str(), "/usr/bin/errand"),
-                       .report = report,
-                       .log = root / "setup.log",
-                       .example = {},
-                       .config = {},
-                       .values = {},
-                       .account = std::nullopt};
-  DryRun() {
+struct DryRun : testing::ScratchSetup {
+  DryRun() : ScratchSetup(true, "errand-no-such-account") {
     context.host.config = root / "etc/config.json";
     context.host.log_dir = root / "log";
     context.host.systemd_running = root / "run/systemd/system";
