@@ -13,7 +13,7 @@ using reference::markdown_cell;
 
 namespace {
 
-const json::object* object_keyword(const json::object& node, std::string_view keyword) {
+const json::object* reference_keyword(const json::object& node, std::string_view keyword) {
   const auto* found = node.if_contains(keyword);
   return found != nullptr && found->is_object() ? &found->as_object() : nullptr;
 }
@@ -63,11 +63,11 @@ std::string type_of(const json::object& node) {
   if (name == "integer") return number_range(node, "integer");
   if (name == "number") return number_range(node, "number");
   if (name == "array") {
-    const auto* items = object_keyword(node, "items");
+    const auto* items = reference_keyword(node, "items");
     return items ? "list of " + type_of(*items) : "list";
   }
   if (name == "object") {
-    const auto* values = object_keyword(node, "additionalProperties");
+    const auto* values = reference_keyword(node, "additionalProperties");
     return values ? "map of name to " + type_of(*values) : "object";
   }
   return std::string(name);
@@ -102,7 +102,7 @@ std::set<std::string> required_of(const json::object& node) {
 // Rows for every key beneath `node`, dotted from `prefix`, descending into nested objects,
 // map values (as <name>) and list items that are objects (as []).
 void rows_beneath(const json::object& node, const std::string& prefix, std::string& out) {
-  if (const auto* properties = object_keyword(node, "properties")) {
+  if (const auto* properties = reference_keyword(node, "properties")) {
     const auto required = required_of(node);
     for (const auto& [name, child] : *properties) {
       if (!child.is_object()) continue;
@@ -115,9 +115,10 @@ void rows_beneath(const json::object& node, const std::string& prefix, std::stri
       rows_beneath(child_node, dotted, out);
     }
   }
-  if (const auto* values = object_keyword(node, "additionalProperties"))
+  if (const auto* values = reference_keyword(node, "additionalProperties"))
     rows_beneath(*values, prefix + ".<name>", out);
-  if (const auto* items = object_keyword(node, "items")) rows_beneath(*items, prefix + "[]", out);
+  if (const auto* items = reference_keyword(node, "items"))
+    rows_beneath(*items, prefix + "[]", out);
   if (const auto* any_of = node.if_contains("anyOf"); any_of && any_of->is_array())
     for (const auto& branch : any_of->as_array())
       if (branch.is_object()) rows_beneath(branch.as_object(), prefix, out);
@@ -127,7 +128,8 @@ constexpr std::string_view table_head =
     "| Key | Type | Default | Description |\n| --- | --- | --- | --- |\n";
 
 bool is_section(const json::object& node) {
-  return string_member(node, "type") == "object" && object_keyword(node, "properties") != nullptr;
+  return string_member(node, "type") == "object" &&
+         reference_keyword(node, "properties") != nullptr;
 }
 
 }  // namespace
@@ -143,7 +145,7 @@ std::string render_reference_markdown(const json::object& schema) {
       "scrubbed from everything a session reports and blanked when the configuration is "
       "logged. [Configuration](../configuration.md) explains how the file is found, checked "
       "and reloaded.\n";
-  const auto* properties = object_keyword(schema, "properties");
+  const auto* properties = reference_keyword(schema, "properties");
   if (properties == nullptr) return out;
   const auto required = required_of(schema);
 

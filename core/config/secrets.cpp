@@ -8,7 +8,7 @@ namespace json = boost::json;
 
 namespace {
 
-const json::object* object_at(const json::object& node, std::string_view key) {
+const json::object* secret_object_at(const json::object& node, std::string_view key) {
   const auto* value = node.if_contains(key);
   return value != nullptr && value->is_object() ? &value->as_object() : nullptr;
 }
@@ -18,11 +18,11 @@ const json::object* object_at(const json::object& node, std::string_view key) {
 // additionalProperties is a schema (agent.providers). Object may be const for a read-only walk.
 template <class Object, class Visit>
 void for_each_secret_field(Object& config, const json::object& schema, Visit& visit) {
-  const auto* properties = object_at(schema, "properties");
-  const auto* map_entries = object_at(schema, "additionalProperties");
+  const auto* properties = secret_object_at(schema, "properties");
+  const auto* map_entries = secret_object_at(schema, "additionalProperties");
   for (auto& entry : config) {
     const json::object* field_schema =
-        properties != nullptr ? object_at(*properties, entry.key()) : nullptr;
+        properties != nullptr ? secret_object_at(*properties, entry.key()) : nullptr;
     if (field_schema == nullptr) field_schema = map_entries;
     if (field_schema == nullptr) continue;
     auto& value = entry.value();

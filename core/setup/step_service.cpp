@@ -8,12 +8,12 @@ namespace errand::setup {
 
 namespace {
 
-constexpr std::string_view kStep = "the service";
+constexpr std::string_view kServiceStep = "the service";
 
 void enable_systemd(SetupContext& context) {
   const auto unit = installed_systemd_unit(context.host);
   if (!unit)
-    throw StepFailed(std::string(kStep),
+    throw StepFailed(std::string(kServiceStep),
                      "errand.service is not installed (looked in " +
                          context.host.systemd_unit_local.string() + " and " +
                          context.host.systemd_unit_vendor.string() + ")",
@@ -25,7 +25,8 @@ void enable_systemd(SetupContext& context) {
   }
   if (!context.dry_run())
     run_program_or_fail({{"systemctl", "enable", "errand"}, "enabling errand", context.log},
-                        nullptr, std::string(kStep), "run `systemctl enable errand` and read why");
+                        nullptr, std::string(kServiceStep),
+                        "run `systemctl enable errand` and read why");
   context.report.changed("enabled errand.service (systemctl enable errand)",
                          "enable errand.service (systemctl enable errand)");
 }
@@ -45,7 +46,7 @@ void enable_openrc(SetupContext& context) {
   std::error_code ec;
   if (!std::filesystem::exists(context.host.openrc_script, ec))
     throw StepFailed(
-        std::string(kStep),
+        std::string(kServiceStep),
         "OpenRC runs this host but " + context.host.openrc_script.string() + " is not installed",
         "install the errand package, which ships the OpenRC script");
   if (openrc_default_has_errand()) {
@@ -56,7 +57,7 @@ void enable_openrc(SetupContext& context) {
     run_program_or_fail({{"rc-update", "add", "errand", "default"},
                          "adding errand to the default runlevel",
                          context.log},
-                        nullptr, std::string(kStep),
+                        nullptr, std::string(kServiceStep),
                         "run `rc-update add errand default` and read why");
   context.report.changed("added errand to OpenRC's default runlevel (rc-update add errand default)",
                          "add errand to OpenRC's default runlevel (rc-update add errand default)");

@@ -18,7 +18,7 @@ namespace errand::broker {
 namespace asio = boost::asio;
 using namespace asio::experimental::awaitable_operators;
 using steady = std::chrono::steady_clock;
-using Outcome = sdk::DelegateReport::Outcome;
+using DelegateOutcome = sdk::DelegateReport::Outcome;
 using ReceiptOutcome = sdk::ProviderReceipt::Outcome;
 
 namespace {
@@ -27,7 +27,7 @@ namespace {
 constexpr std::size_t kErrorBodyLimit = 16 * 1024;
 
 struct Ending {
-  Outcome outcome = Outcome::answered;
+  DelegateOutcome outcome = DelegateOutcome::answered;
   std::string detail;  // the error frame's sentence; empty when answered
   ReceiptOutcome receipt = ReceiptOutcome::completed;
   int status = 0;
@@ -99,16 +99,16 @@ struct CallState {
   // How a call that failed with sentence ended: the deadline, the session closing, or sentence.
   Ending broken(std::string sentence, ReceiptOutcome receipt, int status) const {
     if (call.deadline_passed() || steady::now() >= deadline_at) {
-      return {Outcome::deadline, deadline_sentence(delegate.deadline), ReceiptOutcome::interrupted,
-              status};
+      return {DelegateOutcome::deadline, deadline_sentence(delegate.deadline),
+              ReceiptOutcome::interrupted, status};
     }
     if (!session.live())
-      return {Outcome::failed, "the session stopped before the answer ended",
+      return {DelegateOutcome::failed, "the session stopped before the answer ended",
               ReceiptOutcome::interrupted, status};
     if (out.gone())
-      return {Outcome::failed, "the delegate command hung up before the answer ended",
+      return {DelegateOutcome::failed, "the delegate command hung up before the answer ended",
               ReceiptOutcome::interrupted, status};
-    return {Outcome::failed, std::move(sentence), receipt, status};
+    return {DelegateOutcome::failed, std::move(sentence), receipt, status};
   }
 };
 
@@ -125,7 +125,7 @@ asio::awaitable<Ending> refused(CallState& state) {
   std::string sentence = fmt::format("provider {} answered {}{}{}", state.provider.name, status,
                                      message.empty() ? "" : ": ", message);
   if (status == 429) sentence += "; its calls are held for a while, so try again later";
-  co_return Ending{Outcome::refused, std::move(sentence), ReceiptOutcome::completed,
+  co_return Ending{DelegateOutcome::refused, std::move(sentence), ReceiptOutcome::completed,
                    static_cast<int>(status)};
 }
 
@@ -145,7 +145,7 @@ asio::awaitable<Ending> streamed(CallState& state) {
       state.answer_chars += common::utf8_characters(text);
     }
     if (!state.stream.error().empty())
-      co_return Ending{Outcome::failed,
+      co_return Ending{DelegateOutcome::failed,
                        fmt::format("provider {} reported an error part way through its answer: {}",
                                    state.provider.name, state.stream.error()),
                        ReceiptOutcome::interrupted, status};
@@ -155,10 +155,10 @@ asio::awaitable<Ending> streamed(CallState& state) {
   }
   if (!state.stream.ended())
     co_return Ending{
-        Outcome::failed,
+        DelegateOutcome::failed,
         fmt::format("provider {}'s answer stopped before it was complete", state.provider.name),
         ReceiptOutcome::completed, status};
-  co_return Ending{Outcome::answered, {}, ReceiptOutcome::completed, status};
+  co_return Ending{DelegateOutcome::answered, {}, ReceiptOutcome::completed, status};
 }
 
 asio::awaitable<Ending> converse(CallState& state, asio::steady_timer& timer) {
@@ -169,7 +169,7 @@ asio::awaitable<Ending> converse(CallState& state, asio::steady_timer& timer) {
       co_await (core.pacer().acquire(state.provider.name, state.provider.max_concurrent) ||
                 timer.async_wait(asio::as_tuple(asio::use_awaitable)));
   if (waited.index() == 1)
-    co_return Ending{Outcome::deadline, deadline_sentence(state.delegate.deadline),
+    co_return Ending{DelegateOutcome::deadline, deadline_sentence(state.delegate.deadline),
                      ReceiptOutcome::interrupted, 0};
   const auto slot = std::move(std::get<0>(waited));
   state.call.close_when(timer);
@@ -241,7 +241,7 @@ asio::awaitable<void> answer_delegate(BrokerSession& session, Connection& connec
   report.duration = std::chrono::duration_cast<std::chrono::milliseconds>(steady::now() - started);
   // Named rather than a temporary in the co_await: GCC 12 mishandles those in coroutines.
   const std::string tokens = tokens_line(stream);
-  if (ending.outcome == Outcome::answered)
+  if (ending.outcome == DelegateOutcome::answered)
     session.info("delegate: {} answered in {} ms ({} characters; {})", delegate.model,
                  report.duration.count(), report.answer_chars, tokens);
   else
@@ -249,7 +249,7 @@ asio::awaitable<void> answer_delegate(BrokerSession& session, Connection& connec
                  ending.detail);
   core.finish_delegate(report);
 
-  if (ending.outcome == Outcome::answered)
+  if (ending.outcome == DelegateOutcome::answered)
     co_await out.frame("end", tokens);
   else
     co_await out.frame("error", ending.detail);

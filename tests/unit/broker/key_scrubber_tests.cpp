@@ -9,11 +9,11 @@ using errand::broker::StreamingScrubber;
 
 namespace {
 
-const std::string kKey = "sk-ant-api03-SECRETSECRETSECRET-0123456789";
+const std::string kScrubbedKey = "sk-ant-api03-SECRETSECRETSECRET-0123456789";
 
 // Feeds text cut at the given offsets and returns what came out.
 std::string feed_in_pieces(const std::string& text, const std::vector<std::size_t>& cuts,
-                           const std::string& key = kKey) {
+                           const std::string& key = kScrubbedKey) {
   StreamingScrubber scrubber(key);
   std::string out;
   std::size_t at = 0;
@@ -29,7 +29,7 @@ std::string feed_in_pieces(const std::string& text, const std::vector<std::size_
 }  // namespace
 
 TEST_CASE("a key split across every possible chunk boundary is replaced", "[scrubber]") {
-  const std::string text = "before " + kKey + " after";
+  const std::string text = "before " + kScrubbedKey + " after";
   const std::string expected = "before [redacted] after";
   for (std::size_t cut = 0; cut <= text.size(); ++cut) {
     CAPTURE(cut);
@@ -38,7 +38,7 @@ TEST_CASE("a key split across every possible chunk boundary is replaced", "[scru
 }
 
 TEST_CASE("a key split into three pieces at every pair of boundaries is replaced", "[scrubber]") {
-  const std::string text = "x" + kKey + "y";
+  const std::string text = "x" + kScrubbedKey + "y";
   for (std::size_t a = 0; a <= text.size(); ++a) {
     for (std::size_t b = a; b <= text.size(); ++b) {
       CAPTURE(a, b);
@@ -48,15 +48,16 @@ TEST_CASE("a key split into three pieces at every pair of boundaries is replaced
 }
 
 TEST_CASE("a key fed one byte at a time is replaced", "[scrubber]") {
-  const std::string text = kKey + kKey + "tail" + kKey;
+  const std::string text = kScrubbedKey + kScrubbedKey + "tail" + kScrubbedKey;
   std::vector<std::size_t> cuts;
   for (std::size_t i = 1; i < text.size(); ++i) cuts.push_back(i);
   CHECK(feed_in_pieces(text, cuts) == "[redacted][redacted]tail[redacted]");
 }
 
 TEST_CASE("every one of several occurrences is replaced, adjacent ones included", "[scrubber]") {
-  const std::string text = kKey + "," + kKey + kKey + "\n{\"echo\":\"" + kKey + "\"}";
-  StreamingScrubber scrubber(kKey);
+  const std::string text =
+      kScrubbedKey + "," + kScrubbedKey + kScrubbedKey + "\n{\"echo\":\"" + kScrubbedKey + "\"}";
+  StreamingScrubber scrubber(kScrubbedKey);
   std::string out;
   scrubber.feed(text, out);
   scrubber.finish(out);
@@ -65,7 +66,7 @@ TEST_CASE("every one of several occurrences is replaced, adjacent ones included"
 }
 
 TEST_CASE("text that only begins like the key is released unchanged", "[scrubber]") {
-  const std::string almost = kKey.substr(0, kKey.size() - 1);
+  const std::string almost = kScrubbedKey.substr(0, kScrubbedKey.size() - 1);
   const std::string text = almost + "X " + almost;
   for (std::size_t cut = 0; cut <= text.size(); ++cut) {
     CAPTURE(cut);
@@ -74,24 +75,24 @@ TEST_CASE("text that only begins like the key is released unchanged", "[scrubber
 }
 
 TEST_CASE("the scrubber holds back only a tail that could begin the key", "[scrubber]") {
-  StreamingScrubber scrubber(kKey);
+  StreamingScrubber scrubber(kScrubbedKey);
   std::string out;
   scrubber.feed("data: short event\n\n", out);
   CHECK(scrubber.held_back() == 0);
   CHECK(out == "data: short event\n\n");
   out.clear();
-  scrubber.feed("abc" + kKey.substr(0, 10), out);
+  scrubber.feed("abc" + kScrubbedKey.substr(0, 10), out);
   CHECK(scrubber.held_back() == 10);
   CHECK(out == "abc");
   out.clear();
   scrubber.feed("Z", out);
-  CHECK(out == kKey.substr(0, 10) + "Z");
+  CHECK(out == kScrubbedKey.substr(0, 10) + "Z");
   // The longest candidate tail is key length minus one.
   out.clear();
-  scrubber.feed(kKey.substr(0, kKey.size() - 1), out);
-  CHECK(scrubber.held_back() == kKey.size() - 1);
+  scrubber.feed(kScrubbedKey.substr(0, kScrubbedKey.size() - 1), out);
+  CHECK(scrubber.held_back() == kScrubbedKey.size() - 1);
   scrubber.finish(out);
-  CHECK(out == kKey.substr(0, kKey.size() - 1));
+  CHECK(out == kScrubbedKey.substr(0, kScrubbedKey.size() - 1));
 }
 
 TEST_CASE("random pieces of a random stream scrub like the whole", "[scrubber]") {
@@ -99,10 +100,10 @@ TEST_CASE("random pieces of a random stream scrub like the whole", "[scrubber]")
   std::string text;
   for (int i = 0; i < 200; ++i) {
     text += std::string(rng() % 50, static_cast<char>('a' + rng() % 3));
-    if (rng() % 3 == 0) text += kKey;
-    if (rng() % 5 == 0) text += kKey.substr(0, rng() % kKey.size());
+    if (rng() % 3 == 0) text += kScrubbedKey;
+    if (rng() % 5 == 0) text += kScrubbedKey.substr(0, rng() % kScrubbedKey.size());
   }
-  const std::string expected = scrub_whole(text, kKey);
+  const std::string expected = scrub_whole(text, kScrubbedKey);
   for (int round = 0; round < 50; ++round) {
     std::vector<std::size_t> cuts;
     std::size_t at = 0;
@@ -124,6 +125,6 @@ TEST_CASE("an empty key passes everything through", "[scrubber]") {
 }
 
 TEST_CASE("whole values, as headers arrive, are scrubbed", "[scrubber]") {
-  CHECK(scrub_whole("Bearer " + kKey, kKey) == "Bearer [redacted]");
-  CHECK(scrub_whole("none here", kKey) == "none here");
+  CHECK(scrub_whole("Bearer " + kScrubbedKey, kScrubbedKey) == "Bearer [redacted]");
+  CHECK(scrub_whole("none here", kScrubbedKey) == "none here");
 }

@@ -26,7 +26,7 @@ using errand::fakes::UpstreamRequest;
 
 namespace {
 
-const std::string kKey = "sk-pool-REALKEY-0123456789abcdefghijklmnop";
+const std::string kPoolKey = "sk-pool-REALKEY-0123456789abcdefghijklmnop";
 constexpr auto kPatience = std::chrono::seconds(5);
 
 bool eventually(const std::function<bool()>& holds) {
@@ -87,9 +87,10 @@ struct PoolFixture {
     const std::string named = fmt::format("https://localhost:{}", tls.port());
     boost::json::object providers;
     for (const char* name : {"alpha", "beta"})
-      providers[name] = {{"credential", kKey}, {"kind", "openai"}, {"baseUrl", named}};
+      providers[name] = {{"credential", kPoolKey}, {"kind", "openai"}, {"baseUrl", named}};
     for (const char* name : {"plain", "plain2"})
-      providers[name] = {{"credential", kKey}, {"kind", "openai"}, {"baseUrl", plain.base_url()}};
+      providers[name] = {
+          {"credential", kPoolKey}, {"kind", "openai"}, {"baseUrl", plain.base_url()}};
     c["agent"].as_object()["providers"] = std::move(providers);
     c["agent"].as_object()["provider"] = "alpha";
     c["agent"].as_object()["model"] = "pool-model";

@@ -9,7 +9,7 @@ using errand::discord::split_message;
 
 namespace {
 
-std::string repeat(const std::string& s, std::size_t n) {
+std::string repeated_text(const std::string& s, std::size_t n) {
   std::string out;
   for (std::size_t i = 0; i < n; ++i) out += s;
   return out;
@@ -55,9 +55,9 @@ TEST_CASE("counting code points, not bytes") {
 
 TEST_CASE("text within the limit is one part and empty text is none") {
   CHECK(split_message("", 2000).empty());
-  const auto exact = repeat("a", 2000);
+  const auto exact = repeated_text("a", 2000);
   REQUIRE(split_message(exact, 2000) == std::vector<std::string>{exact});
-  const auto parts = split_message(repeat("a", 2001), 2000);
+  const auto parts = split_message(repeated_text("a", 2001), 2000);
   REQUIRE(parts.size() == 2);
   CHECK(parts[0].size() == 2000);
   CHECK(parts[1] == "a");
@@ -65,7 +65,7 @@ TEST_CASE("text within the limit is one part and empty text is none") {
 
 TEST_CASE("multi-byte text is cut by code points at sequence boundaries") {
   // 3000 two-byte characters and some four-byte ones: more than 2000 bytes per 1000 chars.
-  const auto text = repeat("\xC3\xA9", 2500) + repeat("\xF0\x9F\x98\x80", 1000);
+  const auto text = repeated_text("\xC3\xA9", 2500) + repeated_text("\xF0\x9F\x98\x80", 1000);
   const auto parts = split_message(text, 2000);
   REQUIRE(parts.size() == 2);
   std::string joined;
@@ -80,7 +80,8 @@ TEST_CASE("multi-byte text is cut by code points at sequence boundaries") {
 
 TEST_CASE("long text is cut at line ends") {
   std::string text;
-  for (int i = 0; i < 60; ++i) text += "line " + std::to_string(i) + " " + repeat("x", 90) + "\n";
+  for (int i = 0; i < 60; ++i)
+    text += "line " + std::to_string(i) + " " + repeated_text("x", 90) + "\n";
   const auto parts = split_message(text, 2000);
   REQUIRE(parts.size() >= 3);
   std::string joined;
@@ -120,15 +121,15 @@ TEST_CASE("a code block cut in two is closed and reopened with its info string")
 
 TEST_CASE("a part never ends on the line that opens a fence") {
   // The opening line would fit at the end of the first part, but nothing after it would.
-  const auto text = repeat("y", 1980) + "\n```js\n" + repeat("z", 50) + "\n```";
+  const auto text = repeated_text("y", 1980) + "\n```js\n" + repeated_text("z", 50) + "\n```";
   const auto parts = split_message(text, 2000);
   REQUIRE(parts.size() == 2);
-  CHECK(parts[0] == repeat("y", 1980));
-  CHECK(parts[1] == "```js\n" + repeat("z", 50) + "\n```");
+  CHECK(parts[0] == repeated_text("y", 1980));
+  CHECK(parts[1] == "```js\n" + repeated_text("z", 50) + "\n```");
 }
 
 TEST_CASE("a single line longer than the limit is cut at code point boundaries") {
-  const auto line = repeat("\xE2\x82\xAC", 4500);  // euro signs, three bytes each
+  const auto line = repeated_text("\xE2\x82\xAC", 4500);  // euro signs, three bytes each
   const auto parts = split_message(line, 2000);
   REQUIRE(parts.size() == 3);
   CHECK(count_code_points(parts[0]) == 2000);
@@ -138,7 +139,7 @@ TEST_CASE("a single line longer than the limit is cut at code point boundaries")
 }
 
 TEST_CASE("a long line inside a code block keeps every part fenced") {
-  const auto text = "```\n" + repeat("q", 4500) + "\n```";
+  const auto text = "```\n" + repeated_text("q", 4500) + "\n```";
   const auto parts = split_message(text, 2000);
   REQUIRE(parts.size() >= 3);
   std::size_t qs = 0;

@@ -35,7 +35,7 @@ struct TestPki {
   errand::fakes::TestCa ca;
 };
 
-std::size_t resumes(const fd::FakeDiscord& fake) {
+std::size_t tls_resumes(const fd::FakeDiscord& fake) {
   return client_frames(fake, 6).size();
 }
 
@@ -88,7 +88,7 @@ TEST_CASE("over TLS: connect, REST, attachments and resume, with the certificate
 
   // Resume at resume_gateway_url, another port as on Discord, over wss as well.
   h.fake.request_reconnect();
-  REQUIRE(fd::FakeDiscord::wait_until([&] { return resumes(h.fake) == 1; }, 5s));
+  REQUIRE(fd::FakeDiscord::wait_until([&] { return tls_resumes(h.fake) == 1; }, 5s));
   REQUIRE(h.events.wait([](auto& e) {
     for (auto& [s, d] : e.states)
       if (s == ConnectionState::ready && d == "resumed") return true;

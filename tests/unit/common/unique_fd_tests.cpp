@@ -21,9 +21,9 @@ bool is_open(int fd) {
 }
 
 // A pipe's read end: what the tests own, and the write end, to see the read end's closing.
-struct Pipe {
-  Pipe() { REQUIRE(::pipe2(ends, O_CLOEXEC) == 0); }
-  ~Pipe() {
+struct FdPipe {
+  FdPipe() { REQUIRE(::pipe2(ends, O_CLOEXEC) == 0); }
+  ~FdPipe() {
     for (const int end : ends)
       if (is_open(end)) ::close(end);
   }
@@ -33,7 +33,7 @@ struct Pipe {
 }  // namespace
 
 TEST_CASE("a UniqueFd closes its descriptor when it goes") {
-  const Pipe pipe;
+  const FdPipe pipe;
   {
     const UniqueFd owner(pipe.ends[0]);
     CHECK(owner.valid());
@@ -44,7 +44,7 @@ TEST_CASE("a UniqueFd closes its descriptor when it goes") {
 }
 
 TEST_CASE("moving a UniqueFd hands the descriptor on and it is closed once, by the last owner") {
-  const Pipe pipe;
+  const FdPipe pipe;
   auto first = std::make_unique<UniqueFd>(pipe.ends[0]);
   UniqueFd second(std::move(*first));
   CHECK(first->get() == -1);
@@ -63,7 +63,7 @@ TEST_CASE("moving a UniqueFd hands the descriptor on and it is closed once, by t
 }
 
 TEST_CASE("assigning to a UniqueFd closes what it held before") {
-  const Pipe pipe;
+  const FdPipe pipe;
   UniqueFd target(pipe.ends[0]);
   target = UniqueFd(pipe.ends[1]);
   CHECK_FALSE(is_open(pipe.ends[0]));
@@ -73,7 +73,7 @@ TEST_CASE("assigning to a UniqueFd closes what it held before") {
 }
 
 TEST_CASE("release gives the descriptor up without closing it") {
-  const Pipe pipe;
+  const FdPipe pipe;
   int released = -1;
   {
     UniqueFd owner(pipe.ends[0]);

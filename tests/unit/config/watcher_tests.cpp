@@ -22,7 +22,7 @@ constexpr auto patience = 20s;
 
 using Clock = std::chrono::steady_clock;
 
-void write_file(const fs::path& file, const std::string& text) {
+void write_watched(const fs::path& file, const std::string& text) {
   std::ofstream out(file, std::ios::trunc);
   out << text;
 }
@@ -58,7 +58,7 @@ struct Witness {
 TEST_CASE("a file renamed over the configuration fires the callback once", "[config][watcher]") {
   TemporaryDirectory dir;
   const fs::path file = dir.path() / "config.json";
-  write_file(file, "{}");
+  write_watched(file, "{}");
   boost::asio::io_context io;
   int changes = 0;
   ConfigWatcher watcher(io.get_executor(), file, debounce, [&] { ++changes; });
@@ -66,7 +66,7 @@ TEST_CASE("a file renamed over the configuration fires the callback once", "[con
   Witness witness(io, file);
   REQUIRE(witness.watcher.start().has_value());
   const fs::path temporary = dir.path() / ".config.json.swp";
-  write_file(temporary, "{\"a\": 1}");
+  write_watched(temporary, "{\"a\": 1}");
   fs::rename(temporary, file);
   REQUIRE(run_until(io, [&] { return witness.changes == 1; }));
   CHECK(changes == 1);
@@ -76,7 +76,7 @@ TEST_CASE("several writes in place within the debounce fire the callback once",
           "[config][watcher]") {
   TemporaryDirectory dir;
   const fs::path file = dir.path() / "config.json";
-  write_file(file, "{}");
+  write_watched(file, "{}");
   boost::asio::io_context io;
   int changes = 0;
   Clock::time_point called_at;
@@ -91,7 +91,7 @@ TEST_CASE("several writes in place within the debounce fire the callback once",
   // period: the burst lasts microseconds, far inside the debounce.
   Clock::time_point last_write;
   for (int i = 0; i < 3; ++i) {
-    write_file(file, "{\"round\": " + std::to_string(i) + "}");
+    write_watched(file, "{\"round\": " + std::to_string(i) + "}");
     last_write = Clock::now();
     take_queued_events(io);
   }
@@ -104,14 +104,14 @@ TEST_CASE("several writes in place within the debounce fire the callback once",
 TEST_CASE("writes to another file in the directory are ignored", "[config][watcher]") {
   TemporaryDirectory dir;
   const fs::path file = dir.path() / "config.json";
-  write_file(file, "{}");
+  write_watched(file, "{}");
   boost::asio::io_context io;
   int changes = 0;
   ConfigWatcher watcher(io.get_executor(), file, debounce, [&] { ++changes; });
   REQUIRE(watcher.start().has_value());
   Witness witness(io, dir.path() / "config.json.bak");
   REQUIRE(witness.watcher.start().has_value());
-  write_file(dir.path() / "config.json.bak", "{}");
+  write_watched(dir.path() / "config.json.bak", "{}");
   REQUIRE(run_until(io, [&] { return witness.changes == 1; }));
   CHECK(changes == 0);
 }
@@ -119,17 +119,17 @@ TEST_CASE("writes to another file in the directory are ignored", "[config][watch
 TEST_CASE("a stopped watcher calls back no more", "[config][watcher]") {
   TemporaryDirectory dir;
   const fs::path file = dir.path() / "config.json";
-  write_file(file, "{}");
+  write_watched(file, "{}");
   boost::asio::io_context io;
   int changes = 0;
   ConfigWatcher watcher(io.get_executor(), file, debounce, [&] { ++changes; });
   REQUIRE(watcher.start().has_value());
-  write_file(file, "{\"a\": 1}");
+  write_watched(file, "{\"a\": 1}");
   REQUIRE(run_until(io, [&] { return changes == 1; }));
   watcher.stop();
   Witness witness(io, file);
   REQUIRE(witness.watcher.start().has_value());
-  write_file(file, "{\"a\": 2}");
+  write_watched(file, "{\"a\": 2}");
   REQUIRE(run_until(io, [&] { return witness.changes == 1; }));
   CHECK(changes == 1);
 }

@@ -18,24 +18,24 @@ using namespace errand::bailey;
 namespace {
 
 // Exit codes of the child that loads the filter; 0 when every answer was the expected one.
-enum ChildOutcome {
-  answered_as_built = 0,
-  load_failed = 1,
-  personality_allowed = 2,
-  unknown_allowed = 3
+enum FilterChildOutcome {
+  filter_answered_as_built = 0,
+  filter_load_failed = 1,
+  filter_personality_allowed = 2,
+  filter_unknown_allowed = 3
 };
 
 int load_and_probe_in_child(const SeccompFilter& filter) {
   const pid_t pid = ::fork();
   REQUIRE(pid >= 0);
   if (pid == 0) {
-    if (load_seccomp_filter(filter) != 0) ::_exit(load_failed);
+    if (load_seccomp_filter(filter) != 0) ::_exit(filter_load_failed);
     errno = 0;
-    if (::personality(0x0400000) != -1 || errno != EPERM) ::_exit(personality_allowed);
+    if (::personality(0x0400000) != -1 || errno != EPERM) ::_exit(filter_personality_allowed);
     errno = 0;
     if (::syscall(filter.highest_known() + 1, 0, 0, 0, 0, 0, 0) != -1 || errno != ENOSYS)
-      ::_exit(unknown_allowed);
-    ::_exit(answered_as_built);
+      ::_exit(filter_unknown_allowed);
+    ::_exit(filter_answered_as_built);
   }
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
@@ -58,7 +58,7 @@ TEST_CASE("a moved filter is the one the kernel enforces, and the husk loads not
   REQUIRE(built.has_value());
   SeccompFilter moved = std::move(*built);
   CHECK(load_seccomp_filter(*built) == -EINVAL);
-  CHECK(load_and_probe_in_child(moved) == answered_as_built);
+  CHECK(load_and_probe_in_child(moved) == filter_answered_as_built);
 }
 
 TEST_CASE("a filter assigned over another releases the old one and enforces the new") {
@@ -68,5 +68,5 @@ TEST_CASE("a filter assigned over another releases the old one and enforces the 
   REQUIRE(second.has_value());
   *first = std::move(*second);
   CHECK(load_seccomp_filter(*second) == -EINVAL);
-  CHECK(load_and_probe_in_child(*first) == answered_as_built);
+  CHECK(load_and_probe_in_child(*first) == filter_answered_as_built);
 }

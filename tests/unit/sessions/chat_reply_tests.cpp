@@ -18,10 +18,10 @@ namespace sdk = errand::sdk;
 namespace {
 
 const std::string kSecret = "reply-door-secret-value";
-const std::string kStandIn = "errand-session-" + std::string(64, 'd');
+const std::string kReplyStandIn = "errand-session-" + std::string(64, 'd');
 
 struct ReplyHarness {
-  ReplyHarness() : secrets({kSecret}) { secrets.add(kStandIn); }
+  ReplyHarness() : secrets({kSecret}) { secrets.add(kReplyStandIn); }
 
   void run(std::function<boost::asio::awaitable<void>()> body) {
     boost::asio::co_spawn(io, body, boost::asio::detached);
@@ -45,8 +45,9 @@ struct ReplyHarness {
 TEST_CASE("a typed reply with a secret is posted scrubbed, addressed to the asker") {
   ReplyHarness h;
   h.run([&]() -> boost::asio::awaitable<void> {
-    co_await errand::sessions::send_reply(h.transport, h.secrets, ReplyHarness::typed(),
-                                          "the key is " + kSecret + ", the stand-in " + kStandIn);
+    co_await errand::sessions::send_reply(
+        h.transport, h.secrets, ReplyHarness::typed(),
+        "the key is " + kSecret + ", the stand-in " + kReplyStandIn);
   });
   REQUIRE(h.transport.posts.size() == 1);
   CHECK(h.transport.posts[0].channel_id == "channel-1");
@@ -84,7 +85,7 @@ TEST_CASE("a refusal on a prompt is scrubbed, and marks the prompt") {
 TEST_CASE("a file reply naming a secret is refused, its name scrubbed once in the sentence") {
   ReplyHarness h;
   sdk::OutFile file;
-  file.filename = "keys-" + kStandIn + ".txt";
+  file.filename = "keys-" + kReplyStandIn + ".txt";
   file.bytes = "harmless";
   h.run([&]() -> boost::asio::awaitable<void> {
     co_await errand::sessions::send_file_reply(h.transport, h.secrets, ReplyHarness::typed(), file);
@@ -93,7 +94,7 @@ TEST_CASE("a file reply naming a secret is refused, its name scrubbed once in th
   const auto& posted = h.transport.posts[0].message;
   CHECK(posted.files.empty());
   CHECK_THAT(posted.text, ContainsSubstring("`keys-[redacted].txt` was not uploaded"));
-  CHECK(posted.text.find(kStandIn) == std::string::npos);
+  CHECK(posted.text.find(kReplyStandIn) == std::string::npos);
   CHECK(h.secrets.rescrubbed().empty());
 }
 
