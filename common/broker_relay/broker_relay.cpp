@@ -13,8 +13,6 @@ namespace errand::broker_relay {
 
 namespace {
 
-constexpr std::size_t kMaxLinks = 512;
-
 std::uint64_t client_tag(std::uint64_t id) {
   return Relay::kFirstTag + 2 * id;
 }

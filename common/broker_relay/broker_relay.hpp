@@ -25,6 +25,10 @@ inline constexpr std::uint16_t kRelayPort = 3128;
 inline constexpr const char* kBrokerSocketInside = "/run/errand/broker.sock";
 // errand-relay's first argument in place of the broker's socket when a session has no broker.
 inline constexpr const char* kNoBrokerArgument = "--no-broker";
+// The most connections one session holds open through the relay, and at the broker's socket
+// (which bailey's agent can reach directly): past it a new one is refused, so one session
+// cannot spend the daemon's file descriptors that every other session needs.
+inline constexpr std::size_t kMaxLinks = 512;
 
 class Relay {
  public:

@@ -77,6 +77,24 @@ const std::vector<CliCommand>& table() {
               },
       },
       {
+          .name = "web-access",
+          .synopsis = "web-access [--rotate]",
+          .summary = "print the web interface's addresses with their access secrets",
+          .description =
+              "The web interface has no login: its address carries a secret, which the first "
+              "visit trades for a cookie, and every request must carry one. This prints the "
+              "address to open (the operator's secret: reads and changes) and the read-only one "
+              "(the observer's secret), from stateDir/web-access.json, which errand run makes "
+              "at its first start. Run it as the daemon's account.",
+          .terms = {{"--rotate",
+                     "first replace both secrets: every address and cookie given out before "
+                     "is refused from a running daemon's next request"}},
+          .exit_codes = {{"0", "printed"},
+                         {"2",
+                          "misused, the configuration could not be read or has no web block, or "
+                          "the secrets could not be read or written"}},
+      },
+      {
           .name = "config",
           .synopsis = "config <check [FILE] [--file-only] | schema | reference> [--plugin-dir DIR]",
           .summary = "validate the configuration, or print its schema or reference page",

@@ -11,6 +11,7 @@ int run_command(const std::vector<std::string>& args);
 int plugins_command(const std::vector<std::string>& args);
 int config_command(const std::vector<std::string>& args);
 int threads_command(const std::vector<std::string>& args);
+int web_access_command(const std::vector<std::string>& args);
 int setup_command(const std::vector<std::string>& args);
 int up_command(const std::vector<std::string>& args);
 int reference_command(const std::vector<std::string>& args);

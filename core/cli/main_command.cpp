@@ -64,6 +64,7 @@ int main_command(int argc, char** argv) {
   if (command == "plugins") return plugins_command(args);
   if (command == "config") return config_command(args);
   if (command == "threads") return threads_command(args);
+  if (command == "web-access") return web_access_command(args);
   if (command == "setup") return setup_command(args);
   if (command == "up") return up_command(args);
   if (command == "reference") return reference_command(args);

@@ -1,9 +1,7 @@
+#include "core/cli/command_configuration.hpp"
 #include "core/cli/commands.hpp"
-#include "core/daemon/configuration_source.hpp"
 #include "core/daemon/exit_codes.hpp"
-#include "core/log/logging.hpp"
 #include "core/plugins/list_report.hpp"
-#include "core/secrets/secret_scrubber.hpp"
 
 #include <boost/json/serialize.hpp>
 #include <iostream>
@@ -26,20 +24,15 @@ int plugins_command(const std::vector<std::string>& args) {
     }
   }
   // The listing itself states every refusal, so the scan's own warnings would only repeat it.
-  secrets::SecretScrubber scrubber;
-  log::Logging logging(scrubber);
-  logging.set_level("error");
-  const auto log = logging.logger("errand");
-  const auto source =
-      daemon::ConfigurationSource::discover(daemon::RunEnvironment::from_process(), *log);
-  const auto& records = source.registry->records();
+  const CommandConfiguration configuration;
+  const auto& records = configuration.source().registry->records();
   if (json) {
     std::cout << boost::json::serialize(plugins::render_plugin_json(records)) << "\n";
   } else {
     std::cout << plugins::render_plugin_table(records);
     if (records.empty()) {
       std::cout << "no plugins found in:";
-      for (const auto& dir : source.plugin_dirs) std::cout << " " << dir.string();
+      for (const auto& dir : configuration.source().plugin_dirs) std::cout << " " << dir.string();
       std::cout << "\n";
     }
   }

@@ -1,13 +1,11 @@
+#include "core/cli/command_configuration.hpp"
 #include "core/cli/commands.hpp"
 #include "core/cli/threads_report.hpp"
 #include "core/config/problem.hpp"
 #include "core/config/settings.hpp"
-#include "core/daemon/configuration_source.hpp"
 #include "core/daemon/exit_codes.hpp"
 #include "core/daemon/system_clock.hpp"
-#include "core/log/logging.hpp"
 #include "core/receipts/receipts_db.hpp"
-#include "core/secrets/secret_scrubber.hpp"
 #include "core/sessions/session_paths.hpp"
 #include "core/threads/threads_db.hpp"
 
@@ -35,13 +33,9 @@ int usage() {
 }
 
 std::optional<Stores> open_stores(const daemon::SystemClock& clock) {
-  secrets::SecretScrubber scrubber;
-  log::Logging logging(scrubber);
-  logging.set_level("error");
-  const auto log = logging.logger("errand");
-  const auto source =
-      daemon::ConfigurationSource::discover(daemon::RunEnvironment::from_process(), *log);
-  const auto loaded = source.load();
+  const CommandConfiguration configuration;
+  const auto& log = configuration.log();
+  const auto loaded = configuration.source().load();
   if (!loaded) {
     std::cerr << config::format_problems(loaded.error());
     return std::nullopt;

@@ -1,4 +1,5 @@
 #include "core/daemon/daemon.hpp"
+#include "core/daemon/descriptor_limit.hpp"
 
 #include "common/human_size.hpp"
 #include "core/config/problem.hpp"
@@ -127,6 +128,13 @@ int run_daemon(const RunEnvironment& env, std::ostream& out) {
   rt.log->info(
       "configuration loaded from {}: {}", rt.source.origin(),
       boost::json::serialize(config::blank_secrets(rt.config.effective, rt.source.schema)));
+
+  // Raised in the daemon itself, so the limit holds however it was started (the unit's
+  // LimitNOFILE= sets the hard limit it is raised to).
+  if (auto raised = raise_descriptor_limit())
+    rt.log->info("{}", describe_descriptor_limit(*raised));
+  else
+    rt.log->warn("{}; the daemon keeps the limit it was started with", raised.error().message);
 
   auto readiness = check_serve_readiness(rt.config.effective);
   if (!readiness) {
@@ -309,9 +317,11 @@ int run_daemon(const RunEnvironment& env, std::ostream& out) {
       return kExitRefused;
     }
     rt.web = std::move(*started_web);
-    out << "web interface: open " << rt.web->address() << (web_only ? " to start sessions" : "")
-        << "\n"
-        << std::flush;
+    // The addresses carry the access secrets; the log shows the address alone.
+    if (!web_settings->observer)
+      out << "web interface: open " << rt.web->operator_address()
+          << (web_only ? " to start sessions" : "") << "\n";
+    out << "web interface, read only: " << rt.web->observer_address() << "\n" << std::flush;
     rt.log->info("the web interface serves at {}{}", rt.web->address(),
                  web_settings->observer ? " as an observer" : "");
   }

@@ -6,6 +6,7 @@
 #include <boost/json/serialize.hpp>
 #include <boost/url/parse.hpp>
 #include <ctime>
+#include <optional>
 
 #include "common/address_ranges.hpp"
 #include "common/bounded_exchange.hpp"
@@ -69,6 +70,25 @@ std::string segment(std::string_view text, bool keep_slash = false) {
       out += fmt::format("%{:02X}", c);
   }
   return out;
+}
+
+// A branch name comes from the session's repository, which the agent wrote, and becomes part of
+// an API path: each of its /-separated segments is percent-encoded, and a segment that would
+// move along the path ("." or "..") or an empty one is refused, as git itself refuses them.
+std::optional<std::string> branch_path_refusal(std::string_view branch) {
+  if (branch.empty()) return "an empty branch name";
+  std::size_t start = 0;
+  while (true) {
+    const auto end = branch.find('/', start);
+    const auto part = branch.substr(start, end == std::string_view::npos ? end : end - start);
+    if (part.empty() || part == "." || part == "..")
+      return fmt::format(
+          "the branch name \"{}\" has a path segment \"{}\", which git does not "
+          "allow in a branch and errand does not put in a GitHub API path",
+          branch, part);
+    if (end == std::string_view::npos) return std::nullopt;
+    start = end + 1;
+  }
 }
 
 std::string strip_git_suffix(std::string name) {
@@ -190,6 +210,15 @@ asio::awaitable<sdk::Result<GithubApi::Answer>> GithubApi::call(std::string_view
   co_return Answer{status, ec ? json::value() : std::move(parsed)};
 }
 
+asio::awaitable<sdk::Result<void>> GithubApi::revoke_installation_token(std::string token) {
+  const std::string what = "revoke an installation token";
+  auto answer = co_await call(what, http::verb::delete_, "/installation/token", "token " + token,
+                              std::nullopt);
+  if (!answer) co_return answer.error();
+  if (answer->status != 204) co_return refusal(what, answer->status, answer->body);
+  co_return sdk::Result<void>{};
+}
+
 asio::awaitable<sdk::Result<InstallationToken>> GithubApi::create_installation_token(
     const AppKey& key, AppSettings app, std::chrono::system_clock::time_point now) {
   const std::string what = "mint an installation token for installation " + app.installation_id;
@@ -238,6 +267,7 @@ asio::awaitable<sdk::Result<PullRequest>> GithubApi::open_pull_request(std::stri
     co_return sdk::make_error(
         fmt::format("GitHub's answer for {} names no default branch", full_name));
 
+  if (const auto refused = branch_path_refusal(branch)) co_return sdk::refusal(*refused);
   const std::string branch_what = "find the branch " + branch + " of " + full_name;
   auto found =
       co_await call(branch_what, http::verb::get, base_path + "/branches/" + segment(branch, true),

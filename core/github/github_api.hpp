@@ -53,6 +53,10 @@ class GithubApi {
   boost::asio::awaitable<sdk::Result<InstallationToken>> create_installation_token(
       const AppKey& key, AppSettings app, std::chrono::system_clock::time_point now);
 
+  // DELETE /installation/token, authorised by the token itself: GitHub stops honouring it at
+  // once instead of at its expiry (an hour after it was minted). 204 is success.
+  boost::asio::awaitable<sdk::Result<void>> revoke_installation_token(std::string token);
+
   // For !pr: the repository's default branch (GET /repos/{o}/{r}), the branch on GitHub (GET
   // .../branches/{b}; 404: "push it first"), then POST .../pulls {title, head, base}.
   // The arguments are taken by value, since the call outlives the caller's statement.

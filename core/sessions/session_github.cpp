@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 #include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
 
 namespace errand::sessions {
 
@@ -94,10 +95,32 @@ void Session::drop_github_token() {
       log_->error("session {}: {}", id(), written.error().message);
 }
 
+namespace {
+
+// Owns what it uses, since the session may be gone before GitHub answers.
+asio::awaitable<void> revoke_app_token(std::shared_ptr<github::GithubApi> api, std::string token,
+                                       std::shared_ptr<spdlog::logger> log,
+                                       std::string session_id) {
+  auto revoked = co_await api->revoke_installation_token(std::move(token));
+  if (revoked)
+    log->info("session {}: its GitHub App token was revoked", session_id);
+  else
+    log->warn(
+        "session {}: its GitHub App token could not be revoked ({}); GitHub honours it "
+        "until it expires",
+        session_id, revoked.error().message);
+}
+
+}  // namespace
+
 void Session::close_github() {
   if (github_keeper_) github_keeper_->stop();
   github_keeper_.reset();
-  // A minted token is not left on disk past its session; the static one never was.
+  // A minted token is revoked, so it stops working now rather than up to an hour later, and
+  // is not left on disk past its session; the static one is the operator's and stays valid.
+  if (github_ && github_->app && github_api_ && !github_token_.empty())
+    asio::co_spawn(strand_, revoke_app_token(github_api_, github_token_, log_, id()),
+                   asio::detached);
   drop_github_token();
 }
 

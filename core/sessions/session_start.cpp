@@ -133,7 +133,14 @@ asio::awaitable<sdk::Result<void>> Session::open_thread() {
 
 sdk::Result<void> Session::prepare_directories() {
   std::error_code ec;
-  fs::create_directories(plan_.project_dir, ec);
+  // Projects are the daemon account's alone: what errand makes here (projectRoot, a new
+  // project) is 0700 whatever the umask, so no other account on the host reads the code or what
+  // the agent wrote. An existing directory keeps its mode; errand setup tightens those.
+  const auto root = plan_.project_dir.parent_path();
+  if (!fs::exists(root, ec) && fs::create_directories(root, ec))
+    fs::permissions(root, fs::perms::owner_all, fs::perm_options::replace, ec);
+  if (fs::create_directories(plan_.project_dir, ec))
+    fs::permissions(plan_.project_dir, fs::perms::owner_all, fs::perm_options::replace, ec);
   if (ec || !fs::is_directory(plan_.project_dir, ec))
     return sdk::make_error(
         "the project directory " + plan_.project_dir.string() + " cannot be created" +

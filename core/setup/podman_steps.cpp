@@ -7,7 +7,8 @@
 namespace errand::setup {
 
 void step_podman_packages(SetupContext& context) {
-  // podman with runc (crun 1.8 refuses cgroup v1 hybrid hosts); catatonit for --init; passt
+  // podman with runc (crun 1.8 refuses cgroup v1 hybrid hosts); catatonit, rootless podman's
+  // pause process (the process that keeps its user namespace; no session's PID 1); passt
   // (pasta) and slirp4netns for the sessions' networks; uidmap for newuidmap; mmdebstrap makes
   // the image's Debian root. uidmap and catatonit are only recommended by podman.
   ensure_packages(context,

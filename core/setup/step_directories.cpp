@@ -52,10 +52,34 @@ void own_directory(SetupContext& context, const std::string& role, const fs::pat
                                    mode_text + ")");
 }
 
+// Projects made before errand kept them private (0755 under the usual umask) are made the
+// account's alone too, and each one changed is reported.
+void tighten_projects(SetupContext& context) {
+  std::error_code ec;
+  for (fs::directory_iterator it(context.values.project_root, ec), end; !ec && it != end;
+       it.increment(ec)) {
+    struct stat st {};
+    if (::lstat(it->path().c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || (st.st_mode & 077) == 0)
+      continue;
+    char mode_text[8];
+    std::snprintf(mode_text, sizeof mode_text, "%04o", static_cast<unsigned>(st.st_mode & 07777));
+    const std::string what = "project " + it->path().string() + " (mode " + mode_text + ")";
+    if (!context.dry_run() && ::chmod(it->path().c_str(), st.st_mode & 0700) != 0)
+      throw StepFailed("project " + it->path().string(),
+                       std::string("cannot make it private: ") + std::strerror(errno),
+                       "check the filesystem it is on allows root to change modes");
+    context.report.changed("made " + what + " the account's alone (mode 0700)",
+                           "make " + what + " the account's alone (mode 0700)");
+  }
+}
+
 }  // namespace
 
 void step_directories(SetupContext& context) {
-  own_directory(context, "projectRoot", context.values.project_root, 0755);
+  // Projects are the account's alone: another account on the host reads no code, and nothing
+  // the agent wrote.
+  own_directory(context, "projectRoot", context.values.project_root, 0700);
+  tighten_projects(context);
   // The state directory holds the session records and the broker's sockets: the account's alone.
   own_directory(context, "stateDir", context.values.state_dir, 0700);
 }

@@ -96,8 +96,11 @@ sdk::Result<std::vector<TurnRecord>> ThreadsDb::turns_of_session(std::string_vie
 sdk::Result<std::optional<TurnRecord>> ThreadsDb::find_unrecorded_opening(
     std::string_view thread_id) {
   return db_->access([&](Connection& db) -> sdk::Result<std::optional<TurnRecord>> {
+    // Only an opening that was under way when the daemon stopped (no outcome yet, or the
+    // restart's own "interrupted"): one errand refused or ended before opens no thread to adopt.
     auto s = db.prepare(fmt::format(
-        "SELECT {} FROM turns WHERE message_id=? AND (thread_id IS NULL OR thread_id='')",
+        "SELECT {} FROM turns WHERE message_id=? AND (thread_id IS NULL OR thread_id='') AND "
+        "(outcome IS NULL OR outcome='interrupted')",
         kTurnColumns));
     s.bind(1, thread_id);
     if (!s.step()) return std::optional<TurnRecord>();

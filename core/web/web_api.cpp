@@ -94,7 +94,7 @@ HttpResponse refused_by_manager(const sdk::Error& error) {
 WebApi::WebApi(WebInterface::Context context, bool observer)
     : context_(std::move(context)), observer_(observer) {}
 
-asio::awaitable<RouteReply> WebApi::handle(const HttpRequest& request) {
+asio::awaitable<RouteReply> WebApi::handle(const HttpRequest& request, Access access) {
   auto target = boost::urls::parse_origin_form(request.target());
   if (!target)
     co_return json_error(http::status::bad_request, "the request's target is unreadable");
@@ -111,8 +111,10 @@ asio::awaitable<RouteReply> WebApi::handle(const HttpRequest& request) {
     if (!get) co_return wrong_method("GET");
     json::value chat =
         context_.chat_name.empty() ? json::value(nullptr) : json::value(context_.chat_name);
+    // An observer's secret makes the page an observer's too, on an interface that is not one.
+    const bool observer = observer_ || access == Access::observer;
     co_return json_ok(page_json(
-        json::object{{"observer", observer_}, {"chat", chat}, {"version", ERRAND_VERSION}}));
+        json::object{{"observer", observer}, {"chat", chat}, {"version", ERRAND_VERSION}}));
   }
   if (segments.size() == 2 && segments[1] == "events") {
     if (!get) co_return wrong_method("GET");

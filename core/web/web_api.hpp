@@ -20,7 +20,7 @@ namespace errand::web {
 class WebApi final : public Router {
  public:
   WebApi(WebInterface::Context context, bool observer);
-  boost::asio::awaitable<RouteReply> handle(const HttpRequest& request) override;
+  boost::asio::awaitable<RouteReply> handle(const HttpRequest& request, Access access) override;
 
  private:
   // A thread as threads.db records it and as it runs now; at least one of the two is there.

@@ -1,5 +1,7 @@
 #include "core/web/web_interface.hpp"
 
+#include "core/web/access/access_check.hpp"
+#include "core/web/access/access_keeper.hpp"
 #include "core/web/http/bind_address.hpp"
 #include "core/web/http/web_server.hpp"
 #include "core/web/web_api.hpp"
@@ -36,14 +38,17 @@ sdk::Result<std::unique_ptr<WebInterface>> WebInterface::start(Context context,
                           "ERRAND_WEB_ROOT"};
   auto address = bind_address_of(settings.host);
   if (!address) return address.error();
+  auto secrets = load_or_make_access_secrets(context.state_dir);
+  if (!secrets) return sdk::Error{sdk::Error::Kind::refused, secrets.error().message};
   std::unique_ptr<WebInterface> web(new WebInterface());
   auto executor = context.executor;
   auto log = context.log;
   const auto front_end = context.front_end;
+  auto keeper = std::make_shared<AccessKeeper>(access_file(context.state_dir), *secrets, log);
   web->api_ = std::make_unique<WebApi>(std::move(context), settings.observer);
   auto server = WebServer::start(executor,
                                  WebServer::Settings{*address, settings.port, settings.public_url,
-                                                     settings.observer, front_end},
+                                                     settings.observer, front_end, keeper},
                                  *web->api_, log);
   if (!server) return server.error();
   web->server_ = std::move(*server);
@@ -51,6 +56,7 @@ sdk::Result<std::unique_ptr<WebInterface>> WebInterface::start(Context context,
   const std::string shown = bound.address().is_v6() ? "[" + bound.address().to_string() + "]"
                                                     : bound.address().to_string();
   web->address_ = "http://" + shown + ":" + std::to_string(bound.port()) + "/";
+  web->secrets_ = std::move(*secrets);
   return web;
 }
 
@@ -60,6 +66,14 @@ WebInterface::~WebInterface() {
 
 std::string WebInterface::address() const {
   return address_;
+}
+
+std::string WebInterface::operator_address() const {
+  return address_with_secret(address_, secrets_.operator_secret);
+}
+
+std::string WebInterface::observer_address() const {
+  return address_with_secret(address_, secrets_.observer_secret);
 }
 
 void WebInterface::stop() {

@@ -7,6 +7,7 @@
 #include "core/receipts/receipts_db.hpp"
 #include "core/sessions/session_manager.hpp"
 #include "core/threads/threads_store.hpp"
+#include "core/web/access/access_secrets.hpp"
 #include "core/web/web_chat.hpp"
 
 #include <spdlog/logger.h>
@@ -63,8 +64,12 @@ class WebInterface {
                                                           const WebSettings& settings);
   ~WebInterface();
 
-  // What to open in a browser: "http://127.0.0.1:8787/".
+  // Where it serves, "http://127.0.0.1:8787/", without a secret: what the log may show.
   std::string address() const;
+  // What to open in a browser: the address with the operator's secret, or the observer's (which
+  // only reads), as made at start (a rotation while running is printed by errand web-access).
+  std::string operator_address() const;
+  std::string observer_address() const;
   // Closes the listener and every open connection, streams included.
   void stop();
 
@@ -73,6 +78,7 @@ class WebInterface {
   std::unique_ptr<WebApi> api_;
   std::unique_ptr<WebServer> server_;
   std::string address_;
+  AccessSecrets secrets_;
 };
 
 }  // namespace errand::web

@@ -18,10 +18,16 @@ constexpr std::uint32_t v4(int a, int b, int c, int d) {
          std::uint32_t(d);
 }
 
-// Every IPv4 range a session must not reach, most specific first where they overlap.
-constexpr std::array<V4Range, 19> kRefusedV4{{
+// Every IPv4 range a session must not reach, most specific first where they overlap. The cloud
+// metadata and fabric addresses are never lifted: docs/broker.md's table names each cloud that
+// documents one. Those inside a range an operator may list (Alibaba's in 100.64/10, Oracle's
+// older one in 192.0.0/24) come before that range.
+constexpr std::array<V4Range, 21> kRefusedV4{{
     {v4(168, 63, 129, 16), 32, "a cloud fabric address (Azure's 168.63.129.16)", true},
     {v4(169, 254, 169, 254), 32, "a cloud metadata address (169.254.169.254)", true},
+    {v4(100, 100, 100, 200), 32, "a cloud metadata address (Alibaba Cloud's 100.100.100.200)",
+     true},
+    {v4(192, 0, 0, 192), 32, "a cloud metadata address (Oracle Cloud's 192.0.0.192)", true},
     {v4(255, 255, 255, 255), 32, "the broadcast address", true},
     {v4(0, 0, 0, 0), 8, "an unspecified or 'this network' address", true},
     {v4(10, 0, 0, 0), 8, "a private network address"},
@@ -90,8 +96,21 @@ AddressVerdict judge_embedded(std::uint32_t embedded, const char* form) {
   return verdict;
 }
 
-// Amazon's instance metadata service on IPv6 (inside the unique-local range).
-const boost::asio::ip::address_v6 kMetadataV6 = boost::asio::ip::make_address_v6("fd00:ec2::254");
+// The clouds' metadata services on IPv6, all inside the unique-local range, which an operator
+// may list.
+struct V6Metadata {
+  boost::asio::ip::address_v6 address;
+  const char* category;
+};
+const std::array<V6Metadata, 4> kMetadataV6{{
+    {boost::asio::ip::make_address_v6("fd00:ec2::254"), "a cloud metadata address (fd00:ec2::254)"},
+    {boost::asio::ip::make_address_v6("fd00:ec2::23"),
+     "a cloud metadata address (AWS EKS Pod Identity's fd00:ec2::23)"},
+    {boost::asio::ip::make_address_v6("fd20:ce::254"),
+     "a cloud metadata address (Google Cloud's fd20:ce::254)"},
+    {boost::asio::ip::make_address_v6("fd00:42::42"),
+     "a cloud metadata address (Scaleway's fd00:42::42)"},
+}};
 
 AddressVerdict judge_v6(const boost::asio::ip::address_v6& address) {
   const V6Bytes b = address.to_bytes();
@@ -105,7 +124,8 @@ AddressVerdict judge_v6(const boost::asio::ip::address_v6& address) {
     return {false, "a local-use NAT64 address"};
   if (prefix_matches(b, {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 96))
     return {false, "a deprecated IPv4-compatible address"};
-  if (address == kMetadataV6) return {false, "a cloud metadata address (fd00:ec2::254)", true};
+  for (const auto& metadata : kMetadataV6)
+    if (address == metadata.address) return {false, metadata.category, true};
   if (prefix_matches(b, {0xfc}, 7)) return {false, "a unique-local address"};
   if (prefix_matches(b, {0xfe, 0x80}, 10)) return {false, "a link-local address", true};
   if (prefix_matches(b, {0xfe, 0xc0}, 10)) return {false, "a deprecated site-local address"};

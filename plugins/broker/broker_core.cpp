@@ -49,6 +49,7 @@ BrokerCore::BrokerCore(const sdk::HostServices& services, BrokerSettings setting
       strand_(asio::make_strand(services.executor)) {
   if (options.lookup_deadline) settings.lookup_deadline = *options.lookup_deadline;
   if (options.dial_deadline) settings.dial_deadline = *options.dial_deadline;
+  if (options.head_deadline) settings.head_deadline = *options.head_deadline;
   if (options.ca_file) settings.ca_file = options.ca_file;
   const common::TrustStore trust{settings.ca_file.value_or(""), "broker.caFile", {}};
   if (auto configured = common::configure_client_tls(tls_, trust); !configured)

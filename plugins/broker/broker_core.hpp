@@ -37,6 +37,7 @@ struct BrokerOptions {
   std::optional<std::filesystem::path> ca_file;  // overrides broker.caFile
   std::optional<std::chrono::milliseconds> lookup_deadline;
   std::optional<std::chrono::milliseconds> dial_deadline;
+  std::optional<std::chrono::milliseconds> head_deadline;
   InterfaceAddressSource interface_addresses;       // null: getifaddrs
   std::optional<ProviderPoolLimits> provider_pool;  // null: the pool's named defaults
 };

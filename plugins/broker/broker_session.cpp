@@ -1,5 +1,7 @@
 #include "plugins/broker/broker_session.hpp"
 
+#include "common/broker_relay/broker_relay.hpp"
+
 #include <sys/stat.h>
 #include <sys/un.h>
 
@@ -209,6 +211,7 @@ void BrokerSession::track(const std::shared_ptr<Connection>& connection) {
 
 void BrokerSession::untrack(const std::shared_ptr<Connection>& connection) {
   connections_.erase(connection);
+  if (connections_.size() < broker_relay::kMaxLinks) over_cap_ = false;
 }
 
 }  // namespace errand::broker

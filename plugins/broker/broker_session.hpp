@@ -34,6 +34,10 @@ struct Connection {
   // Set for a delegate call: it is the broker's own call on the session's behalf, so it ends
   // when the session closes, where a tunnel is left to end on its own.
   bool ends_with_session = false;
+  // Counts the request heads read so far; a head deadline that fires after its head arrived
+  // sees a newer count and leaves the connection alone.
+  std::uint64_t heads_read = 0;
+  bool head_timed_out = false;
   void close_all();
 };
 
@@ -96,6 +100,10 @@ class BrokerSession : public std::enable_shared_from_this<BrokerSession> {
 
   void track(const std::shared_ptr<Connection>& connection);
   void untrack(const std::shared_ptr<Connection>& connection);
+  std::size_t open_connections() const noexcept { return connections_.size(); }
+  // Whether a refusal over the connection cap is the first since the session was last under
+  // it: only that one is logged, so a flood of them does not flood the log.
+  bool first_refusal_over_cap() noexcept { return !over_cap_ && (over_cap_ = true); }
 
   template <class... Args>
   void info(fmt::format_string<Args...> format, Args&&... args) {
@@ -128,6 +136,7 @@ class BrokerSession : public std::enable_shared_from_this<BrokerSession> {
   DenialLimiter denial_limiter_;
   std::atomic<bool> live_{true};
   std::set<std::shared_ptr<Connection>> connections_;  // touched only on the strand
+  bool over_cap_ = false;                              // likewise
 };
 
 }  // namespace errand::broker

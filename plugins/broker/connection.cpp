@@ -1,5 +1,7 @@
 #include "plugins/broker/connection.hpp"
 
+#include <fmt/format.h>
+
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
@@ -11,6 +13,7 @@
 #include <boost/beast/http/parser.hpp>
 #include <boost/beast/http/read.hpp>
 
+#include "common/broker_relay/broker_relay.hpp"
 #include "plugins/broker/broker_session.hpp"
 #include "plugins/broker/delegate_route.hpp"
 #include "plugins/broker/http_replies.hpp"
@@ -34,14 +37,44 @@ asio::awaitable<void> refuse_and_close(Connection& connection, unsigned status,
                              asio::as_tuple(asio::use_awaitable));
 }
 
+// Cancels the connection's read when its head has not arrived by the deadline. The timer's
+// handler holds the connection weakly and checks it still waits for the same head.
+void arm_head_deadline(asio::steady_timer& timer, const std::shared_ptr<Connection>& connection,
+                       std::chrono::milliseconds deadline) {
+  timer.expires_after(deadline);
+  timer.async_wait([weak = std::weak_ptr<Connection>(connection),
+                    head = connection->heads_read](boost::system::error_code ec) {
+    if (ec) return;
+    auto alive = weak.lock();
+    if (!alive || alive->heads_read != head) return;
+    alive->head_timed_out = true;
+    boost::system::error_code ignored;
+    alive->client.cancel(ignored);
+  });
+}
+
 // Returns whether the connection may carry another request.
-asio::awaitable<bool> serve_request(BrokerSession& session, Connection& connection,
+asio::awaitable<bool> serve_request(BrokerSession& session,
+                                    const std::shared_ptr<Connection>& shared_connection,
                                     boost::beast::flat_buffer& buffer) {
+  Connection& connection = *shared_connection;
   http::request_parser<http::buffer_body> parser;
   parser.header_limit(kRequestHeadLimit);
   parser.body_limit(boost::none);
+  const auto head_deadline = session.settings().head_deadline;
+  asio::steady_timer deadline(session.strand());
+  arm_head_deadline(deadline, shared_connection, head_deadline);
   auto [ec, ignored] = co_await http::async_read_header(connection.client, buffer, parser,
                                                         asio::as_tuple(asio::use_awaitable));
+  ++connection.heads_read;
+  deadline.cancel();
+  if (connection.head_timed_out) {
+    session.info("a connection sent no request head within {} ms; closed", head_deadline.count());
+    co_await refuse_and_close(
+        connection, 408,
+        fmt::format("errand broker: no request head arrived within {} ms", head_deadline.count()));
+    co_return false;
+  }
   if (ec) {
     if (ec == http::error::end_of_stream || ec == asio::error::eof ||
         ec == asio::error::operation_aborted || ec == asio::error::connection_reset ||
@@ -92,14 +125,14 @@ asio::awaitable<bool> serve_request(BrokerSession& session, Connection& connecti
   co_return false;
 }
 
+// The connection was tracked when it was accepted, so the cap counts it from then on.
 asio::awaitable<void> serve_connection(std::shared_ptr<BrokerSession> session,
                                        std::shared_ptr<Connection> connection) {
-  session->track(connection);
   try {
     // Room for a large read: Beast reads no more than the spare capacity (see response_relay).
     boost::beast::flat_buffer buffer;
     buffer.reserve(kRelayBuffer);
-    while (co_await serve_request(*session, *connection, buffer)) {
+    while (co_await serve_request(*session, connection, buffer)) {
     }
   } catch (const std::exception& e) {
     session->error("a connection ended on an unexpected error: {}", e.what());
@@ -107,6 +140,16 @@ asio::awaitable<void> serve_connection(std::shared_ptr<BrokerSession> session,
   boost::system::error_code ignored;
   connection->client.close(ignored);
   session->untrack(connection);
+}
+
+asio::awaitable<void> refuse_over_cap(std::shared_ptr<Connection> connection) {
+  co_await refuse_and_close(
+      *connection, 503,
+      fmt::format("errand broker: this session already has {} connections open, the most one "
+                  "session may hold; close some and try again",
+                  broker_relay::kMaxLinks));
+  boost::system::error_code ignored;
+  connection->client.close(ignored);
 }
 
 }  // namespace
@@ -124,6 +167,17 @@ asio::awaitable<void> accept_connections(std::shared_ptr<BrokerSession> session,
       continue;
     }
     auto connection = std::make_shared<Connection>(std::move(socket));
+    // The relay's cap, kept here too: bailey's agent reaches this socket without the relay.
+    if (session->open_connections() >= broker_relay::kMaxLinks) {
+      if (session->first_refusal_over_cap())
+        session->warn(
+            "{} connections are open, the most a session may hold; refusing new ones "
+            "with 503 until some close",
+            broker_relay::kMaxLinks);
+      asio::co_spawn(session->strand(), refuse_over_cap(std::move(connection)), asio::detached);
+      continue;
+    }
+    session->track(connection);
     asio::co_spawn(session->strand(), serve_connection(session, std::move(connection)),
                    asio::detached);
   }

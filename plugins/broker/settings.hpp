@@ -79,6 +79,9 @@ struct BrokerSettings {
   std::uint64_t max_answer_bytes = 64ull << 20;
   std::chrono::milliseconds lookup_deadline{5000};
   std::chrono::milliseconds dial_deadline{10000};
+  // How long a connection may take to send a request head, the first or the next on a
+  // kept-alive connection: one that sends nothing holds a descriptor of the daemon's for no one.
+  std::chrono::milliseconds head_deadline{60000};
 
   bool port_allowed(std::uint16_t port) const;
   std::string ports_text() const;

@@ -1,18 +1,23 @@
 // errand-relay SOCKET PROGRAM [ARGS...]
 // errand-relay --no-broker PROGRAM [ARGS...]
 //
-// The first process of every podman session. podman's seccomp profile refuses calls by name
-// only, so the relay loads errand's own filter (bailey's, stacked on the profile: the kernel
-// takes the stricter answer) right before PROGRAM (looked up on the container's PATH) starts; a
-// filter that cannot be built or loaded ends the relay with the reason before the agent runs.
-// Under the broker it listens on 127.0.0.1:3128 inside the container's empty network namespace,
-// starts PROGRAM as its child, and carries each connection to the broker's unix socket SOCKET
-// until the agent exits; then exits as the agent did, passing termination signals on. With
-// --no-broker it has nothing to relay and execs PROGRAM itself, so the agent keeps its pid and
-// gets its signals directly. Linked statically, since the image holds none of errand's libraries.
+// PID 1 of every podman session, and the one process there that is not the agent's. So that
+// the agent can reach nothing less confined than itself, the relay first makes itself
+// non-dumpable (the kernel then refuses its /proc/<pid>/mem and ptrace to a process without
+// CAP_SYS_PTRACE) and loads errand's own filter (bailey's, stacked on podman's profile, which
+// refuses calls by name only: the kernel takes the stricter answer) on itself; then it starts
+// PROGRAM (looked up on the container's PATH) as its child, which inherits the filter, inside a
+// Landlock domain of its own (landlock_fence.hpp) that fences it off from the relay a second
+// way. A filter or domain that cannot be made ends the relay with the reason before the agent
+// runs. Under the broker it listens on 127.0.0.1:3128 inside the container's empty network
+// namespace and carries each connection to the broker's unix socket SOCKET; with --no-broker it
+// relays nothing. Either way it passes termination signals on to the agent, reaps whatever is
+// orphaned to it, and exits as the agent did, which ends the container. Linked statically,
+// since the image holds none of errand's libraries.
 
 #include <signal.h>
 #include <sys/epoll.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -26,6 +31,7 @@
 
 #include "common/broker_relay/broker_relay.hpp"
 #include "common/broker_relay/supervisor_signals.hpp"
+#include "plugins/sandbox-bailey/common/landlock_fence.hpp"
 #include "plugins/sandbox-bailey/common/seccomp_filter.hpp"
 
 namespace {
@@ -43,20 +49,21 @@ constexpr int kNotFound = 127;
   std::_Exit(kNotRunnable);
 }
 
-SeccompFilter built_filter() {
+void load_filter_on_self() {
   auto filter = errand::bailey::build_seccomp_filter();
   if (!filter) {
     std::fprintf(stderr, "errand-relay: building the syscall filter: %s\n",
                  filter.error().message.c_str());
     std::_Exit(kNotRunnable);
   }
-  return std::move(*filter);
+  const int rc = errand::bailey::load_seccomp_filter(*filter);
+  if (rc != 0) die("loading the syscall filter", -rc);
 }
 
-// The filter goes on last, so the agent never runs without it.
-[[noreturn]] void exec_agent_filtered(const SeccompFilter& filter, char** argv) {
-  const int rc = errand::bailey::load_seccomp_filter(filter);
-  if (rc != 0) die("loading the syscall filter", -rc);
+// In the forked child: the fence goes on last, so the agent never runs without it.
+[[noreturn]] void exec_agent_fenced(char** argv) {
+  const int rc = errand::bailey::landlock::enter_fence();
+  if (rc != 0) die("entering the agent's Landlock domain", -rc);
   ::execvp(argv[0], argv);
   const int e = errno;
   std::fprintf(stderr, "errand-relay: cannot run %s: %s\n", argv[0], std::strerror(e));
@@ -77,14 +84,16 @@ int main(int argc, char** argv) {
                  "       errand-relay --no-broker PROGRAM [ARGS...]\n");
     return kNotRunnable;
   }
-  const auto filter = built_filter();
-  if (std::strcmp(argv[1], errand::broker_relay::kNoBrokerArgument) == 0)
-    exec_agent_filtered(filter, argv + 2);
+  if (::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0) die("making the relay non-dumpable");
+  load_filter_on_self();
   const int epoll_fd = ::epoll_create1(EPOLL_CLOEXEC);
   if (epoll_fd < 0) die("epoll_create1");
   std::string failed_step;
-  auto relay = Relay::listen(epoll_fd, argv[1], failed_step);
-  if (!relay) die(failed_step);
+  std::unique_ptr<Relay> relay;
+  if (std::strcmp(argv[1], errand::broker_relay::kNoBrokerArgument) != 0) {
+    relay = Relay::listen(epoll_fd, argv[1], failed_step);
+    if (!relay) die(failed_step);
+  }
 
   const sigset_t handled = errand::broker_relay::supervisor_signals();
   sigset_t previous;
@@ -97,7 +106,7 @@ int main(int argc, char** argv) {
   if (agent < 0) die("forking the agent");
   if (agent == 0) {
     ::sigprocmask(SIG_SETMASK, &previous, nullptr);
-    exec_agent_filtered(filter, argv + 2);
+    exec_agent_fenced(argv + 2);
   }
 
   std::optional<int> agent_status;
@@ -111,7 +120,7 @@ int main(int argc, char** argv) {
       if (tag == kSignalTag) {
         agent_status = errand::broker_relay::take_supervisor_signals(
             signal_fd, agent, [agent](int sig) { ::kill(agent, sig); });
-      } else if (relay->owns(tag)) {
+      } else if (relay && relay->owns(tag)) {
         relay->on_event(tag, events[i].events);
       }
     }

@@ -215,6 +215,37 @@ std::string E2eHarness::web_url() const {
   return "http://127.0.0.1:" + std::to_string(web_port());
 }
 
+namespace {
+
+// The word after `label` on the daemon's standard output, or empty.
+std::string printed_after(const std::string& out, std::string_view label) {
+  const auto at = out.rfind(label);
+  if (at == npos) return {};
+  const auto start = at + label.size();
+  return out.substr(start, out.find_first_of(" \n", start) - start);
+}
+
+std::string secret_of(const std::string& address) {
+  const auto at = address.find("?access=");
+  return at == npos ? std::string() : address.substr(at + 8);
+}
+
+}  // namespace
+
+std::string E2eHarness::web_address() const {
+  return daemon_ ? printed_after(daemon_->out(), "web interface: open ") : std::string();
+}
+
+std::string E2eHarness::web_observer_address() const {
+  return daemon_ ? printed_after(daemon_->out(), "web interface, read only: ") : std::string();
+}
+
+WebDoor E2eHarness::web_door() const {
+  auto secret = secret_of(web_address());
+  if (secret.empty()) secret = secret_of(web_observer_address());
+  return WebDoor{web_port(), secret};
+}
+
 void E2eHarness::start() {
   REQUIRE(!daemon_);
   // A port taken between its choice and the daemon's bind is a race with the other tests on the
@@ -293,10 +324,11 @@ bool E2eHarness::start_daemon() {
 }
 
 bool E2eHarness::wait_for_web_interface() {
-  const auto port = web_port();
+  // The addresses are printed once the interface listens; its secrets come from them.
   return eventually([&] {
            if (daemon_->wait_for(0ms)) return true;  // exited: start_daemon says why
-           return web_request(port, WebRequest::get("/api/interface"), 2s).status == 200;
+           if (web_door().secret.empty()) return false;
+           return web_request(web_door(), WebRequest::get("/api/interface"), 2s).status == 200;
          }) &&
          !daemon_->wait_for(0ms);
 }

@@ -8,6 +8,7 @@
 
 #include "core/threads/threads_db.hpp"
 #include "fake_discord.hpp"
+#include "tests/e2e/web_client.hpp"
 #include "tests/fakes/provider/fake_provider.hpp"
 #include "tests/fakes/upstream/test_ca.hpp"
 #include "tests/support/child_process.hpp"
@@ -91,6 +92,12 @@ class E2eHarness {
   // start() picks a free port, so a restart may move it.
   std::string web_url() const;
   std::uint16_t web_port() const;
+  // What the running daemon printed to open: the address with the operator's secret, and the
+  // read-only one with the observer's; empty when it printed none. The door sends the operator's
+  // secret (the observer's on an observer interface) with each request.
+  std::string web_address() const;
+  std::string web_observer_address() const;
+  WebDoor web_door() const;
   // The configuration has a web block (web_only, or one a test added beside the chat service).
   bool serves_web() const;
 

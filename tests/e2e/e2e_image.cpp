@@ -20,7 +20,9 @@ namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 
 constexpr std::string_view kBaseImage = "localhost/errand-test:latest";
-constexpr std::string_view kAgentLabel = "errand.agent-sha256";
+// What the image was built from: the fake agent's SHA-256 and the base image's id, so that a
+// rebuilt agent or a rebuilt test image (new packages, the bundled agents) makes a new one.
+constexpr std::string_view kInputsLabel = "errand.e2e-inputs";
 
 }  // namespace
 
@@ -63,27 +65,28 @@ std::string e2e_image() {
     REQUIRE_FALSE(env.program.empty());
     const std::string image(kE2eImage);
     const fs::path agent = static_agent();
-    const auto hash = static_agent_sha256();
-
-    const auto present = podman_as_this_account(
-        env, {"image", "inspect", "--format",
-              "{{.Id}} {{index .Labels \"" + std::string(kAgentLabel) + "\"}}", image});
-    if (present.exit_code == 0 && present.out.find(hash) != std::string::npos) return image;
-    const auto previous_id =
-        present.exit_code == 0 ? present.out.substr(0, present.out.find(' ')) : std::string();
-
     // The base is never pulled: it comes from image/build --test (scripts/setup runs it).
-    const auto base = podman_as_this_account(env, {"image", "exists", std::string(kBaseImage)});
+    const auto base = podman_as_this_account(
+        env, {"image", "inspect", "--format", "{{.Id}}", std::string(kBaseImage)});
     if (base.exit_code != 0)
       FAIL(kBaseImage << " is not in this account's podman store; build it as root with "
                          "image/build --test --account <this account>");
+    const std::string base_id = base.out.substr(0, base.out.find_first_of(" \n"));
+    const auto inputs = static_agent_sha256() + "-on-" + base_id;
+
+    const auto present = podman_as_this_account(
+        env, {"image", "inspect", "--format",
+              "{{.Id}} {{index .Labels \"" + std::string(kInputsLabel) + "\"}}", image});
+    if (present.exit_code == 0 && present.out.find(inputs) != std::string::npos) return image;
+    const auto previous_id =
+        present.exit_code == 0 ? present.out.substr(0, present.out.find(' ')) : std::string();
     const auto context = dir.path() / "context";
     fs::create_directories(context);
     fs::copy_file(agent, context / "fake-acp-agent");
     errand::test::write_file(context / "Containerfile",
                              "FROM " + std::string(kBaseImage) + "\nCOPY fake-acp-agent " +
-                                 std::string(kImageAgent) + "\nLABEL " + std::string(kAgentLabel) +
-                                 "=" + hash + "\n");
+                                 std::string(kImageAgent) + "\nLABEL " + std::string(kInputsLabel) +
+                                 "=" + inputs + "\n");
     const auto build = podman_as_this_account(
         env, {"build", "--pull=never", "--network=none", "--quiet", "--tag", image, "--file",
               (context / "Containerfile").string(), context.string()});

@@ -22,7 +22,8 @@ std::filesystem::path static_agent();
 std::string static_agent_sha256();
 
 // Builds kE2eImage into this account's podman store from the built fake agent, unless the image
-// there was built from the same agent (its errand.agent-sha256 label), and returns its name.
+// there was built from the same agent and base image (its errand.e2e-inputs label), and
+// returns its name.
 // Fails the test with podman's words when the build fails.
 std::string e2e_image();
 

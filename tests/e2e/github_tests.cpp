@@ -117,6 +117,21 @@ TEST_CASE(
   CHECK(std::any_of(minted.begin(), minted.end(),
                     [&](const auto& t) { return t.token == pulls[0].token; }));
 
+  // !stop revokes the token the session held: GitHub stops honouring it now, not at its expiry.
+  s.h.post("!stop", thread);
+  REQUIRE(eventually(
+      [&] {
+        const auto now = s.github.minted_tokens();
+        return std::any_of(now.begin(), now.end(), [](const auto& t) { return t.revoked; });
+      },
+      30s));
+  const auto after = s.github.minted_tokens();
+  const auto held = std::find_if(after.begin(), after.end(),
+                                 [&](const auto& t) { return t.token == pulls[0].token; });
+  REQUIRE(held != after.end());
+  CHECK(held->revoked);
+  CHECK(s.h.daemon_log().find("its GitHub App token was revoked") != npos);
+
   s.check_no_token_in(s.h.bot_text(thread));
   s.check_no_token_in(s.h.daemon_log());
 }

@@ -166,7 +166,7 @@ TEST_CASE("!shutdown by an allowed account tells the channel, stops every sessio
 
 // What the page sends into a thread; the answer is 202, or 409 with the manager's refusal.
 WebReply send_from_web(E2eHarness& h, const std::string& thread, const std::string& text) {
-  return web_request(h.web_port(),
+  return web_request(h.web_door(),
                      WebRequest::post("/api/sessions/" + thread + "/send", own_origin(h),
                                       json::serialize(json::object{{"text", text}})));
 }
@@ -178,7 +178,7 @@ TEST_CASE(
   E2eHarness h(Backend::bailey, Front::web_only);
   h.start();
   const auto started = web_request(
-      h.web_port(), WebRequest::post("/api/sessions", own_origin(h),
+      h.web_door(), WebRequest::post("/api/sessions", own_origin(h),
                                      R"({"prompt": "say ready", "project": "webguests"})"));
   INFO(started.body << started.problem);
   REQUIRE(started.status == 202);

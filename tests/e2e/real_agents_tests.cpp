@@ -12,6 +12,7 @@
 #include "tests/support/temp_dir.hpp"
 
 #include <sys/stat.h>
+#include <algorithm>
 #include <catch2/catch_test_macros.hpp>
 #include <catch2/generators/catch_generators.hpp>
 #include <cstdlib>
@@ -74,6 +75,42 @@ std::set<std::string> refused_hosts(const E2eHarness& h) {
   return hosts;
 }
 
+// A configuration that names only its provider: agent.kind, the command and the variables come
+// from the provider's kind.
+void name_only_the_provider(E2eHarness& h) {
+  auto& agent = h.config()["agent"].as_object();
+  for (const char* key : {"kind", "command", "baseUrlVariable"}) agent.erase(key);
+  agent["providers"].as_object()["anthropic"].as_object().erase("credentialName");
+  h.set("timeouts.startupMs", 120000);
+}
+
+// Starts the daemon and asks Claude Code to run kCommand; returns the thread once the
+// command's output came back to it.
+std::string run_the_command(E2eHarness& h) {
+  h.provider().drive_shell_command(kCommand);
+  h.start();
+  const auto thread = h.post("demo: run the command for me");
+  const bool reported =
+      h.wait_for_text(thread, std::string(fakes::shell_report_prefix) + kPrinted, kAgentTurn);
+  INFO(h.bot_text(thread) << "\n--- daemon log ---\n" << h.daemon_log());
+  REQUIRE(reported);
+  return thread;
+}
+
+// Claude Code called the fake through the broker, which put the real key in place of the
+// session's stand-in, and the tool result it sent back holds what the shell printed inside the
+// sandbox.
+void check_claude_called_with_the_key(E2eHarness& h) {
+  bool called_messages = false;
+  for (const auto& r : h.provider().requests()) {
+    if (r.target.find("/v1/messages") == npos) continue;
+    called_messages = true;
+    CHECK(r.header("x-api-key") == h.provider_key());
+  }
+  CHECK(called_messages);
+  CHECK(any_request_body_contains(h.provider(), kPrinted));
+}
+
 }  // namespace
 
 TEST_CASE("claude-agent-acp runs a command inside the sandbox and reports its output",
@@ -89,30 +126,9 @@ TEST_CASE("claude-agent-acp runs a command inside the sandbox and reports its ou
   ::chmod(data.path().c_str(), 0755);
   E2eHarness h;
   h.add_daemon_env("XDG_DATA_HOME=" + data.path().string());
-  auto& agent = h.config()["agent"].as_object();
-  for (const char* key : {"kind", "command", "baseUrlVariable"}) agent.erase(key);
-  agent["providers"].as_object()["anthropic"].as_object().erase("credentialName");
-  h.set("timeouts.startupMs", 120000);
-  h.provider().drive_shell_command(kCommand);
-  h.start();
-  const auto thread = h.post("demo: run the command for me");
-  const bool reported =
-      h.wait_for_text(thread, std::string(fakes::shell_report_prefix) + kPrinted, kAgentTurn);
-  INFO(h.bot_text(thread) << "\n--- daemon log ---\n" << h.daemon_log());
-  REQUIRE(reported);
-  // Claude Code called the fake through the broker, which put the real key in place of the
-  // session's stand-in, and the tool result it sent back holds what the shell printed inside
-  // the sandbox.
-  const auto requests = h.provider().requests();
-  REQUIRE_FALSE(requests.empty());
-  bool called_messages = false;
-  for (const auto& r : requests) {
-    if (r.target.find("/v1/messages") == npos) continue;
-    called_messages = true;
-    CHECK(r.header("x-api-key") == h.provider_key());
-  }
-  CHECK(called_messages);
-  CHECK(any_request_body_contains(h.provider(), kPrinted));
+  name_only_the_provider(h);
+  const auto thread = run_the_command(h);
+  check_claude_called_with_the_key(h);
   // The start-up report named the bundled agent and the install it found.
   const auto report = h.daemon().out();
   CHECK(report.find("agent: claude-agent-acp, the bundled agent for anthropic") != npos);
@@ -128,6 +144,40 @@ TEST_CASE("claude-agent-acp runs a command inside the sandbox and reports its ou
   // the session goes on.
   CHECK(refused_hosts(h) == std::set<std::string>{"raw.githubusercontent.com"});
   CHECK(h.stop() == 0);
+}
+
+namespace {
+
+// Under podman and incus the agent runs from the image's own install: image/build copies the
+// bundled agents into /opt/errand/agents with Debian's nodejs, as it does for the agent images
+// `errand setup podman|incus` builds (scripts/setup builds the test images the same way, and
+// the e2e image and golden are made from them). The configuration names only its provider.
+void bundled_agent_from_the_image(Backend backend) {
+  E2eHarness h(backend);
+  name_only_the_provider(h);
+  run_the_command(h);
+  const auto report = h.daemon().out();
+  CHECK(report.find("agent: claude-agent-acp, the bundled agent for anthropic") != npos);
+  CHECK(report.find("agent program: /opt/errand/agents/node_modules/.bin/claude-agent-acp, the "
+                    "sandbox image's own install") != npos);
+  // Claude Code, not the scripted agent: it names itself in its requests.
+  check_claude_called_with_the_key(h);
+  const auto requests = h.provider().requests();
+  CHECK(std::any_of(requests.begin(), requests.end(),
+                    [](const auto& r) { return r.header("user-agent").find("claude") != npos; }));
+  CHECK(h.stop() == 0);
+}
+
+}  // namespace
+
+TEST_CASE("the bundled claude-agent-acp answers from the podman image's own install",
+          "[e2e][real-agent][podman]") {
+  bundled_agent_from_the_image(Backend::podman);
+}
+
+TEST_CASE("the bundled claude-agent-acp answers from the incus image's own install",
+          "[e2e][real-agent][incus]") {
+  bundled_agent_from_the_image(Backend::incus);
 }
 
 TEST_CASE("codex-acp runs a command inside the sandbox and reports its output",

@@ -6,7 +6,9 @@
 #include "tests/e2e/e2e_harness.hpp"
 #include "tests/support/temp_dir.hpp"
 
+#include <sys/stat.h>
 #include <boost/json/serialize.hpp>
+
 #include <catch2/catch_test_macros.hpp>
 
 namespace errand::e2e {
@@ -40,6 +42,11 @@ void opening_message_scenario(Backend backend) {
 
   const auto project = h.project_root() / "demo";
   CHECK(errand::test::read_file(project / "notes.txt") == "first line\n");
+  // The project errand made is the daemon account's alone: another account on the host cannot
+  // list it, nor reach the file the agent wrote in it, whatever that file's mode.
+  struct stat made {};
+  REQUIRE(::stat(project.c_str(), &made) == 0);
+  CHECK((made.st_mode & 07777) == 0700);
 
   // The daemon reached the fake over TLS at the URL /gateway/bot handed out, which has no
   // path, and asked for the gateway's root with the query Discord expects.

@@ -23,7 +23,7 @@ using namespace std::chrono_literals;
 using Catch::Matchers::ContainsSubstring;
 
 WebReply get(const E2eHarness& h, const std::string& target) {
-  return web_request(h.web_port(), WebRequest::get(target));
+  return web_request(h.web_door(), WebRequest::get(target));
 }
 
 }  // namespace
@@ -134,7 +134,7 @@ TEST_CASE("the agent's question is answered from the page with the option's id",
   }));
   CHECK(option == "allow-once");
   const auto answered = web_request(
-      h.web_port(), WebRequest::post(base + "/send", own_origin(h), R"({"text": "allow-once"})"));
+      h.web_door(), WebRequest::post(base + "/send", own_origin(h), R"({"text": "allow-once"})"));
   CHECK(answered.status == 202);
   const auto stream = first_turn_events(h, thread);
   CHECK_THAT(stream, ContainsSubstring("\"permission_asked\""));
@@ -151,20 +151,20 @@ TEST_CASE("a prompt the manager refuses gets 409 with its reason, and a bad body
   const auto thread = start_web_session(h, "busy", "sleep 20000");
   // One live session per project: the second start is refused with the manager's sentence.
   const auto again =
-      web_request(h.web_port(), WebRequest::post("/api/sessions", own_origin(h),
+      web_request(h.web_door(), WebRequest::post("/api/sessions", own_origin(h),
                                                  R"({"prompt": "say hi", "project": "busy"})"));
   CHECK(again.status == 409);
   CHECK_THAT(again.body, ContainsSubstring("already has a live session"));
   for (const auto* body : {R"(not json)", R"({"prompt": 5})", R"({"prompt": "  "})",
                            R"({"prompt": "x", "project": "../up"})"}) {
     const auto refused =
-        web_request(h.web_port(), WebRequest::post("/api/sessions", own_origin(h), body));
+        web_request(h.web_door(), WebRequest::post("/api/sessions", own_origin(h), body));
     INFO(body << " -> " << refused.body);
     CHECK(refused.status == 400);
     CHECK_THAT(refused.body, ContainsSubstring("\"error\""));
   }
   const auto stop = web_request(
-      h.web_port(),
+      h.web_door(),
       WebRequest::post("/api/sessions/" + thread + "/send", own_origin(h), R"({"text": "!stop"})"));
   CHECK(stop.status == 202);
   REQUIRE(eventually([&] {
@@ -225,7 +225,7 @@ TEST_CASE("with a chat service as well, a session started from the page opens it
 
   // A prompt from the page is posted in the thread first, then run.
   const auto sent =
-      web_request(h.web_port(), WebRequest::post("/api/sessions/" + thread + "/send", own_origin(h),
+      web_request(h.web_door(), WebRequest::post("/api/sessions/" + thread + "/send", own_origin(h),
                                                  R"({"text": "say second from the page"})"));
   CHECK(sent.status == 202);
   REQUIRE(h.wait_for_text(thread, "**web interface:** say second from the page"));
@@ -248,11 +248,11 @@ TEST_CASE("a thread of the web interface is resumed from the page after a restar
   const auto row = get(h, "/api/sessions/" + thread);
   CHECK_THAT(row.body, ContainsSubstring("\"state\":\"resumable\""));
   const auto sent =
-      web_request(h.web_port(), WebRequest::post("/api/sessions/" + thread + "/send", own_origin(h),
+      web_request(h.web_door(), WebRequest::post("/api/sessions/" + thread + "/send", own_origin(h),
                                                  R"({"text": "say after the restart"})"));
   CHECK(sent.status == 202);
   const auto stream = web_stream(
-      h.web_port(), "/api/sessions/" + thread + "/events", [](const std::string& so_far) {
+      h.web_door(), "/api/sessions/" + thread + "/events", [](const std::string& so_far) {
         return so_far.find("after the restart\"") != npos &&
                so_far.rfind("\"turn_end\"") > so_far.find("after the restart\"");
       });

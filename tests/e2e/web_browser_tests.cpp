@@ -103,13 +103,16 @@ fs::path screenshot_dir(const std::string& scenario) {
   return dir;
 }
 
-// Runs `node <scenario>.mjs <url> <dir>` as this test's account and returns what it printed;
-// the test fails with the scenario's reason when it exits non-zero.
-std::string run_scenario(const E2eHarness& h, const std::string& scenario, const fs::path& dir) {
+// Runs `node <scenario>.mjs <address> <dir>` as this test's account, where address is one the
+// daemon printed (with its access secret), and returns what it printed; the test fails with the
+// scenario's reason when it exits non-zero.
+std::string run_scenario(const E2eHarness& h, const std::string& scenario, const fs::path& dir,
+                         const std::string& address) {
+  REQUIRE_FALSE(address.empty());
   const auto script = errand::test::source_dir() / "tests" / "e2e" / "web" / (scenario + ".mjs");
   fs::create_directories(h.root() / "browser-home");
   const auto finished = errand::test::run_to_end(
-      {node().string(), script.string(), h.web_url(), dir.string()},
+      {node().string(), script.string(), address, dir.string()},
       {"PATH=/usr/bin:/bin", "HOME=" + (h.root() / "browser-home").string(),
        "ERRAND_TEST_WEB=" + browser_install().string(),
        "ERRAND_TEST_CHROMIUM=" + chromium().string()},
@@ -139,7 +142,7 @@ std::string thread_printed(const std::string& out) {
 }
 
 json::array listed_sessions(const E2eHarness& h) {
-  const auto listed = web_request(h.web_port(), WebRequest::get("/api/sessions"));
+  const auto listed = web_request(h.web_door(), WebRequest::get("/api/sessions"));
   INFO(listed.problem << listed.body);
   REQUIRE(listed.status == 200);
   return json::parse(listed.body).as_object().at("sessions").as_array();
@@ -154,11 +157,16 @@ TEST_CASE(
   require_browser_tools();
   E2eHarness h(Backend::bailey, Front::web_only);
   h.start();
-  // What a new user is told to open.
-  CHECK(h.daemon().out().find("web interface: open " + h.web_url()) != npos);
+  // What a new user is told to open: the address with the operator's secret, which the browser
+  // follows (the scenario fails unless it lands without the secret in the address bar).
+  CHECK(h.web_address().starts_with(h.web_url() + "/?access="));
+  CHECK(h.web_observer_address().starts_with(h.web_url() + "/?access="));
+  CHECK(h.web_address() != h.web_observer_address());
+  // The log shows the address alone.
+  CHECK(h.daemon_log().find(h.web_door().secret) == npos);
 
   const auto flow_dir = screenshot_dir("session_flow");
-  const auto thread = thread_printed(run_scenario(h, "session_flow", flow_dir));
+  const auto thread = thread_printed(run_scenario(h, "session_flow", flow_dir, h.web_address()));
   require_screenshots(flow_dir, {"new", "session", "files", "calls", "sessions"});
 
   // A thread of the web interface like any other: kept in threads.db, ended by !stop, resumable.
@@ -178,8 +186,10 @@ TEST_CASE(
   REQUIRE(h.stop() == 0);
   h.set("web.observer", true);
   h.start();
+  // An observer interface prints only the read-only address.
+  CHECK(h.web_address().empty());
   const auto observer_dir = screenshot_dir("observer");
-  run_scenario(h, "observer", observer_dir);
+  run_scenario(h, "observer", observer_dir, h.web_observer_address());
   require_screenshots(observer_dir, {"observer-sessions", "observer-session", "observer-new"});
   // The start the observer's page asked for left no trace.
   CHECK_FALSE(fs::exists(h.project_root() / "observer-refused"));
@@ -188,16 +198,43 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "the web interface refuses a change asked by another site's page, or by a form, with "
-    "403 and the reason, and starts nothing",
+    "the web interface refuses a change asked by another site's page, by a form, or without "
+    "the operator's access secret, with 403 and the reason, and starts nothing",
     "[e2e][web][key:web.host][key:web.port]") {
   E2eHarness h(Backend::bailey, Front::web_only);
   h.start();
   const std::string body = R"({"prompt": "say never started", "project": "foreign"})";
   const std::string own_origin = h.web_url();
+  const WebHeaders own_page{{"Origin", own_origin}, {"Content-Type", "application/json"}};
+
+  // Everything a browser page of the interface would send, without the secret: what any other
+  // program on the machine or the network can send (another account's, a sandbox's whose egress
+  // reaches the address), since only the daemon's account can read the secret.
+  const WebDoor no_secret{h.web_port(), ""};
+  const auto bare = web_request(no_secret, WebRequest::post("/api/sessions", own_page, body));
+  INFO(bare.problem << bare.body);
+  CHECK(bare.status == 403);
+  CHECK(bare.body.find("this request carries no access secret") != npos);
+  CHECK(web_request(no_secret, WebRequest::get("/api/sessions")).status == 403);
+  CHECK(web_request(no_secret, WebRequest::get("/")).status == 403);
+  const auto events = web_stream(
+      no_secret, "/api/events", [](const std::string& so_far) { return so_far.size() > 12; }, 5s);
+  CHECK(events.starts_with("HTTP/1.1 403"));
+  const WebDoor wrong{h.web_port(), std::string(36, 'z')};
+  const auto guessed = web_request(wrong, WebRequest::post("/api/sessions", own_page, body));
+  CHECK(guessed.status == 403);
+  CHECK(guessed.body.find("is not this interface's") != npos);
+  // The observer's secret reads and is refused every change.
+  const auto observer_secret =
+      h.web_observer_address().substr(h.web_observer_address().find('=') + 1);
+  const WebDoor observer{h.web_port(), observer_secret};
+  CHECK(web_request(observer, WebRequest::get("/api/sessions")).status == 200);
+  const auto watched = web_request(observer, WebRequest::post("/api/sessions", own_page, body));
+  CHECK(watched.status == 403);
+  CHECK(watched.body.find("the observer's access secret only reads") != npos);
 
   const auto foreign = web_request(
-      h.web_port(),
+      h.web_door(),
       WebRequest::post("/api/sessions",
                        {{"Origin", "http://evil.example"}, {"Content-Type", "application/json"}},
                        body));
@@ -207,7 +244,7 @@ TEST_CASE(
 
   // What an HTML form can send without script: the right Origin, but no JSON.
   const auto form = web_request(
-      h.web_port(), WebRequest::post("/api/sessions",
+      h.web_door(), WebRequest::post("/api/sessions",
                                      {{"Origin", own_origin},
                                       {"Content-Type", "application/x-www-form-urlencoded"}},
                                      "prompt=say+never+started&project=foreign"));
@@ -217,7 +254,7 @@ TEST_CASE(
 
   // A page of another site reaching 127.0.0.1 through a name it controls (DNS rebinding).
   const auto rebound =
-      web_request(h.web_port(), WebRequest::get("/api/sessions", {{"Host", "evil.example:80"}}));
+      web_request(h.web_door(), WebRequest::get("/api/sessions", {{"Host", "evil.example:80"}}));
   INFO(rebound.problem << rebound.body);
   CHECK(rebound.status == 403);
   CHECK(rebound.body.find("evil.example") != npos);
@@ -229,7 +266,7 @@ TEST_CASE(
   // The same start from the interface's own page is taken: the checks refused the requests
   // above for what they lacked, not every change.
   const auto own =
-      web_request(h.web_port(),
+      web_request(h.web_door(),
                   WebRequest::post(
                       "/api/sessions",
                       {{"Origin", own_origin}, {"Content-Type", "application/json; charset=utf-8"}},

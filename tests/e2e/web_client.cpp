@@ -22,14 +22,19 @@ namespace http = beast::http;
 
 namespace {
 
-http::request<http::string_body> request_of(std::uint16_t port, const WebRequest& request) {
+http::request<http::string_body> request_of(const WebDoor& door, const WebRequest& request) {
   http::request<http::string_body> out(http::string_to_verb(request.method), request.target, 11);
   bool has_host = false;
+  bool has_credentials = false;
   for (const auto& [name, value] : request.headers) {
     out.set(name, value);
     has_host = has_host || beast::iequals(name, "host");
+    has_credentials =
+        has_credentials || beast::iequals(name, "authorization") || beast::iequals(name, "cookie");
   }
-  if (!has_host) out.set(http::field::host, "127.0.0.1:" + std::to_string(port));
+  if (!has_host) out.set(http::field::host, "127.0.0.1:" + std::to_string(door.port));
+  if (!has_credentials && !door.secret.empty())
+    out.set(http::field::authorization, "Bearer " + door.secret);
   out.set(http::field::connection, "close");
   out.body() = request.body;
   out.prepare_payload();
@@ -70,14 +75,14 @@ asio::awaitable<void> read_stream(std::uint16_t port, http::request<http::string
 
 }  // namespace
 
-std::string web_stream(std::uint16_t port, const std::string& target,
+std::string web_stream(const WebDoor& door, const std::string& target,
                        const std::function<bool(const std::string&)>& enough,
                        std::chrono::milliseconds timeout) {
   std::string so_far;
   asio::io_context io;
-  auto request = request_of(port, WebRequest::get(target, {{"Accept", "text/event-stream"}}));
+  auto request = request_of(door, WebRequest::get(target, {{"Accept", "text/event-stream"}}));
   // A stream that ends or times out leaves what it had; the caller's checks say what was missing.
-  asio::co_spawn(io, read_stream(port, std::move(request), timeout, enough, so_far),
+  asio::co_spawn(io, read_stream(door.port, std::move(request), timeout, enough, so_far),
                  [](const std::exception_ptr&) {});
   io.run();
   return so_far;
@@ -91,11 +96,12 @@ WebRequest WebRequest::post(std::string target, WebHeaders headers, std::string 
   return WebRequest{"POST", std::move(target), std::move(headers), std::move(body)};
 }
 
-WebReply web_request(std::uint16_t port, const WebRequest& request,
+WebReply web_request(const WebDoor& door, const WebRequest& request,
                      std::chrono::milliseconds timeout) {
+  const auto port = door.port;
   WebReply reply;
   asio::io_context io;
-  asio::co_spawn(io, exchange(port, request_of(port, request), timeout, reply),
+  asio::co_spawn(io, exchange(port, request_of(door, request), timeout, reply),
                  [&](const std::exception_ptr& failure) {
                    if (!failure) return;
                    try {

@@ -13,6 +13,15 @@
 
 namespace errand::e2e {
 
+// Where the daemon's web interface listens on 127.0.0.1, and the access secret a request
+// carries there: the operator's, read from the address the daemon printed, unless a test sends
+// another, or none (empty) to see the refusal. It goes as "Authorization: Bearer", unless the
+// request names its own Authorization or Cookie.
+struct WebDoor {
+  std::uint16_t port = 0;
+  std::string secret;
+};
+
 // Sent as given; a Host naming 127.0.0.1 and the port is added unless one is given.
 using WebHeaders = std::vector<std::pair<std::string, std::string>>;
 
@@ -32,12 +41,12 @@ struct WebReply {
   std::string problem;  // why there was no answer (refused, timed out, a malformed reply)
 };
 
-WebReply web_request(std::uint16_t port, const WebRequest& request,
+WebReply web_request(const WebDoor& door, const WebRequest& request,
                      std::chrono::milliseconds timeout = std::chrono::seconds(5));
 
 // An event stream, read raw (the response head, then its events) until `enough` holds for what
 // has arrived or the timeout passes; returns what arrived either way.
-std::string web_stream(std::uint16_t port, const std::string& target,
+std::string web_stream(const WebDoor& door, const std::string& target,
                        const std::function<bool(const std::string& so_far)>& enough,
                        std::chrono::milliseconds timeout = std::chrono::seconds(60));
 

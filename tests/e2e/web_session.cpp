@@ -17,7 +17,7 @@ std::string start_web_session(E2eHarness& h, const std::string& project,
                               const std::string& prompt) {
   const auto body = json::serialize(json::object{{"prompt", prompt}, {"project", project}});
   const auto reply =
-      web_request(h.web_port(), WebRequest::post("/api/sessions", own_origin(h), body));
+      web_request(h.web_door(), WebRequest::post("/api/sessions", own_origin(h), body));
   INFO(reply.body << reply.problem);
   REQUIRE(reply.status == 202);
   return std::string(json::parse(reply.body).at("thread").as_string());
@@ -26,7 +26,7 @@ std::string start_web_session(E2eHarness& h, const std::string& project,
 std::string first_turn_events(const E2eHarness& h, const std::string& thread,
                               std::chrono::milliseconds timeout) {
   return web_stream(
-      h.web_port(), "/api/sessions/" + thread + "/events",
+      h.web_door(), "/api/sessions/" + thread + "/events",
       [](const std::string& so_far) { return so_far.find("\"turn_end\"") != npos; }, timeout);
 }
 

@@ -29,6 +29,10 @@ using asio::use_awaitable;
 namespace {
 
 constexpr std::size_t kBodyLimit = 64 * 1024;
+// The most connections the interface holds at once: a few people's pages and their event
+// streams need tens. Past it a connection is answered 503, so no local program can spend the
+// daemon's descriptors through the web interface.
+constexpr std::size_t kMaxConnections = 256;
 constexpr std::chrono::seconds kReadTimeout{30};
 constexpr std::chrono::seconds kWriteTimeout{30};
 constexpr std::chrono::seconds kDrainTimeout{2};
@@ -133,10 +137,10 @@ asio::awaitable<void> run_event_stream(ServerShared& shared, beast::tcp_stream& 
 
 // The router's answer, or a 500 when it threw: the page gets a sentence, the log the reason.
 asio::awaitable<RouteReply> ask_router(ServerShared& shared, const HttpRequest& request,
-                                       const Exchange& exchange) {
+                                       const Exchange& exchange, Access access) {
   std::string failure;
   try {
-    auto handling = shared.router->handle(request);
+    auto handling = shared.router->handle(request, access);
     RouteReply reply = co_await std::move(handling);
     co_return reply;
   } catch (const std::exception& e) {
@@ -149,10 +153,10 @@ asio::awaitable<RouteReply> ask_router(ServerShared& shared, const HttpRequest& 
 }
 
 asio::awaitable<RouteReply> answer(ServerShared& shared, const HttpRequest& request,
-                                   const Exchange& exchange) {
+                                   const Exchange& exchange, Access access) {
   const std::string_view target = exchange.target;
   if (target.starts_with(kApiPrefix)) {
-    auto asking = ask_router(shared, request, exchange);
+    auto asking = ask_router(shared, request, exchange, access);
     co_return co_await std::move(asking);
   }
   if (is_api(target))
@@ -190,19 +194,24 @@ HttpResponse too_large() {
 }
 
 // What the head alone decides: a malformed target, a refused request (judged before its body
-// is read, so a foreign page's body never is), or a declared body over the limit.
+// is read, so a foreign page's body never is), the access secret's answer (a refusal, or the
+// trade of the secret in the address for its cookie), or a declared body over the limit. What
+// the request may do otherwise goes into access.
 std::optional<EarlyAnswer> judge_head(ServerShared& shared,
                                       const http::request_parser<http::string_body>& parser,
-                                      std::string_view target) {
+                                      std::string_view target, Access& access) {
   if (!target.starts_with('/')) {
     return EarlyAnswer{json_error(http::status::bad_request,
                                   "the request's target must be a path starting with /"),
                        false};
   }
-  if (auto refusal = refuse_request(parser.get(), shared.allowed)) {
-    // With its body left unread, the connection cannot carry another request.
-    return EarlyAnswer{std::move(*refusal), parser.is_done() && parser.get().keep_alive()};
-  }
+  // With its body left unread, the connection cannot carry another request.
+  const bool reusable = parser.is_done() && parser.get().keep_alive();
+  if (auto refusal = refuse_request(parser.get(), shared.allowed))
+    return EarlyAnswer{std::move(*refusal), reusable};
+  auto verdict = judge_access(parser.get(), shared.access->current(), shared.door);
+  if (verdict.answer) return EarlyAnswer{std::move(*verdict.answer), reusable};
+  access = verdict.access;
   if (const auto length = parser.content_length(); length && *length > kBodyLimit)
     return EarlyAnswer{too_large(), false};
   return std::nullopt;
@@ -223,6 +232,7 @@ asio::awaitable<bool> serve_request(ServerShared& shared, beast::tcp_stream& str
   const unsigned version = parser.get().version() == 10 ? 10 : 11;
   const bool head_only = parser.get().method() == http::verb::head;
   std::optional<EarlyAnswer> early;
+  Access access = Access::observer;
   if (head_error) {
     stream.expires_never();
     if (connection_gone(head_error)) co_return false;
@@ -233,7 +243,7 @@ asio::awaitable<bool> serve_request(ServerShared& shared, beast::tcp_stream& str
                                head_error.message())),
         false};
   } else {
-    early = judge_head(shared, parser, exchange.target);
+    early = judge_head(shared, parser, exchange.target, access);
   }
   if (!early && !parser.is_done()) {
     parser.body_limit(kBodyLimit);
@@ -252,7 +262,7 @@ asio::awaitable<bool> serve_request(ServerShared& shared, beast::tcp_stream& str
   }
   HttpRequest request = parser.release();
   const bool keep_alive = request.keep_alive();
-  auto answering = answer(shared, request, exchange);
+  auto answering = answer(shared, request, exchange, access);
   RouteReply reply = co_await std::move(answering);
   if (auto* writer = std::get_if<EventStreamWriter>(&reply)) {
     auto streaming = run_event_stream(shared, stream, exchange, *writer, version, head_only);
@@ -294,6 +304,28 @@ asio::awaitable<void> serve_connection(std::shared_ptr<ServerShared> shared,
   beast::tcp_stream stream(std::move(socket));
   OpenConnection open(*shared, stream);
   beast::flat_buffer buffer;
+  // Counted as each connection starts, on the server's one thread, so the count is exact.
+  if (shared->open_connections.size() > kMaxConnections) {
+    if (!shared->over_connection_cap)
+      shared->log->warn(
+          "web interface: {} connections are open, the most it holds; refusing new "
+          "ones with 503 until some close",
+          kMaxConnections);
+    shared->over_connection_cap = true;
+    const Exchange exchange{"(any)", "(any)", peer};
+    auto refusing = write_response(
+        *shared, stream, exchange,
+        json_error(http::status::service_unavailable,
+                   fmt::format("the web interface already has {} connections open, the most it "
+                               "holds; close some pages and try again",
+                               kMaxConnections)),
+        11, false, false);
+    co_await std::move(refusing);
+    auto closing = close_gently(*shared, stream);
+    co_await std::move(closing);
+    co_return;
+  }
+  if (shared->open_connections.size() < kMaxConnections) shared->over_connection_cap = false;
   try {
     while (!shared->stopped) {
       auto serving = serve_request(*shared, stream, buffer, peer);

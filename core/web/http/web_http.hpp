@@ -45,11 +45,15 @@ using EventStreamWriter = std::function<boost::asio::awaitable<void>(EventStream
 
 using RouteReply = std::variant<HttpResponse, EventStreamWriter>;
 
+// Which access secret a request carried (access_check.hpp): the operator's reads and changes,
+// the observer's only reads.
+enum class Access { operator_, observer };
+
 class Router {
  public:
   virtual ~Router() = default;
   // Only requests whose target starts with /api/ and that passed every check come here.
-  virtual boost::asio::awaitable<RouteReply> handle(const HttpRequest& request) = 0;
+  virtual boost::asio::awaitable<RouteReply> handle(const HttpRequest& request, Access access) = 0;
 };
 
 // What the page is sent as JSON: every string in it, keys included, made well-formed UTF-8 first

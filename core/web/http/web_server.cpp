@@ -70,6 +70,8 @@ sdk::Result<std::unique_ptr<WebServer>> WebServer::start(asio::any_io_executor e
   // address.
   auto address = bind_address_of(settings.address.to_string());
   if (!address) return address.error();
+  if (!settings.access)
+    return sdk::make_error("the web interface was started without its access secrets");
   auto shared = std::make_shared<ServerShared>(executor);
   const tcp::endpoint wanted(*address, settings.port);
   auto& acceptor = shared->acceptor;
@@ -90,6 +92,9 @@ sdk::Result<std::unique_ptr<WebServer>> WebServer::start(asio::any_io_executor e
       allowed_for(*address, shared->endpoint.port(), settings.public_url, settings.observer);
   if (!allowed) return allowed.error();
   shared->allowed = std::move(*allowed);
+  shared->access = std::move(settings.access);
+  shared->door = access_door(shared->endpoint.port(),
+                             settings.public_url && settings.public_url->starts_with("https://"));
   shared->front_end_dir = std::move(settings.front_end_dir);
   shared->router = &router;
   shared->log = std::move(log);

@@ -1,7 +1,8 @@
 #pragma once
 
 // The web interface's HTTP/1.1 server on the daemon's io_context: it listens on one address the
-// bind check accepted, passes every request through the checks (request_checks.hpp), hands
+// bind check accepted, passes every request through the checks (request_checks.hpp) and the
+// access secret's (access_check.hpp), hands
 // /api/... to the Router and serves the built front-end's files for the rest. Everything runs
 // on the executor's one thread; start(), endpoint() and stop() are called from it too.
 
@@ -22,6 +23,7 @@
 
 namespace errand::web {
 
+class AccessKeeper;
 struct ServerShared;
 
 class WebServer {
@@ -32,6 +34,8 @@ class WebServer {
     std::optional<std::string> public_url;
     bool observer = false;
     std::filesystem::path front_end_dir;
+    // The secrets every request must carry one of (access_check.hpp); required.
+    std::shared_ptr<AccessKeeper> access;
   };
 
   // Binds and starts accepting. A port another program holds, an address this host does not

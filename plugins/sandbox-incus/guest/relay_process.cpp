@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <sys/epoll.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -35,6 +36,10 @@ void leave_the_agents_stream() {
     report_to_init(what + ": " + std::strerror(errno));
     ::_exit(kInitFailed);
   };
+  // The relay runs as the agent's account: non-dumpable, the agent cannot open its memory
+  // (/proc/<pid>/mem) or ptrace it. Taking the account already cleared the flag, but only as
+  // the fs.suid_dumpable sysctl says; this does not depend on it.
+  if (::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0) give_up("making the relay non-dumpable");
   const int epoll_fd = ::epoll_create1(EPOLL_CLOEXEC);
   if (epoll_fd < 0) give_up("epoll_create1 in the relay");
   std::string failed_step;

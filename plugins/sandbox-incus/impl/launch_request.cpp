@@ -74,6 +74,13 @@ sdk::Result<json::object> instance_request(const sdk::LaunchSpec& spec, const In
       {"raw.idmap",
        fmt::format("uid {} {}\ngid {} {}", host.uid, s.guest_uid, host.gid, s.guest_uid)},
       {"security.nesting", "true"},
+      // No core dumps anywhere in the guest: the agent's own RLIMIT_CORE of 0 covers its tree
+      // only, and guest root (passwordless sudo) could start services with cores on, whose
+      // dumps would hold what those processes read.
+      {"limits.kernel.core", "0"},
+      // No /dev/incus: the guest API hands the guest its own configuration and metadata, which
+      // the agent has no use for and errand does not want it to read or watch.
+      {"security.guestapi", "false"},
   };
   if (limits.memory_bytes > 0) config["limits.memory"] = std::to_string(limits.memory_bytes);
   if (limits.cpus > 0) {

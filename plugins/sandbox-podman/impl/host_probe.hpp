@@ -36,6 +36,11 @@ struct HostFacts {
   // Why errand-relay cannot be used; empty when it can. Every session needs it (it loads
   // errand's syscall filter), and the broker's sessions relay through it.
   std::string relay_problem;
+  // The kernel's Landlock ABI, 0 when Landlock cannot be used (landlock_error is then why):
+  // errand-relay puts every agent in a Landlock domain of its own and refuses to start one
+  // without it.
+  int landlock_abi = 0;
+  int landlock_error = 0;
 };
 
 HostFacts gather_host_facts(const PodmanEnvironment& env, const std::string& image);

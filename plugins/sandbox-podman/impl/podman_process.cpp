@@ -216,7 +216,7 @@ asio::awaitable<void> ContainerState::stop_steps(std::chrono::milliseconds grace
                          kStillStartingDeadline, "removing it with podman rm --force --time 0"));
     co_await podman_step(remove);
   } else if (!exited_) {
-    // The container's PID 1 (podman's init, --init) passes SIGTERM on to the agent.
+    // The container's PID 1, errand-relay, passes SIGTERM on to the agent.
     co_await podman_step(term);
     // The grace is the agent's: a container that has ended within it needs no SIGKILL, though
     // podman start may take a moment longer to notice.

@@ -1,3 +1,5 @@
+#include <cstring>
+
 #include "common/disk_budget/disk_report.hpp"
 #include "plugins/sandbox-podman/impl/host_probe.hpp"
 #include "plugins/sandbox-podman/impl/image_contract.hpp"
@@ -172,6 +174,13 @@ sdk::EnforcementReport build_probe_report(const HostFacts& f, const sdk::Sandbox
     if (policy.uses_broker())
       r.gaps.push_back({"the egress broker for sessions (egress proxy)", f.relay_problem});
   }
+  // The container shares this kernel, whose Landlock the relay fences the agent in with.
+  if (f.landlock_abi == 0)
+    r.gaps.push_back({"the agent's Landlock domain, which keeps it out of errand-relay's memory",
+                      std::string("this kernel offers no Landlock (") +
+                          std::strerror(f.landlock_error) +
+                          "), so errand-relay refuses to start the agent; boot a kernel with "
+                          "landlock in its lsm= list (Linux 5.13 or newer)"});
   // Measured on the host over the directories the container mounts, as bailey measures it.
   if (auto disk = common::disk_budget_note(policy.limits)) r.notes.push_back(std::move(*disk));
   return r;

@@ -57,7 +57,9 @@ sdk::Result<RunPlan> podman_run_plan(const sdk::LaunchSpec& spec, const RunHost&
   add(a, {"--log-level=error", kRunVerb, "--rm", "-i", "--log-driver=passthrough", "--pull=never"});
   add(a, {"--name", container_name(spec.session_id), "--label", "errand.session=" + spec.session_id,
           "--label", kSystemLabel, "--label", host.daemon_label});
-  add(a, {"--init", "--userns=keep-id", "--read-only", "--read-only-tmpfs=false"});
+  // No --init: errand-relay is PID 1 (relay_main.cpp), so no process of podman's stands in the
+  // container outside errand's filter where the agent could reach it.
+  add(a, {"--userns=keep-id", "--read-only", "--read-only-tmpfs=false"});
   add(a,
       {"--tmpfs", "/tmp:rw,exec,nosuid,nodev,mode=1777,size=" + std::to_string(limits.tmp_bytes)});
   add(a, {"--shm-size", std::to_string(limits.shm_bytes)});

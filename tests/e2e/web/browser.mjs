@@ -36,11 +36,14 @@ const chromiumFlags = [
 ];
 
 // Runs scenario(page, context) in a fresh chromium profile with the arguments
-// `node <script> <url> <outdir>`; exits 0 when it returns, 1 with the reason when it throws.
+// `node <script> <address> <outdir>`, where address is one errand printed, with its access
+// secret; exits 0 when it returns, 1 with the reason when it throws. The scenario is given the
+// interface's origin as url: the printed address is opened first, as a person opens it, and its
+// secret becomes the profile's cookie.
 export async function runScenario(name, scenario) {
-  const [url, outDir] = process.argv.slice(2);
-  if (!url || !outDir) {
-    console.error(`usage: node ${name}.mjs <web interface url> <output directory>`);
+  const [address, outDir] = process.argv.slice(2);
+  if (!address || !outDir) {
+    console.error(`usage: node ${name}.mjs <address errand printed> <output directory>`);
     process.exit(2);
   }
   const profile = mkdtempSync(join(outDir, `${name}-profile-`));
@@ -57,7 +60,13 @@ export async function runScenario(name, scenario) {
     page.setDefaultTimeout(patience);
     const problems = [];
     page.on('pageerror', (error) => problems.push(`the page threw: ${error.message}`));
-    await scenario({ page, url: url.replace(/\/$/, ''), outDir, problems });
+    const opened = await page.goto(address);
+    const landed = new URL(page.url());
+    if (!opened || !opened.ok()) fail(`opening the printed address answered ${opened?.status()}`);
+    if (landed.searchParams.has('access')) {
+      fail(`the printed address was not traded for a cookie: the address bar still holds the secret (${landed.pathname}${landed.search.replace(/access=[^&]*/, 'access=...')})`);
+    }
+    await scenario({ page, url: landed.origin, outDir, problems });
     if (problems.length > 0) fail(problems.join('\n'));
     console.log(`${name}: passed; screenshots in ${outDir}`);
   } catch (error) {

@@ -1,7 +1,7 @@
 // The same page served by a daemon started with web.observer over session_flow.mjs's state
 // directory: it shows the earlier session and its transcript, offers no way to change anything,
 // and the server refuses a change even when the page's own script asks for one.
-//   node observer.mjs <web interface url> <output directory>
+//   node observer.mjs <address errand printed> <output directory>
 
 import {
   expectAbsent, expectVisible, fail, fetchFromPage, runScenario, screenshot,

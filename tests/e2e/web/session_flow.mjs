@@ -1,7 +1,7 @@
 // A person's first session from the page alone: start it, watch the agent's output arrive while
 // the turn runs, read the file it wrote in the project browser, look at its provider calls, and
 // end it with !stop from the send box. Prints "thread: <id>" for the test that checks threads.db.
-//   node session_flow.mjs <web interface url> <output directory>
+//   node session_flow.mjs <address errand printed> <output directory>
 
 import {
   expectVisible, fail, fetchFromPage, patience, runScenario, screenshot,

@@ -82,7 +82,7 @@ std::optional<TokenGrant> FakeGithub::Impl::live_grant(const std::string& token)
   std::lock_guard lock(mutex);
   if (static_tokens.count(token)) return TokenGrant{true, {}, {}};
   for (const auto& minted_token : minted)
-    if (minted_token.token == token && at < minted_token.expires_at)
+    if (minted_token.token == token && at < minted_token.expires_at && !minted_token.revoked)
       return TokenGrant{false, minted_token.permissions, minted_token.repositories};
   return std::nullopt;
 }

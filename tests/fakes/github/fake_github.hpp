@@ -30,6 +30,7 @@ struct GithubMintedToken {
   std::chrono::system_clock::time_point expires_at;
   boost::json::object permissions;
   std::vector<std::string> repositories;  // empty: every repository the fake holds
+  bool revoked = false;                   // by DELETE /installation/token; refused after
 };
 
 struct GithubPullRequest {

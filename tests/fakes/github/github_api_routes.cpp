@@ -219,6 +219,9 @@ ApiReply answer_api(FakeGithub::Impl& impl, const ApiCall& call) {
   if (segments.size() == 4 && segments[0] == "app" && segments[1] == "installations" &&
       segments[3] == "access_tokens" && call.method == "POST")
     return mint_installation_token(impl, segments[2], call.authorization, call.body);
+  if (segments.size() == 2 && segments[0] == "installation" && segments[1] == "token" &&
+      call.method == "DELETE")
+    return revoke_installation_token(impl, credential_of(call.authorization));
   if (segments.size() >= 3 && segments[0] == "repos") return repository_route(impl, call, segments);
   return github_error(404, "Not Found", kRestDocs);
 }

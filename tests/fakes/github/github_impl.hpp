@@ -104,6 +104,9 @@ ApiReply answer_api(FakeGithub::Impl& impl, const ApiCall& call);
 ApiReply mint_installation_token(FakeGithub::Impl& impl, const std::string& installation_id,
                                  const std::string& authorization, const std::string& body);
 
+// DELETE /installation/token, authorised by the token it revokes (installation_tokens.cpp).
+ApiReply revoke_installation_token(FakeGithub::Impl& impl, const std::string& token);
+
 // The log entry for a request as it arrived: its line and headers, without body or status.
 template <class Request>
 GithubRequest request_record(std::string listener, const Request& request) {

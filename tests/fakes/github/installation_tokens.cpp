@@ -132,4 +132,16 @@ ApiReply mint_installation_token(FakeGithub::Impl& impl, const std::string& inst
   return ApiReply{201, std::move(answer), {}};
 }
 
+ApiReply revoke_installation_token(FakeGithub::Impl& impl, const std::string& token) {
+  const auto at = impl.now();
+  std::lock_guard lock(impl.mutex);
+  for (auto& minted : impl.minted) {
+    if (token.empty() || minted.token != token || minted.revoked || at >= minted.expires_at)
+      continue;
+    minted.revoked = true;
+    return ApiReply{204, json::string(), {}};
+  }
+  return github_error(401, "Bad credentials", kRestDocs);
+}
+
 }  // namespace errand::fakes

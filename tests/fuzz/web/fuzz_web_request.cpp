@@ -1,7 +1,9 @@
 // libFuzzer target for the web interface's request checks: whatever bytes arrive, a request
 // Beast accepts is either let through or refused with a 403 that says why, and one that changes
-// something is never let through without the interface's own Origin and a JSON body.
+// something is never let through without the interface's own Origin and a JSON body, nor
+// without the operator's access secret.
 
+#include "core/web/access/access_check.hpp"
 #include "core/web/api/api_ids.hpp"
 #include "core/web/http/request_checks.hpp"
 
@@ -60,6 +62,25 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       const auto type = request[http::field::content_type];
       check(boost::beast::iequals(type.substr(0, 16), "application/json"));
     }
+  }
+  // The access secret: a request let through carries one of the two secrets, and the observer's
+  // never changes anything; every other answer is the 303 that sets the cookie or a 403.
+  static const AccessSecrets secrets{"operator000000000000000000000000000x",
+                                     "observer000000000000000000000000000y"};
+  const auto door = access_door(8787, false);
+  const auto verdict = judge_access(request, secrets, door);
+  if (verdict.answer) {
+    const auto status = verdict.answer->status;
+    check(status == http::status::forbidden || status == http::status::see_other);
+    if (status == http::status::see_other) check(!changes);
+  } else {
+    const std::string all(request.base()[http::field::cookie]);
+    const std::string bearer(request[http::field::authorization]);
+    const auto& secret =
+        verdict.access == Access::operator_ ? secrets.operator_secret : secrets.observer_secret;
+    check(all.find(secret) != std::string::npos || bearer.find(secret) != std::string::npos ||
+          request.count(http::field::cookie) > 1);
+    check(verdict.access == Access::operator_ || !changes);
   }
   const std::string_view target = request.target();
   // An id the API accepts never names a directory outside the one it is looked up in.

@@ -233,3 +233,26 @@ TEST_CASE("nothing outside /workspace and /state and /tmp is writable", "[live]"
     CHECK(answered(r, refused.of(sandbox->which())));
   }
 }
+
+TEST_CASE("no process less confined than the agent can be written through /proc/<pid>/mem",
+          "[live]") {
+  // The probe, as the agent, tries to write one byte (back to its own value) into every other
+  // process it can see. Under podman the one other process is errand-relay, PID 1, under the
+  // same filters but non-dumpable and outside the agent's Landlock domain; under bailey it is
+  // the sandbox's init, which keeps capabilities on purpose; under incus, the guest's systemd
+  // and services (root's) and errand-guest-init's relay (the agent's uid, made non-dumpable).
+  auto sandbox = make_escape_backend();
+  const auto r = sandbox->probe({"proc-mem"});
+  INFO(r.out << r.err << r.launch_error);
+  REQUIRE(r.launched);
+  REQUIRE(r.exit_code == 0);
+  const auto summary = r.out.find("own-filters=");
+  REQUIRE(summary != std::string::npos);
+  CHECK(r.out.find("written-less-confined=0 ", summary) != std::string::npos);
+  // Nor any process at all: each other one the agent sees is errand's or the guest's own.
+  CHECK(r.out.find(" written=0\n", summary) != std::string::npos);
+  // Something was tried: PID 1 is in every sandbox's pid namespace, and the kernel refused it.
+  const auto pid1 = r.out.find("pid=1 ");
+  REQUIRE(pid1 != std::string::npos);
+  CHECK(r.out.find("errno=", pid1) < r.out.find('\n', pid1));
+}

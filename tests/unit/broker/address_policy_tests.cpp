@@ -83,9 +83,11 @@ TEST_CASE("link-local, metadata, fabric and the like are never lifted, even by :
   const HostAddresses host(none.source());
   const auto everything = ranges({"0.0.0.0/0", "::/0"});
   const AddressPolicy policy(everything, host);
-  const char* never = GENERATE("169.254.169.254", "169.254.1.1", "168.63.129.16", "fd00:ec2::254",
-                               "fe80::1", "::ffff:169.254.169.254", "64:ff9b::a9fe:a9fe", "0.0.0.0",
-                               "::", "255.255.255.255", "224.0.0.1", "ff02::1");
+  const char* never =
+      GENERATE("169.254.169.254", "169.254.1.1", "168.63.129.16", "fd00:ec2::254",
+               "100.100.100.200", "192.0.0.192", "fd20:ce::254", "fd00:ec2::23", "fd00:42::42",
+               "::ffff:100.100.100.200", "fe80::1", "::ffff:169.254.169.254", "64:ff9b::a9fe:a9fe",
+               "0.0.0.0", "::", "255.255.255.255", "224.0.0.1", "ff02::1");
   CAPTURE(never);
   const auto a = admit(policy, never);
   CHECK_FALSE(a.admitted);
@@ -100,7 +102,17 @@ TEST_CASE("cloud metadata addresses are named as such", "[address_judge]") {
   const auto v6 = judge_address(ip::make_address("fd00:ec2::254"));
   CHECK(v6.category == "a cloud metadata address (fd00:ec2::254)");
   CHECK(v6.never_lifted);
-  // The rest of the unique-local range is internal but liftable.
+  // Those inside ranges an operator may list (a tailnet's 100.64/10, a unique-local /48).
+  const auto alibaba = judge_address(ip::make_address("100.100.100.200"));
+  CHECK(alibaba.category == "a cloud metadata address (Alibaba Cloud's 100.100.100.200)");
+  CHECK(alibaba.never_lifted);
+  CHECK(judge_address(ip::make_address("192.0.0.192")).never_lifted);
+  const auto google = judge_address(ip::make_address("fd20:ce::254"));
+  CHECK(google.category == "a cloud metadata address (Google Cloud's fd20:ce::254)");
+  CHECK(google.never_lifted);
+  // The rest of those ranges is internal but liftable.
+  CHECK_FALSE(judge_address(ip::make_address("100.100.100.201")).never_lifted);
+  CHECK_FALSE(judge_address(ip::make_address("192.0.0.193")).never_lifted);
   CHECK_FALSE(judge_address(ip::make_address("fd00:ec2::253")).never_lifted);
   CHECK_FALSE(judge_address(ip::make_address("10.0.0.1")).never_lifted);
 }

@@ -200,6 +200,60 @@ TEST_CASE("a branch GitHub does not have is refused with what to do", "[github][
   CHECK(scene.server.requests().size() == 2);
 }
 
+TEST_CASE("an installation token is revoked with DELETE /installation/token, by itself",
+          "[github][api]") {
+  Scene scene([](const UpstreamRequest& request) {
+    if (request.method == "DELETE" && request.target == "/api/v3/installation/token" &&
+        request.header("authorization") == "token ghs_live0123456789") {
+      errand::fakes::UpstreamReply reply;
+      reply.status = 204;
+      return reply;
+    }
+    return json_reply(401, R"({"message": "Bad credentials"})");
+  });
+  const auto revoked =
+      scene.run([](GithubApi& api) { return api.revoke_installation_token("ghs_live0123456789"); });
+  CHECK(revoked.has_value());
+  const auto refused =
+      scene.run([](GithubApi& api) { return api.revoke_installation_token("ghs_gone0123456789"); });
+  REQUIRE_FALSE(refused.has_value());
+  CHECK(refused.error().message ==
+        "GitHub refused to revoke an installation token (401: \"Bad credentials\")");
+}
+
+TEST_CASE("a branch name that would move along the API path is refused, and nothing is sent",
+          "[github][api]") {
+  for (const char* branch : {"../../../user", "errand/../../x", "a//b", ".", "x/.", ""}) {
+    Scene scene([](const UpstreamRequest& request) {
+      if (request.target == "/api/v3/repos/acme/widgets")
+        return json_reply(200, R"({"default_branch": "main"})");
+      return json_reply(200, R"({"name": "x"})");
+    });
+    const auto pull = scene.run([branch](GithubApi& api) {
+      return api.open_pull_request("ghs_x0123456789", {"acme", "widgets"}, branch, "Title");
+    });
+    INFO(branch);
+    REQUIRE_FALSE(pull.has_value());
+    CHECK(pull.error().kind == errand::sdk::Error::Kind::refused);
+    // Only the repository was read; no request named the branch.
+    for (const auto& request : scene.server.requests())
+      CHECK(request.target == "/api/v3/repos/acme/widgets");
+  }
+  // What a branch may hold is encoded segment by segment, slashes kept.
+  Scene scene([](const UpstreamRequest& request) {
+    if (request.target == "/api/v3/repos/acme/widgets")
+      return json_reply(200, R"({"default_branch": "main"})");
+    return json_reply(404, R"({"message": "Branch not found"})");
+  });
+  const auto unpushed = scene.run([](GithubApi& api) {
+    return api.open_pull_request("ghs_x0123456789", {"acme", "widgets"}, "fix/a b?c#d%", "T");
+  });
+  CHECK_FALSE(unpushed.has_value());
+  const auto seen = scene.server.requests();
+  REQUIRE(seen.size() == 2);
+  CHECK(seen[1].target == "/api/v3/repos/acme/widgets/branches/fix/a%20b%3Fc%23d%25");
+}
+
 TEST_CASE("remotes on the git host name their repository; others are refused", "[github]") {
   const auto check = [](std::string_view remote, std::string_view host, std::string owner,
                         std::string name) {

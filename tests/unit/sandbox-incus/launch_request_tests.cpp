@@ -74,6 +74,8 @@ TEST_CASE("a session starts ephemeral from the image alias, marked as errand's",
   CHECK(config_at(body, "user.errand.session") == "web-k3j9x0a1b2c3");
   CHECK(config_at(body, "user.errand.daemon") == "0123456789abcdef");
   CHECK(config_at(body, "security.nesting") == "true");
+  CHECK(config_at(body, "limits.kernel.core") == "0");
+  CHECK(config_at(body, "security.guestapi") == "false");
 }
 
 TEST_CASE("with a golden, a session is a copy of it, without its snapshots",

@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <catch2/catch_test_macros.hpp>
+#include <cerrno>
 
 #include "core/sandbox/policy_from_config.hpp"
 #include "plugins/sandbox-podman/impl/host_probe.hpp"
@@ -30,6 +31,7 @@ HostFacts host_with(const char* info_json) {
   f.image.present = true;
   f.image.contract_label = R"({"version":1,"providers":["anthropic"]})";
   f.pasta_path = "/usr/bin/pasta";
+  f.landlock_abi = 6;
   return f;
 }
 
@@ -161,6 +163,20 @@ TEST_CASE("an account without subordinate ranges is refused with the commands th
                 "usermod --add-subuids 1000000-1065535 --add-subgids 1000000-1065535 errand"));
   CHECK(has_gap(r, "every podman guarantee", "podman system migrate"));
   CHECK(notes_of(r).find("uses vfs") != std::string::npos);
+}
+
+TEST_CASE("a kernel without Landlock is a gap: errand-relay fences every agent with it") {
+  const auto with = build_probe_report(host_with(recorded::kRootlessCgroupV1), defaults());
+  INFO(gaps_of(with));
+  CHECK(gaps_of(with).find("Landlock") == std::string::npos);
+  auto f = host_with(recorded::kRootlessCgroupV1);
+  f.landlock_abi = 0;
+  f.landlock_error = EOPNOTSUPP;
+  const auto r = build_probe_report(f, defaults());
+  INFO(gaps_of(r));
+  CHECK(has_gap(r, "the agent's Landlock domain, which keeps it out of errand-relay's memory",
+                "this kernel offers no Landlock (Operation not supported), so errand-relay "
+                "refuses to start the agent"));
 }
 
 TEST_CASE("podman that is not installed is one gap naming the packages") {

@@ -83,12 +83,13 @@ TEST_CASE("the configuration is written from the example, 0640 root and the acco
   CHECK(std::distance(fs::directory_iterator(file.parent_path()), {}) == 1);
 }
 
-TEST_CASE("projectRoot and stateDir are made the account's, stateDir 0700, and a rerun is quiet") {
+TEST_CASE("projectRoot and stateDir are made the account's, both 0700, and a rerun is quiet") {
   RealRun run;
   step_directories(run.context);
   const auto projects = stat_of(run.root / "srv/projects");
   const auto state = stat_of(run.root / "state");
   CHECK(projects.st_uid == run.context.account->uid);
+  CHECK((projects.st_mode & 07777) == 0700);
   CHECK(state.st_uid == run.context.account->uid);
   CHECK(state.st_gid == run.context.account->gid);
   CHECK((state.st_mode & 07777) == 0700);
@@ -104,4 +105,24 @@ TEST_CASE("projectRoot and stateDir are made the account's, stateDir 0700, and a
   CHECK((stat_of(run.root / "state").st_mode & 07777) == 0700);
   CHECK(again_out.str().find("already: projectRoot") != std::string::npos);
   CHECK(again_out.str().find("done: gave stateDir") != std::string::npos);
+}
+
+TEST_CASE("projects other accounts could read are made the account's alone, and said so") {
+  RealRun run;
+  step_directories(run.context);
+  const auto open_project = run.root / "srv/projects/open";
+  const auto private_project = run.root / "srv/projects/private";
+  fs::create_directories(open_project);
+  fs::create_directories(private_project);
+  ::chmod(open_project.c_str(), 0755);
+  ::chmod(private_project.c_str(), 0700);
+  std::ostringstream again_out;
+  StepReport again(again_out, false);
+  auto second = rerun(run.context, again);
+  step_directories(second);
+  CHECK((stat_of(open_project).st_mode & 07777) == 0700);
+  CHECK((stat_of(private_project).st_mode & 07777) == 0700);
+  CHECK(again.changes() == 1);
+  CHECK(again_out.str().find("done: made project " + open_project.string() +
+                             " (mode 0755) the account's alone (mode 0700)") != std::string::npos);
 }

@@ -130,11 +130,16 @@ TEST_CASE("an opening turn whose thread was never recorded is found by that thre
   known.thread_id = "t-known";
   REQUIRE(ok(db->save_thread(known)));
   REQUIRE(db->admit_message({"m-reply", "t-known", "", "guest-1"}).value());
+  // An opening errand refused (a stranger's, a full queue) was ended before the restart.
+  REQUIRE(db->admit_message({"m-refused", "", "", "stranger-1"}).value());
+  REQUIRE(db->turn_ended("m-refused", TurnOutcome::rejected).value());
   REQUIRE(db->mark_interrupted_on_restart().has_value());
 
   // Only a turn with no thread matches, and only by its own message id.
   CHECK_FALSE(db->find_unrecorded_opening("m-reply").value());
   CHECK_FALSE(db->find_unrecorded_opening("m-other").value());
+  // A refused opening is never adopted: nothing was under way in it.
+  CHECK_FALSE(db->find_unrecorded_opening("m-refused").value());
   const auto opening = db->find_unrecorded_opening("m-open").value();
   REQUIRE(opening);
   CHECK(opening->asked_by == "owner-1");

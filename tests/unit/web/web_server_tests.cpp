@@ -2,6 +2,7 @@
 // routing, the body limit, event streams (the writer told when the page goes, stop() ending
 // one), and the bind failures an operator can meet.
 
+#include "core/web/access/access_keeper.hpp"
 #include "core/web/http/web_server.hpp"
 #include "tests/support/result_checks.hpp"
 #include "tests/support/result_printing.hpp"
@@ -29,6 +30,7 @@
 #include <algorithm>
 #include <chrono>
 #include <stdexcept>
+#include <vector>
 
 using Catch::Matchers::ContainsSubstring;
 using Catch::Matchers::Equals;
@@ -46,10 +48,15 @@ using Response = http::response<http::string_body>;
 
 namespace {
 
+// The secrets every test server is given; requests carry the operator's unless a test says.
+const AccessSecrets kSecrets{"operator000000000000000000000000000x",
+                             "observer000000000000000000000000000y"};
+
 class TestRouter final : public Router {
  public:
-  asio::awaitable<RouteReply> handle(const HttpRequest& request) override {
+  asio::awaitable<RouteReply> handle(const HttpRequest& request, Access access) override {
     ++handled;
+    last_access = access;
     const std::string_view target = request.target();
     if (target == "/api/echo") {
       auto reply = json_ok(
@@ -83,6 +90,7 @@ class TestRouter final : public Router {
   }
 
   int handled = 0;
+  Access last_access = Access::observer;
   int streams_started = 0;
   bool sent_two = false;
   bool saw_false = false;
@@ -107,6 +115,7 @@ struct Served {
     s.address = asio::ip::make_address(address);
     s.port = port;
     s.front_end_dir = front_end.path();
+    s.access = std::make_shared<AccessKeeper>(front_end.path() / "no-such-file", kSecrets, log);
     return s;
   }
 
@@ -151,9 +160,11 @@ asio::awaitable<beast::tcp_stream> connect_to(tcp::endpoint endpoint) {
 }
 
 HttpRequest make_request(http::verb method, std::string_view target, std::string_view host,
-                         std::string_view origin = {}, std::string body = {}) {
+                         std::string_view origin = {}, std::string body = {},
+                         std::string_view secret = kSecrets.operator_secret) {
   HttpRequest request{method, target, 11};
   request.set(http::field::host, host);
+  if (!secret.empty()) request.set(http::field::authorization, "Bearer " + std::string(secret));
   if (!origin.empty()) request.set(http::field::origin, origin);
   if (method != http::verb::get && method != http::verb::head) {
     request.set(http::field::content_type, "application/json");
@@ -304,6 +315,111 @@ asio::awaitable<void> routes_over_one_connection(Served& served) {
   CHECK(served.router.handled == routed_before);
 }
 
+asio::awaitable<void> access_secrets_over_one_connection(Served& served) {
+  auto connecting = connect_to(served.server->endpoint());
+  auto stream = co_await std::move(connecting);
+  beast::flat_buffer buffer;
+  const int routed_before = served.router.handled;
+  const auto get = [&](std::string_view target, std::string_view secret) {
+    return make_request(http::verb::get, target, served.host(), {}, {}, secret);
+  };
+
+  auto asking_bare = exchange(stream, buffer, get("/api/echo", ""));
+  const auto bare = co_await std::move(asking_bare);
+  CHECK(bare.result() == http::status::forbidden);
+  CHECK_THAT(error_of(bare), ContainsSubstring("this request carries no access secret"));
+  auto asking_page_bare = exchange(stream, buffer, get("/", ""));
+  const auto page_bare = co_await std::move(asking_page_bare);
+  CHECK(page_bare.result() == http::status::forbidden);
+  auto asking_wrong = exchange(stream, buffer, get("/api/echo", std::string(36, 'a')));
+  const auto wrong = co_await std::move(asking_wrong);
+  CHECK(wrong.result() == http::status::forbidden);
+  CHECK_THAT(error_of(wrong),
+             ContainsSubstring("is not this interface's; it may have been rotated"));
+  CHECK(served.router.handled == routed_before);
+
+  // The printed address: its secret becomes a cookie, and the answer leads on without it.
+  auto opening = exchange(stream, buffer, get("/?access=" + kSecrets.operator_secret, ""));
+  const auto opened = co_await std::move(opening);
+  CHECK(opened.result() == http::status::see_other);
+  CHECK(opened[http::field::location] == "/");
+  const auto cookie_name = fmt::format("errand-access-{}", served.server->endpoint().port());
+  CHECK(opened[http::field::set_cookie] ==
+        cookie_name + "=" + kSecrets.operator_secret +
+            "; Path=/; Max-Age=2592000; HttpOnly; SameSite=Strict");
+  auto deep = exchange(stream, buffer, get("/x?y=1&access=" + kSecrets.observer_secret, ""));
+  const auto deeper = co_await std::move(deep);
+  CHECK(deeper.result() == http::status::see_other);
+  CHECK(deeper[http::field::location] == "/x?y=1");
+  auto stale = exchange(stream, buffer, get("/?access=" + std::string(36, 'b'), ""));
+  const auto rotated = co_await std::move(stale);
+  CHECK(rotated.result() == http::status::forbidden);
+  CHECK(rotated[http::field::set_cookie].empty());
+
+  // The cookie, among others, lets requests through as the operator.
+  auto with_cookie = get("/api/echo", "");
+  with_cookie.set(http::field::cookie, "other=1; " + cookie_name + "=" + kSecrets.operator_secret);
+  auto asking_cookie = exchange(stream, buffer, std::move(with_cookie));
+  const auto by_cookie = co_await std::move(asking_cookie);
+  CHECK(by_cookie.result() == http::status::ok);
+  CHECK(served.router.last_access == Access::operator_);
+  // Another port's cookie is not this interface's.
+  auto other_port = get("/api/echo", "");
+  other_port.set(http::field::cookie, "errand-access-1=" + kSecrets.operator_secret);
+  auto asking_other = exchange(stream, buffer, std::move(other_port));
+  const auto by_other = co_await std::move(asking_other);
+  CHECK(by_other.result() == http::status::forbidden);
+
+  // The observer's secret reads, and is refused a change.
+  auto observing = exchange(stream, buffer, get("/api/echo", kSecrets.observer_secret));
+  const auto observed = co_await std::move(observing);
+  CHECK(observed.result() == http::status::ok);
+  CHECK(served.router.last_access == Access::observer);
+  const int routed = served.router.handled;
+  auto changing = exchange(stream, buffer,
+                           make_request(http::verb::post, "/api/echo", served.host(),
+                                        served.origin(), "{}", kSecrets.observer_secret));
+  const auto refused_change = co_await std::move(changing);
+  CHECK(refused_change.result() == http::status::forbidden);
+  CHECK_THAT(error_of(refused_change),
+             ContainsSubstring("the observer's access secret only reads"));
+  CHECK(served.router.handled == routed);
+}
+
+// 300 idle connections: the interface holds 256 and answers the rest 503 at once.
+asio::awaitable<void> connections_past_the_cap(Served& served) {
+  std::vector<beast::tcp_stream> streams;
+  for (int i = 0; i < 300; ++i) {
+    auto connecting = connect_to(served.server->endpoint());
+    streams.push_back(co_await std::move(connecting));
+  }
+  asio::steady_timer settle(co_await asio::this_coro::executor);
+  int refused = 0;
+  for (int round = 0; round < 100 && refused < 44; ++round) {
+    settle.expires_after(50ms);
+    co_await settle.async_wait(use_awaitable);
+    refused = 0;
+    for (auto& stream : streams) {
+      boost::system::error_code ec;
+      if (stream.socket().available(ec) > 0 || ec) ++refused;
+    }
+  }
+  CHECK(refused == 44);
+  // A refused one says why.
+  for (auto& stream : streams) {
+    boost::system::error_code ec;
+    if (stream.socket().available(ec) == 0) continue;
+    beast::flat_buffer buffer;
+    http::response<http::string_body> answer;
+    stream.expires_after(5s);
+    co_await http::async_read(stream, buffer, answer, use_awaitable);
+    CHECK(answer.result() == http::status::service_unavailable);
+    CHECK_THAT(error_of(answer), ContainsSubstring("already has 256 connections open"));
+    break;
+  }
+  for (auto& stream : streams) stream.close();
+}
+
 // Posts a JSON string of about size bytes to the echo route on a connection of its own, with
 // a Content-Length or, chunked, with none announcing the size up front.
 asio::awaitable<Response> post_sized(Served& served, std::size_t size, bool chunked) {
@@ -390,6 +506,17 @@ TEST_CASE("requests are checked, routed to the API or the front-end, over one co
   CHECK(served.logged("GET /api/echo from 127.0.0.1:"));
   CHECK(served.logged("answered 403"));
   CHECK(served.logged("the test router broke on purpose"));
+}
+
+TEST_CASE("every request carries an access secret; the address's becomes a cookie") {
+  Served served;
+  served.drive(access_secrets_over_one_connection(served));
+}
+
+TEST_CASE("connections past 256 are answered 503, and the log says so once") {
+  Served served;
+  served.drive(connections_past_the_cap(served));
+  CHECK(served.logged("256 connections are open, the most it holds"));
 }
 
 TEST_CASE("a body over 64 KiB is refused 413 and never reaches the router") {
