@@ -42,8 +42,9 @@ int web_access_command(const std::vector<std::string>& args) {
                  "first start\n";
     return daemon::kExitRefused;
   }
-  const auto secrets =
-      rotate ? web::rotate_access_secrets(state_dir) : web::load_or_make_access_secrets(state_dir);
+  // Only read unless rotating: errand run makes the secrets at its first start.
+  const auto secrets = rotate ? web::rotate_access_secrets(state_dir)
+                              : web::read_access_secrets(web::access_file(state_dir));
   if (!secrets) {
     std::cerr << "errand web-access: " << secrets.error().message << "\n";
     return daemon::kExitRefused;

@@ -76,7 +76,10 @@ std::string segment(std::string_view text, bool keep_slash = false) {
 // an API path: each of its /-separated segments is percent-encoded, and a segment that would
 // move along the path ("." or "..") or an empty one is refused, as git itself refuses them.
 std::optional<std::string> branch_path_refusal(std::string_view branch) {
-  if (branch.empty()) return "an empty branch name";
+  if (branch.empty())
+    return std::string(
+        "the branch name is empty, so there is no branch to open a pull request "
+        "from");
   std::size_t start = 0;
   while (true) {
     const auto end = branch.find('/', start);

@@ -64,7 +64,7 @@ void tighten_projects(SetupContext& context) {
     char mode_text[8];
     std::snprintf(mode_text, sizeof mode_text, "%04o", static_cast<unsigned>(st.st_mode & 07777));
     const std::string what = "project " + it->path().string() + " (mode " + mode_text + ")";
-    if (!context.dry_run() && ::chmod(it->path().c_str(), st.st_mode & 0700) != 0)
+    if (!context.dry_run() && ::chmod(it->path().c_str(), 0700) != 0)
       throw StepFailed("project " + it->path().string(),
                        std::string("cannot make it private: ") + std::strerror(errno),
                        "check the filesystem it is on allows root to change modes");

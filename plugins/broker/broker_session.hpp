@@ -103,7 +103,11 @@ class BrokerSession : public std::enable_shared_from_this<BrokerSession> {
   std::size_t open_connections() const noexcept { return connections_.size(); }
   // Whether a refusal over the connection cap is the first since the session was last under
   // it: only that one is logged, so a flood of them does not flood the log.
-  bool first_refusal_over_cap() noexcept { return !over_cap_ && (over_cap_ = true); }
+  bool first_refusal_over_cap() noexcept {
+    const bool first = !over_cap_;
+    over_cap_ = true;
+    return first;
+  }
 
   template <class... Args>
   void info(fmt::format_string<Args...> format, Args&&... args) {

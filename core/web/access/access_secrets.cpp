@@ -1,12 +1,10 @@
 #include "core/web/access/access_secrets.hpp"
 
-#include "common/unique_fd.hpp"
+#include "core/agent/state_files.hpp"
 #include "core/sessions/session_naming.hpp"
 
-#include <fcntl.h>
 #include <fmt/format.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
@@ -44,27 +42,13 @@ sdk::Error failed(const fs::path& file, std::string_view what, int error) {
                          std::string(what) + ": " + std::strerror(error));
 }
 
-// Writes the secrets to a new file beside `file` and renames it over: a reader sees the old
-// secrets or the new ones, never half of either.
-sdk::Result<void> write_secrets(const fs::path& file, const AccessSecrets& secrets) {
+// Written to a new file and renamed over the old one (write_beneath), so a reader sees the old
+// secrets or the new ones, never half of either; 0600 whatever the umask.
+sdk::Result<void> write_secrets(const fs::path& state_dir, const AccessSecrets& secrets) {
   const auto text = json::serialize(json::object{{"operator", secrets.operator_secret},
                                                  {"observer", secrets.observer_secret}}) +
                     "\n";
-  const auto temporary = fs::path(file.string() + ".new");
-  ::unlink(temporary.c_str());
-  common::UniqueFd fd(::open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600));
-  if (!fd) return failed(temporary, "creating it", errno);
-  std::size_t written = 0;
-  while (written < text.size()) {
-    const auto n = ::write(fd.get(), text.data() + written, text.size() - written);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return failed(temporary, "writing it", errno);
-    written += static_cast<std::size_t>(n);
-  }
-  if (::fsync(fd.get()) != 0) return failed(temporary, "syncing it", errno);
-  fd.reset();
-  if (::rename(temporary.c_str(), file.c_str()) != 0) return failed(file, "replacing it", errno);
-  return {};
+  return agent::write_beneath(state_dir, std::string(kAccessFileName), text, 0600);
 }
 
 AccessSecrets fresh_secrets() {
@@ -79,7 +63,14 @@ fs::path access_file(const fs::path& state_dir) {
 
 sdk::Result<AccessSecrets> read_access_secrets(const fs::path& file) {
   struct stat st {};
-  if (::stat(file.c_str(), &st) != 0) return failed(file, "reading it", errno);
+  if (::stat(file.c_str(), &st) != 0) {
+    if (errno == ENOENT)
+      return sdk::make_error("there are no web interface access secrets at " + file.string() +
+                                 " yet; errand run makes them at its first start with a web "
+                                 "block",
+                             sdk::Error::Kind::not_found);
+    return failed(file, "reading it", errno);
+  }
   if ((st.st_mode & 077) != 0)
     return sdk::make_error(
         fmt::format("the web interface's access secrets at {} may be read by other accounts "
@@ -112,14 +103,13 @@ sdk::Result<AccessSecrets> load_or_make_access_secrets(const fs::path& state_dir
   std::error_code ec;
   if (fs::exists(file, ec)) return read_access_secrets(file);
   auto secrets = fresh_secrets();
-  if (auto written = write_secrets(file, secrets); !written) return written.error();
+  if (auto written = write_secrets(state_dir, secrets); !written) return written.error();
   return secrets;
 }
 
 sdk::Result<AccessSecrets> rotate_access_secrets(const fs::path& state_dir) {
   auto secrets = fresh_secrets();
-  if (auto written = write_secrets(access_file(state_dir), secrets); !written)
-    return written.error();
+  if (auto written = write_secrets(state_dir, secrets); !written) return written.error();
   return secrets;
 }
 

@@ -10,14 +10,13 @@
 namespace errand::bailey::landlock {
 
 int enter_fence() noexcept {
-  const long abi =
-      syscall(SYS_landlock_create_ruleset, nullptr, 0, LANDLOCK_CREATE_RULESET_VERSION);
-  if (abi < 1) return -errno;
+  const auto abi = query_abi();
+  if (abi.abi < 1) return -abi.error;
   // A ruleset must handle some right; execute, granted everywhere, takes nothing away.
   RulesetAttr attr{};
   attr.handled_access_fs = LANDLOCK_ACCESS_FS_EXECUTE;
-  const int ruleset = static_cast<int>(
-      syscall(SYS_landlock_create_ruleset, &attr, ruleset_attr_size(static_cast<int>(abi)), 0));
+  const int ruleset =
+      static_cast<int>(syscall(SYS_landlock_create_ruleset, &attr, ruleset_attr_size(abi.abi), 0));
   if (ruleset < 0) return -errno;
   int result = 0;
   const int root = ::open("/", O_PATH | O_CLOEXEC);
