@@ -208,9 +208,19 @@ TEST_CASE("a storm of bad and good configuration writes while sessions run", "[s
           const auto turn = h.turn(thread);
           return turn && turn->outcome == sessions::TurnOutcome::completed;
         });
+    // timeouts.idleMs (2 s, for the probes) ends the session soon after its turn; a reply that
+    // lands while it is stopping is rightly told to come again. So the reply is sent once the
+    // session has ended, and must resume the thread under the configuration now in force.
+    const bool ended = eventually(
+        [&] {
+          const auto sessions = h.sessions_of(thread);
+          return !sessions.empty() && sessions.back().ended_at.has_value();
+        },
+        60s);
+    if (!ended) disturbance += "thread " + thread + ": its session did not end when idle\n";
     h.post("say after the storm " + std::to_string(k), thread);
     const bool answered = h.wait_for_text(thread, "after the storm " + std::to_string(k));
-    if (!finished || !answered) {
+    if (!finished || !ended || !answered) {
       ++disturbed;
       disturbance += "thread " + thread + (finished ? "" : " (its turn did not finish)") +
                      (answered ? "" : " (its next reply was not answered)") + ":\n" +
