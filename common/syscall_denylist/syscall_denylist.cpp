@@ -1,5 +1,8 @@
 #include "common/syscall_denylist/syscall_denylist.hpp"
 
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+
 namespace errand::sandbox_rules {
 
 const std::vector<std::string>& denied_syscall_names() {
@@ -27,6 +30,16 @@ const std::vector<std::string>& denied_syscall_names() {
       // io_uring bypasses the filter for the operations it performs
       "io_uring_setup", "io_uring_enter", "io_uring_register"};
   return names;
+}
+
+const std::vector<int>& allowed_socket_families() {
+  static const std::vector<int> families = {AF_UNIX, AF_INET, AF_INET6, AF_NETLINK};
+  return families;
+}
+
+const std::vector<unsigned long>& refused_terminal_ioctls() {
+  static const std::vector<unsigned long> requests = {TIOCSTI, TIOCLINUX, TIOCSETD};
+  return requests;
 }
 
 }  // namespace errand::sandbox_rules

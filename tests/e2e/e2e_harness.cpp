@@ -206,6 +206,14 @@ std::uint16_t E2eHarness::web_port() const {
   return static_cast<std::uint16_t>(port->to_number<int>());
 }
 
+std::uint16_t E2eHarness::fix_web_port() {
+  REQUIRE(serves_web());
+  const auto port = free_loopback_port();
+  set("web.port", port);
+  web_port_fixed_ = true;
+  return port;
+}
+
 bool E2eHarness::serves_web() const {
   const auto* web = config_.if_contains("web");
   return web != nullptr && web->is_object();
@@ -252,11 +260,12 @@ void E2eHarness::start() {
   // machine, not the daemon's fault: another port is tried.
   for (int attempt = 0; attempt < 3; ++attempt) {
     // The built-in default's port is fixed: taken, it is the test's failure to report.
-    if (built_in_default_) {
-      if (!start_daemon()) FAIL("the built-in default's port 8787 is in use:\n" << daemon_log());
+    if (built_in_default_ || web_port_fixed_) {
+      if (!start_daemon())
+        FAIL("the web interface's fixed port " << web_port() << " is in use:\n" << daemon_log());
       return;
     }
-    if (serves_web()) set("web.port", free_loopback_port());
+    if (serves_web() && !web_port_fixed_) set("web.port", free_loopback_port());
     if (start_daemon()) return;
     logs_.push_back(daemon_->err());
     daemon_.reset();

@@ -92,6 +92,10 @@ class E2eHarness {
   // start() picks a free port, so a restart may move it.
   std::string web_url() const;
   std::uint16_t web_port() const;
+  // Picks the web interface's port now and keeps it at every start(), for a test whose
+  // configuration must name it before the daemon runs (sandbox.egressPorts); a port taken
+  // meanwhile then fails the start instead of moving.
+  std::uint16_t fix_web_port();
   // What the running daemon printed to open: the address with the operator's secret, and the
   // read-only one with the observer's; empty when it printed none. The door sends the operator's
   // secret (the observer's on an observer interface) with each request.
@@ -144,6 +148,7 @@ class E2eHarness {
   std::string provider_key_ = unique_secret("provider-key-e2e-");
   std::vector<std::string> extra_env_;
   bool built_in_default_ = false;
+  bool web_port_fixed_ = false;
   boost::json::object config_;
   std::unique_ptr<errand::test::ChildProcess> daemon_;
   std::vector<std::string> logs_;  // the output of daemons already stopped

@@ -14,6 +14,7 @@
 #include <catch2/catch_test_macros.hpp>
 #include <catch2/matchers/catch_matchers_string.hpp>
 #include <map>
+#include <sstream>
 
 namespace errand::e2e {
 namespace {
@@ -287,6 +288,97 @@ TEST_CASE("errand runs from an agent, two directories and a web block, and nothi
   const auto sessions = h.sessions_of(thread);
   REQUIRE(sessions.size() == 1);
   CHECK(std::filesystem::is_directory(h.project_root() / sessions[0].session_id));
+}
+
+}  // namespace errand::e2e
+
+namespace errand::e2e {
+namespace {
+
+// A shell script for the agent to write and run: two requests to the web interface as a program
+// inside the sandbox can make them, with the bound address as Host and Origin (which any client
+// may send) and no access secret, each answered with its status line and the body's first line.
+// Backslashes are doubled for the fake agent's unescaping, so printf sees \r and \n.
+std::string intruder_script(std::uint16_t port) {
+  const auto address = "127.0.0.1:" + std::to_string(port);
+  const std::string request =
+      "printf '%s /api/sessions HTTP/1.1\\\\r\\\\nHost: " + address + "\\\\r\\\\nOrigin: http://" +
+      address +
+      "\\\\r\\\\nContent-Type: application/json\\\\r\\\\nContent-Length: %s\\\\r\\\\nConnection: "
+      "close\\\\r\\\\n\\\\r\\\\n%s' \"$1\" \"${#2}\" \"$2\"";
+  return "ask() {\\n"
+         "  exec 3<>/dev/tcp/127.0.0.1/" +
+         std::to_string(port) +
+         " || { echo web-unreachable; return; }\\n"
+         "  " +
+         request +
+         " >&3\\n"
+         "  tr -d '\\\\r' <&3 | grep -E '^HTTP/|secret'\\n"
+         "  exec 3>&-\\n"
+         "}\\n"
+         "ask POST '{\"prompt\":\"say intruder\",\"project\":\"intruded\"}'\\n"
+         "ask GET ''\\n";
+}
+
+// The output of the finished tool call titled `title` in an event stream, or empty.
+std::string tool_output(const std::string& stream, const std::string& title) {
+  std::istringstream lines(stream);
+  std::string line;
+  std::string output;
+  while (std::getline(lines, line)) {
+    if (!line.starts_with("data: ")) continue;
+    boost::system::error_code ec;
+    const auto event = json::parse(line.substr(6), ec);
+    if (ec || !event.is_object()) continue;
+    const auto* entry = event.as_object().if_contains("entry");
+    if (entry == nullptr || !entry->is_object()) continue;
+    const auto& e = entry->as_object();
+    const auto* named = e.if_contains("title");
+    const auto* text = e.if_contains("output");
+    if (named != nullptr && named->is_string() && named->as_string() == title && text != nullptr &&
+        text->is_string())
+      output = std::string(text->as_string());
+  }
+  return output;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "a session with egress open that reaches the web interface is refused without the access "
+    "secret, and starts or lists nothing",
+    "[e2e][web][key:web.port]") {
+  // bailey under egress open is the host's network, held by Landlock to sandbox.egressPorts:
+  // with the web port among them the agent's requests reach the interface, so the refusal
+  // below is the access secret's, not the network's.
+  E2eHarness h(Backend::bailey, Front::web_only);
+  const auto port = h.fix_web_port();
+  h.set("sandbox.egress.mode", "open");
+  h.set("sandbox.egressPorts", json::array{443, port});
+  h.start();
+  const auto thread = start_web_session(
+      h, "poke", "write ask.sh " + intruder_script(port) + "\nrun bash ask.sh\nsay done");
+  const auto stream = first_turn_events(h, thread);
+  INFO(stream);
+  REQUIRE(stream.find("\"turn_end\"") != npos);
+  const auto answered = tool_output(stream, "run bash ask.sh");
+  INFO(answered);
+  // Both requests reached the interface and were refused, each naming the missing secret.
+  CHECK(answered.find("web-unreachable") == npos);
+  const auto first = answered.find("HTTP/1.1 403 Forbidden\n");
+  REQUIRE(first != npos);
+  CHECK(answered.find("HTTP/1.1 403 Forbidden\n", first + 1) != npos);
+  CHECK(answered.find("HTTP/1.1 2") == npos);
+  CHECK_THAT(answered, ContainsSubstring("this request carries no access secret"));
+  // Nothing was started: the interface lists the one session the test began, and no project
+  // "intruded" was made.
+  const auto sessions = get(h, "/api/sessions");
+  REQUIRE(sessions.status == 200);
+  INFO(sessions.body);
+  const auto listed = json::parse(sessions.body).at("sessions").as_array();
+  REQUIRE(listed.size() == 1);
+  CHECK(listed[0].at("project") == "poke");
+  CHECK_FALSE(std::filesystem::exists(h.project_root() / "intruded"));
 }
 
 }  // namespace errand::e2e

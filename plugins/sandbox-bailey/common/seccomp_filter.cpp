@@ -5,7 +5,6 @@
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <sched.h>
-#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
@@ -24,11 +23,6 @@
 #endif
 
 namespace errand::bailey {
-
-const std::vector<int>& allowed_socket_families() {
-  static const std::vector<int> families = {AF_UNIX, AF_INET, AF_INET6, AF_NETLINK};
-  return families;
-}
 
 int highest_known_syscall() {
   // Linux numbers a native architecture's calls from 0 without large gaps, and no architecture
@@ -91,10 +85,9 @@ bool deny_unsafe_personality(Builder& b) {
   return true;
 }
 
-// vsock ignores network namespaces and reaches the host's and other guests' services; the
-// other rare families are kernel code an agent never needs, loaded as a module on first use.
+// Why these families and no others: syscall_denylist.hpp.
 bool deny_other_socket_families(Builder& b) {
-  const auto& allowed = allowed_socket_families();
+  const auto& allowed = sandbox_rules::allowed_socket_families();
   const int highest = *std::max_element(allowed.begin(), allowed.end());
   for (const int nr : {SCMP_SYS(socket), SCMP_SYS(socketpair)}) {
     // An argument is compared once per rule, so the refused values are spelled out: each
@@ -175,9 +168,7 @@ sdk::Result<SeccompFilter> build_seccomp_filter() {
                            SCMP_A0(SCMP_CMP_MASKED_EQ, flag, flag));
   }
   // The request is an int; compare only the low 32 bits so high garbage cannot slip past.
-  // TIOCSTI and TIOCLINUX push input into a terminal; TIOCSETD loads a line discipline, kernel
-  // code few systems ever exercise.
-  for (const unsigned long request : {TIOCSTI, TIOCLINUX, TIOCSETD}) {
+  for (const unsigned long request : sandbox_rules::refused_terminal_ioctls()) {
     ok = ok && b.deny_when(SCMP_SYS(ioctl), "ioctl TIOCSTI/TIOCLINUX/TIOCSETD", EPERM,
                            SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffUL, request));
   }

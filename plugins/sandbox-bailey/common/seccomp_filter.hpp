@@ -63,8 +63,4 @@ int load_compiled_filter(const CompiledFilter& filter);
 // The highest syscall number of the native architecture libseccomp can name.
 int highest_known_syscall();
 
-// The socket families an agent may create; socket() and socketpair() of any other family
-// answer EAFNOSUPPORT.
-const std::vector<int>& allowed_socket_families();
-
 }  // namespace errand::bailey

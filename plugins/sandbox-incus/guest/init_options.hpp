@@ -3,7 +3,8 @@
 // errand-guest-init's command line, which the plugin writes (never the agent or the operator):
 //
 //   errand-guest-init --uid UID --home DIR --cwd DIR --tmp-size BYTES --shm-size BYTES
-//                     [--file-max BYTES] [--broker SOCKET] -- PROGRAM [ARGS...]
+//                     [--file-max BYTES] [--broker SOCKET] [--check-syscall-policy]
+//                     -- PROGRAM [ARGS...]
 //
 // Every value is given: the plugin owns the guest's layout (it mounts the workspace and state
 // directory), so the init repeats none of it. Nothing secret is here: Incus puts an exec's argv
@@ -27,7 +28,10 @@ struct InitOptions {
   std::uint64_t shm_bytes = 0;               // and on /dev/shm
   std::optional<std::uint64_t> file_max;     // RLIMIT_FSIZE; none: the inherited one
   std::optional<std::string> broker_socket;  // the broker's socket inside; none: no relay
-  std::vector<std::string> program;          // the agent and its arguments
+  // Refuse to start the agent unless the guest holds errand's system-call rules
+  // (syscall_policy_check.hpp); the plugin always asks, tests outside a guest do not.
+  bool check_syscall_policy = false;
+  std::vector<std::string> program;  // the agent and its arguments
 };
 
 sdk::Result<InitOptions> parse_options(int argc, char** argv);

@@ -1,6 +1,7 @@
 // errand-guest-init: the process incusd execs (as root in the guest, systemd being PID 1) to run
 // one session's agent. See init_options.hpp for its command line. In order: it reads the secret
-// preamble from stdin (exactly its length, so the agent's stream stays in fd 0), sets the
+// preamble from stdin (exactly its length, so the agent's stream stays in fd 0), checks that the
+// guest holds errand's system-call rules when asked to (syscall_policy_check.hpp), sets the
 // session's rlimits (session_limits.hpp), mounts fresh tmpfs on /tmp and /dev/shm, brings up the
 // loopback, becomes the session's subreaper, starts the relay to the broker as the agent's account
 // when there is a broker, then the agent. It passes SIGTERM, SIGINT, SIGHUP and SIGQUIT on to the
@@ -31,6 +32,7 @@
 #include "plugins/sandbox-incus/guest/relay_process.hpp"
 #include "plugins/sandbox-incus/guest/session_limits.hpp"
 #include "plugins/sandbox-incus/guest/session_mounts.hpp"
+#include "plugins/sandbox-incus/guest/syscall_policy_check.hpp"
 
 extern char** environ;
 
@@ -65,6 +67,8 @@ int main(int argc, char** argv) {
   if (!options) fail(options.error().message);
   const auto secrets = errand::secret_preamble::read_from(STDIN_FILENO);
   if (!secrets) fail(secrets.error().message + "; the agent was not started");
+  if (options->check_syscall_policy)
+    if (auto held = check_syscall_policy(); !held) fail(held.error().message);
   if (auto limited = apply_session_limits(options->file_max); !limited)
     fail(limited.error().message + "; the agent was not started");
   for (const auto* dir : {"/tmp", "/dev/shm"}) {

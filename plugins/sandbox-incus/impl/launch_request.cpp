@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "common/session_environment.hpp"
+#include "plugins/sandbox-incus/impl/guest_syscall_policy.hpp"
 
 namespace errand::incus {
 
@@ -17,6 +18,11 @@ namespace {
 
 constexpr std::size_t kInstanceNameMax = 63;
 constexpr const char* kInstancePrefix = "errand-";
+// How many ids each guest gets: its own 0-65535, and the agent's subordinate range the image
+// gives it for rootless podman (100000-165535, Debian's useradd default; image/guest/customize),
+// rounded up to whole blocks of 65536. Under security.idmap.isolated Incus's default is 65536,
+// which would leave the nested containers no ids to map.
+constexpr long kGuestIds = 3 * 65536;
 // limits.cpu.allowance is a time slice per period; 100 ms is the kernel's default CFS period.
 constexpr int kCpuPeriodMs = 100;
 
@@ -81,6 +87,13 @@ sdk::Result<json::object> instance_request(const sdk::LaunchSpec& spec, const In
       // No /dev/incus: the guest API hands the guest its own configuration and metadata, which
       // the agent has no use for and errand does not want it to read or watch.
       {"security.guestapi", "false"},
+      // errand's own rules on top of Incus's policy, for everything the guest runs
+      // (guest_syscall_policy.hpp).
+      {"security.syscalls.deny", guest_syscall_policy()},
+      // Ids of its own for each guest, so root of one guest is nobody in another, nor owns any
+      // file of another's on the host; scripts/start-incus gives root a range wide enough.
+      {"security.idmap.isolated", "true"},
+      {"security.idmap.size", std::to_string(kGuestIds)},
   };
   if (limits.memory_bytes > 0) config["limits.memory"] = std::to_string(limits.memory_bytes);
   if (limits.cpus > 0) {
@@ -141,7 +154,8 @@ sdk::Result<GuestExec> guest_exec(const sdk::LaunchSpec& spec, const IncusSettin
                   "--shm-size",
                   std::to_string(limits.shm_bytes),
                   "--uid",
-                  std::to_string(s.guest_uid)};
+                  std::to_string(s.guest_uid),
+                  "--check-syscall-policy"};
   if (limits.file_max_bytes > 0) {
     exec.command.emplace_back("--file-max");
     exec.command.emplace_back(std::to_string(limits.file_max_bytes));

@@ -90,12 +90,17 @@ void describe_confinement(const HostDocuments& d, const IncusSettings& s,
   r.notes.push_back(
       "the guest shares the host's kernel, as every container does: a kernel bug reachable from "
       "inside is a way out, which a virtual machine would not give");
-  // Said, not left for the operator to infer: the other backends stack errand's own filter.
+  // Said, not left for the operator to infer: the other backends' filter refuses more.
+  r.enforced.push_back(
+      "errand's system-call rules for a system container on every process of the guest "
+      "(security.syscalls.deny, loaded by LXC into its first process and every exec, checked by "
+      "errand-guest-init before the agent starts): socket families but unix, IPv4, IPv6 and "
+      "netlink, io_uring, bpf, perf_event_open, userfaultfd, modify_ldt, the keyring and "
+      "TIOCSTI/TIOCLINUX/TIOCSETD refused");
   r.notes.push_back(
-      "errand's own syscall filter does not run in incus guests (Docker and podman inside need "
-      "the namespaces, mounts and clone3 it refuses): the agent meets Incus's seccomp policy "
-      "only, so io_uring, bpf, perf_event_open, keyctl, ptrace and vsock sockets reach the host's "
-      "kernel, bounded by its sysctls (docs/sandbox-incus.md, \"What confines the agent\")");
+      "the guest keeps user namespaces, mounts, clone3 and ptrace, which Docker and podman inside "
+      "are made of and bailey's and podman's filter refuses; they act in the guest's own "
+      "namespaces (docs/sandbox-incus.md, \"What confines the agent\")");
 }
 
 void judge_root_disk(const HostDocuments& d, const IncusSettings& s, const std::string& pool,

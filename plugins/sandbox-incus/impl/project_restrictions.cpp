@@ -61,6 +61,9 @@ constexpr Restriction kRestrictions[] = {
      "anything Incus can give"},
     {"restricted.containers.nesting", "allow", "block",
      "sessions set security.nesting=true so Docker and podman run inside them"},
+    {"restricted.containers.lowlevel", "allow", "block",
+     "sessions set security.idmap.size, a low-level key, so that a guest with ids of its own "
+     "still holds the agent's subordinate range for rootless podman inside"},
     {"restricted.containers.privilege", "unprivileged", "unprivileged",
      "sessions must be unprivileged containers, root inside mapped to an unprivileged host id"},
     {"restricted.devices.disk", "allow", "managed",
@@ -123,15 +126,14 @@ void judge_project(const boost::json::value& project, const ProjectNeeds& needs,
           restriction.needed + "\" (" + restriction.why +
           "); fix: " + set_command(needs, restriction.key, restriction.needed));
   }
-  const auto lowlevel = value_or_default(project, "restricted.containers.lowlevel", "block");
-  if (lowlevel == "allow")
+  if (value_or_default(project, "restricted.containers.lowlevel", "block") == "allow")
     r.notes.push_back("project " + needs.project +
-                      ": restricted.containers.lowlevel=allow lets an instance in it set raw.lxc, "
-                      "raw.seccomp and other low-level keys, and frees raw.idmap from "
-                      "restricted.idmap.* (a map of the host's root into the guest is then "
-                      "accepted); errand's sessions set none of the first and map only the "
-                      "daemon's own ids, which restricted.idmap.* allows under \"block\" too, so "
-                      "\"block\" would be narrower");
+                      ": restricted.containers.lowlevel=allow, which sessions need for "
+                      "security.idmap.size, also lets an instance in it set raw.lxc, raw.seccomp "
+                      "and other low-level keys, and frees raw.idmap from restricted.idmap.* (a "
+                      "map of the host's root into the guest is then accepted); errand's "
+                      "sessions set none of these but raw.idmap, and map only the daemon's own "
+                      "ids");
 
   const auto paths = config_value(project, "restricted.devices.disk.paths").value_or("");
   if (paths.empty()) {

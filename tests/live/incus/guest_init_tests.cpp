@@ -340,6 +340,19 @@ TEST_CASE("guest init: exec and set-up failures are reported with their codes") 
           std::string::npos);
     CHECK(run.out().empty());
   }
+  SECTION("asked to check the guest's system-call policy outside a guest holding it: 125") {
+    // The harness runs the init on the host, where nothing refuses io_uring_setup but the
+    // kernel's own EFAULT for the missing parameters.
+    auto request = session.request(0, false, {"report"});
+    request.init_options.insert(request.init_options.begin(), "--check-syscall-policy");
+    request.stdin_bytes = preamble({});
+    GuestInitRun run(request, session.dir.path());
+    CHECK(run.wait_for_exit(30s) == 125);
+    CHECK(run.err().find("the guest's system-call policy lacks errand's rules: io_uring_setup "
+                         "failed with EFAULT where they answer EPERM") != std::string::npos);
+    CHECK(run.err().find("the agent was not started") != std::string::npos);
+    CHECK(run.out().empty());
+  }
   SECTION("a missing option: 125 with the usage") {
     auto request = session.request(0, false, {"report"});
     request.init_options.erase(request.init_options.begin(), request.init_options.begin() + 2);

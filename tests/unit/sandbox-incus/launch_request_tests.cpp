@@ -1,6 +1,7 @@
 #include <catch2/catch_test_macros.hpp>
 #include <catch2/matchers/catch_matchers_string.hpp>
 
+#include "plugins/sandbox-incus/impl/guest_syscall_policy.hpp"
 #include "plugins/sandbox-incus/impl/launch_request.hpp"
 #include "tests/unit/sandbox-incus/incus_test_host.hpp"
 
@@ -76,6 +77,9 @@ TEST_CASE("a session starts ephemeral from the image alias, marked as errand's",
   CHECK(config_at(body, "security.nesting") == "true");
   CHECK(config_at(body, "limits.kernel.core") == "0");
   CHECK(config_at(body, "security.guestapi") == "false");
+  CHECK(config_at(body, "security.idmap.isolated") == "true");
+  CHECK(config_at(body, "security.idmap.size") == "196608");
+  CHECK(config_at(body, "security.syscalls.deny") == guest_syscall_policy());
 }
 
 TEST_CASE("with a golden, a session is a copy of it, without its snapshots",
@@ -192,11 +196,11 @@ TEST_CASE(
   auto exec = guest_exec(spec, seed_settings());
   REQUIRE(exec.has_value());
   // sandbox.fileMax's default, 1g.
-  CHECK(exec->command ==
-        std::vector<std::string>{"/errand/errand-guest-init", "--home", "/state/home", "--cwd",
-                                 "/workspace", "--tmp-size", "536870912", "--shm-size", "268435456",
-                                 "--uid", "1000", "--file-max", "1073741824", "--broker",
-                                 "/errand/broker.sock", "--", "kage", "rpc"});
+  CHECK(exec->command == std::vector<std::string>{
+                             "/errand/errand-guest-init", "--home", "/state/home", "--cwd",
+                             "/workspace", "--tmp-size", "536870912", "--shm-size", "268435456",
+                             "--uid", "1000", "--check-syscall-policy", "--file-max", "1073741824",
+                             "--broker", "/errand/broker.sock", "--", "kage", "rpc"});
   auto none = guest_exec(spec_for(sdk::NetworkMode::none, sdk::EgressMode::proxy), seed_settings());
   REQUIRE(none.has_value());
   CHECK(std::find(none->command.begin(), none->command.end(), "--broker") == none->command.end());

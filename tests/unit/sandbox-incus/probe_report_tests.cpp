@@ -91,9 +91,12 @@ TEST_CASE("the report names Incus, the kernel, the missing AppArmor and the shar
   const auto notes = all_of(r.notes);
   CHECK_THAT(notes, ContainsSubstring("Incus 6.0.4, driver lxc 5.0.2, kernel 6.18.44-fc-v669"));
   CHECK_THAT(notes, ContainsSubstring("the guest shares the host's kernel"));
-  CHECK_THAT(notes, ContainsSubstring("errand's own syscall filter does not run in incus guests"));
+  CHECK_THAT(notes,
+             ContainsSubstring("the guest keeps user namespaces, mounts, clone3 and ptrace"));
   CHECK_THAT(all_of(r.enforced),
              ContainsSubstring("user namespace, seccomp and cgroups; this host has no AppArmor"));
+  CHECK_THAT(all_of(r.enforced), ContainsSubstring("errand's system-call rules for a system "
+                                                   "container on every process of the guest"));
   auto with_apparmor = seed_host();
   (**with_apparmor.warnings).as_array().erase((**with_apparmor.warnings).as_array().end() - 1);
   CHECK_THAT(all_of(judged(with_apparmor).enforced),
