@@ -247,6 +247,7 @@ asio::awaitable<sdk::Result<void>> Session::open_broker() {
   spec.session_id = id();
   spec.socket_path = paths_.broker_socket;
   spec.record_dir = paths_.record;
+  spec.owner_id = plan_.owner_id;
   auto opened = co_await services_->broker->open(spec);
   if (!opened)
     co_return sdk::make_error("the egress broker could not open the session: " +

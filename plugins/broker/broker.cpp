@@ -102,6 +102,7 @@ asio::awaitable<sdk::Result<sdk::BrokerSession>> Broker::open(sdk::BrokerSession
       core_->sessions.emplace(spec.session_id, *session);
     }
     (*session)->start();
+    (*session)->info("opened for account {}", (*session)->owner());
     co_return (*session)->description();
   } catch (const std::exception& e) {
     co_return sdk::make_error(std::string("the broker could not open the session: ") + e.what());

@@ -82,6 +82,7 @@ sdk::Result<std::shared_ptr<BrokerSession>> BrokerSession::open(
   auto grants = GrantStore::open(spec.record_dir, core->wall_now());
   if (!grants) return grants.error();
   session->grants_ = std::move(*grants);
+  session->owner_ = spec.owner_id.empty() ? spec.session_id : spec.owner_id;
   session->socket_path_ = path;
   try {
     session->proxy_credential_ = mint_credential();

@@ -80,6 +80,8 @@ class BrokerSession : public std::enable_shared_from_this<BrokerSession> {
   void end_connections();
 
   const std::string& id() const noexcept { return id_; }
+  // The person the session is for (BrokerSessionSpec::owner_id), or its id when none was named.
+  const std::string& owner() const noexcept { return owner_; }
   BrokerCore& core() noexcept { return *core_; }
   const BrokerSettings& settings() const noexcept { return *settings_; }
   const std::shared_ptr<const BrokerSettings>& shared_settings() const noexcept {
@@ -129,6 +131,7 @@ class BrokerSession : public std::enable_shared_from_this<BrokerSession> {
 
   std::shared_ptr<BrokerCore> core_;
   std::string id_;
+  std::string owner_;
   std::shared_ptr<const BrokerSettings> settings_;
   Strand strand_;
   boost::asio::local::stream_protocol::acceptor acceptor_;

@@ -20,10 +20,16 @@ struct Job {
   std::function<void(Resolution)> done;
 };
 
-struct SessionLoad {
+struct Load {
   std::size_t running = 0;
   std::size_t in_flight = 0;
 };
+
+// Whose share a lookup counts against besides its session's: its owner, or the session itself
+// when none was named.
+const std::string& owner_of(const LookupRequest& request) {
+  return request.owner.empty() ? request.session_id : request.owner;
+}
 
 }  // namespace
 
@@ -48,25 +54,35 @@ class LookupPool::Lane {
     // Lookups that waited past their caller's deadline no longer count against the session,
     // even while every thread is held by stalled ones and no worker is looking at the queue.
     drop_expired(expired);
-    auto& load = loads_[request.session_id];
-    if (stopping_ || load.in_flight >= limits_.in_flight_per_session) {
-      if (load.in_flight == 0) loads_.erase(request.session_id);
+    auto& load = sessions_[request.session_id];
+    auto& owner_load = owners_[owner_of(request)];
+    const bool session_full = load.in_flight >= limits_.in_flight_per_session;
+    const bool owner_full = owner_load.in_flight >= limits_.in_flight_per_owner;
+    if (stopping_ || session_full || owner_full) {
+      if (load.in_flight == 0) sessions_.erase(request.session_id);
+      if (owner_load.in_flight == 0) owners_.erase(owner_of(request));
       const bool stopping = stopping_;
       lock.unlock();
       Resolution refused;
       refused.refused = true;
-      refused.failure = stopping
-                            ? "the broker is stopping"
-                            : fmt::format(
-                                  "this session already has {} {} lookups in flight, the most "
-                                  "one session may have; wait for them to finish (names whose "
-                                  "nameserver never answers hold theirs until the resolver gives "
-                                  "up)",
-                                  limits_.in_flight_per_session, name_);
+      if (stopping)
+        refused.failure = "the broker is stopping";
+      else if (session_full)
+        refused.failure = fmt::format(
+            "this session already has {} {} lookups in flight, the most one session may have; "
+            "wait for them to finish (names whose nameserver never answers hold theirs until the "
+            "resolver gives up)",
+            limits_.in_flight_per_session, name_);
+      else
+        refused.failure = fmt::format(
+            "the sessions of this session's owner already have {} {} lookups in flight, the "
+            "most one person's sessions may have together; wait for them to finish",
+            limits_.in_flight_per_owner, name_);
       done(std::move(refused));
       return;
     }
     ++load.in_flight;
+    ++owner_load.in_flight;
     queue_.push_back({request, std::move(done)});
     lock.unlock();
     wake_.notify_one();
@@ -100,20 +116,23 @@ class LookupPool::Lane {
         ++it;
         continue;
       }
-      release(it->request.session_id, false);
+      release(it->request, false);
       expired.push_back(std::move(*it));
       it = queue_.erase(it);
     }
   }
 
-  // The first queued job whose session is below its running share; jobs whose caller has
-  // given up are dropped on the way.
+  // The first queued job whose session and owner are both below their running shares; jobs
+  // whose caller has given up are dropped on the way.
   std::optional<Job> next_job(std::vector<Job>& expired) {
     drop_expired(expired);
     for (auto it = queue_.begin(); it != queue_.end(); ++it) {
-      auto& load = loads_[it->request.session_id];
-      if (load.running < limits_.running_per_session) {
+      auto& load = sessions_[it->request.session_id];
+      auto& owner_load = owners_[owner_of(it->request)];
+      if (load.running < limits_.running_per_session &&
+          owner_load.running < limits_.running_per_owner) {
         ++load.running;
+        ++owner_load.running;
         Job job = std::move(*it);
         queue_.erase(it);
         return job;
@@ -122,11 +141,17 @@ class LookupPool::Lane {
     return std::nullopt;
   }
 
-  void release(const std::string& session_id, bool was_running) {
-    auto it = loads_.find(session_id);
-    if (it == loads_.end()) return;
+  static void release_from(std::map<std::string, Load>& loads, const std::string& key,
+                           bool was_running) {
+    auto it = loads.find(key);
+    if (it == loads.end()) return;
     if (was_running) --it->second.running;
-    if (--it->second.in_flight == 0) loads_.erase(it);
+    if (--it->second.in_flight == 0) loads.erase(it);
+  }
+
+  void release(const LookupRequest& request, bool was_running) {
+    release_from(sessions_, request.session_id, was_running);
+    release_from(owners_, owner_of(request), was_running);
   }
 
   void work(std::size_t index) {
@@ -146,12 +171,12 @@ class LookupPool::Lane {
       expired.clear();
       Resolution resolution = lookup_(job->request.host);
       job->done(std::move(resolution));
-      const std::string session_id = std::move(job->request.session_id);
+      const LookupRequest finished = std::move(job->request);
       job.reset();
       lock.lock();
       busy_[index] = false;
-      release(session_id, true);
-      // A finished lookup may let a waiting job of the same session run.
+      release(finished, true);
+      // A finished lookup may let a waiting job of the same session or owner run.
       wake_.notify_all();
     }
   }
@@ -162,7 +187,8 @@ class LookupPool::Lane {
   std::mutex mutex_;
   std::condition_variable wake_;
   std::deque<Job> queue_;
-  std::map<std::string, SessionLoad> loads_;
+  std::map<std::string, Load> sessions_;
+  std::map<std::string, Load> owners_;
   std::vector<std::thread> workers_;
   std::vector<bool> busy_;
   bool stopping_ = false;

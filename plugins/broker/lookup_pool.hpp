@@ -2,8 +2,8 @@
 
 // The broker's own lookups, run on threads because getaddrinfo blocks and cannot be
 // interrupted. Two lanes (tunnels, provider hosts) with threads of their own; within a lane one
-// session holds at most a few threads and a bounded number of lookups, and a lookup still
-// queued when its caller gave up is never started.
+// session holds at most a few threads and a bounded number of lookups, so does one person across
+// all of their sessions, and a lookup still queued when its caller gave up is never started.
 
 #include <cstddef>
 #include <functional>
@@ -22,11 +22,15 @@ struct LaneLimits {
   // Lookups of one session queued or running (abandoned ones included, until getaddrinfo
   // returns); past it a lookup is refused at once.
   std::size_t in_flight_per_session = 16;
+  // The same two bounds for one person's sessions together (LookupRequest::owner), so that
+  // opening a second session does not win a person a second share of the threads.
+  std::size_t running_per_owner = 4;
+  std::size_t in_flight_per_owner = 32;
 };
 
 struct LookupPoolLimits {
-  LaneLimits tunnel{8, 4, 16};
-  LaneLimits provider{4, 2, 16};
+  LaneLimits tunnel{8, 4, 16, 4, 32};
+  LaneLimits provider{4, 2, 16, 2, 32};
 };
 
 // A blocking lookup: getaddrinfo in the daemon; tests pass one that stalls on chosen names.

@@ -37,7 +37,10 @@ asio::awaitable<ProviderConnection> connect_provider(BrokerCore& core,
                               up.host_is_literal,
                               {egress.allow_internal, core.host_addresses()},
                               session_id,
-                              LookupLane::provider};
+                              LookupLane::provider,
+                              // Provider hosts are few and looked up for every person alike;
+                              // their lane bounds each session, its owner being itself.
+                              {}};
   out.dial = co_await connect_upstream(core.resolver(), target, deadlines);
   if (out.dial.failure != DialFailure::none) {
     out.failure = ProviderConnection::Failure::dial;

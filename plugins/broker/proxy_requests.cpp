@@ -226,7 +226,8 @@ asio::awaitable<bool> handle_proxy_request(BrokerSession& session, Connection& c
                               request.host_is_literal,
                               {settings.allow_internal, session.core().host_addresses()},
                               session.id(),
-                              LookupLane::tunnel};
+                              LookupLane::tunnel,
+                              session.owner()};
   const DialDeadlines deadlines{settings.lookup_deadline, settings.dial_deadline};
   auto dial = co_await connect_upstream(session.core().resolver(), target, deadlines);
   if (dial.failure != DialFailure::none) {

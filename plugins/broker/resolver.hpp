@@ -29,6 +29,9 @@ struct LookupRequest {
   LookupLane lane = LookupLane::tunnel;
   // The caller gives up at this time; a lookup still queued then is never started.
   std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
+  // The person whose session asks (BrokerSessionSpec::owner_id), for the lane's per-person
+  // bound; empty: the session is its own owner.
+  std::string owner;
 };
 
 class Resolver {

@@ -38,7 +38,7 @@ asio::awaitable<DialResult> connect_upstream(Resolver& resolver, const UpstreamT
     judged.push_back(address);
   } else {
     LookupRequest request{target.host, target.session_id, target.lane,
-                          std::chrono::steady_clock::now() + deadlines.lookup};
+                          std::chrono::steady_clock::now() + deadlines.lookup, target.owner};
     auto looked_up = co_await resolve_within(resolver, std::move(request));
     if (looked_up.timed_out) {
       out.failure = DialFailure::lookup_timeout;

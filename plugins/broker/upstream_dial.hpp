@@ -22,6 +22,7 @@ struct UpstreamTarget {
   AddressPolicy policy;
   std::string session_id;  // whose lookup this is, for the resolver's per-session bound
   LookupLane lane = LookupLane::tunnel;
+  std::string owner;  // and whose session, for its per-person bound (LookupRequest::owner)
 };
 
 enum class DialFailure {

@@ -145,6 +145,15 @@ void TransportCore::learn_thread(const json::object& channel) {
   if (!id.empty()) directory_.remember(id, string_member(channel, "parent_id"));
 }
 
+bool TransportCore::is_own_archive_echo(const std::string& thread_id) {
+  constexpr std::chrono::minutes kEchoWindow{1};
+  const auto it = own_archives_.find(thread_id);
+  if (it == own_archives_.end()) return false;
+  const bool recent = std::chrono::steady_clock::now() - it->second < kEchoWindow;
+  own_archives_.erase(it);
+  return recent;
+}
+
 asio::awaitable<Place> TransportCore::place_of(const std::string& channel_id) {
   auto place = directory_.place_of(channel_id);
   if (place != Place::unknown) co_return place;
@@ -183,6 +192,7 @@ asio::awaitable<void> TransportCore::handle(Dispatch dispatch) {
     if (const auto* meta = d.if_contains("thread_metadata"); meta && meta->is_object())
       if (const auto* a = meta->as_object().if_contains("archived"); a && a->is_bool())
         archived = a->as_bool();
+    if (archived && is_own_archive_echo(id)) co_return;
     if (archived && directory_.place_of(id) == Place::served_thread && events_ != nullptr)
       events_->on_thread_closed({id, false});
     co_return;

@@ -11,6 +11,7 @@
 #include <boost/asio/awaitable.hpp>
 #include <boost/asio/strand.hpp>
 #include <boost/json/value.hpp>
+#include <chrono>
 #include <deque>
 #include <errand/sdk/chat_transport.hpp>
 #include <errand/sdk/host_services.hpp>
@@ -102,6 +103,9 @@ class TransportCore : public std::enable_shared_from_this<TransportCore> {
   boost::asio::awaitable<void> handle(Dispatch dispatch);
   boost::asio::awaitable<ChannelDirectory::Place> place_of(const std::string& channel_id);
   void learn_thread(const boost::json::object& channel);
+  // Whether an archived THREAD_UPDATE is the echo of this transport's own archive_thread (which
+  // it then forgets), rather than a person's.
+  bool is_own_archive_echo(const std::string& thread_id);
   boost::asio::awaitable<void> refuse_command_elsewhere(const sdk::CommandCall& call);
 
   sdk::Result<std::vector<Piece>> prepare(const sdk::OutMessage& message) const;
@@ -126,6 +130,11 @@ class TransportCore : public std::enable_shared_from_this<TransportCore> {
   WakeList pump_wake_;
   std::deque<Dispatch> queue_;
   std::map<std::string, InteractionInfo> interactions_;
+  // Threads this transport archived itself, and when it asked: Discord echoes the archive as a
+  // THREAD_UPDATE, which is not a person closing the thread. The core has recorded the archive
+  // already, and the echo may come after a reply in the thread has resumed it, whose session a
+  // close would stop. An echo a minute or more after the request is taken as someone else's.
+  std::map<std::string, std::chrono::steady_clock::time_point> own_archives_;
   std::string application_id_;
   std::string guild_id_;
   sdk::ChatEvents* events_ = nullptr;

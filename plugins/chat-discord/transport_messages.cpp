@@ -210,9 +210,14 @@ asio::awaitable<sdk::Result<sdk::ThreadRef>> TransportCore::open_thread(const sd
 asio::awaitable<sdk::Result<void>> TransportCore::archive_thread(const std::string& thread_id) {
   json::object payload;
   payload["archived"] = true;
+  // Marked before the request: the gateway's echo can arrive before REST's answer.
+  own_archives_[thread_id] = std::chrono::steady_clock::now();
   auto r = co_await rest_->call(http::verb::patch, "/channels/" + thread_id,
                                 json::value(std::move(payload)));
-  if (!r) co_return r.error();
+  if (!r) {
+    own_archives_.erase(thread_id);
+    co_return r.error();
+  }
   co_return sdk::Result<void>{};
 }
 

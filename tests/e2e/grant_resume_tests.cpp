@@ -25,13 +25,21 @@ TEST_CASE("an always grant carries to the session resumed in the same thread", "
   REQUIRE(h.wait_for_text(thread, "every session resumed in this thread"));
   h.post("!stop", thread);
   REQUIRE(h.wait_for_text(thread, "the session stopped"));
+  // The reply below comes as soon as the thread is resumable, before Discord's echo of errand's
+  // own archive may have arrived: the echo must not stop the session the reply resumes.
   REQUIRE(eventually([&] {
     const auto s = h.sessions_of(thread);
-    return s.size() == 1 && s[0].ended_at.has_value();
+    const auto record = h.threads_db()->find_thread(thread);
+    return s.size() == 1 && s[0].ended_at.has_value() && record && *record &&
+           (*record)->state == sessions::ThreadState::resumable;
   }));
 
   h.post("fetch " + server.url(), thread);
-  REQUIRE(h.wait_for_text(thread, "so again for this session: `" + server.host() + "`"));
+  const bool carried =
+      h.wait_for_text(thread, "so again for this session: `" + server.host() + "`");
+  INFO(h.bot_text(thread));
+  INFO(h.daemon_log());
+  REQUIRE(carried);
   REQUIRE(h.wait_for_text(thread, "done in", 60s, 2));
   INFO(h.bot_text(thread));
   CHECK(h.sessions_of(thread).size() == 2);

@@ -94,6 +94,9 @@ void opening_message_scenario(Backend backend) {
   REQUIRE(broker_closed != npos);
   REQUIRE(sandbox_stopped != npos);
   REQUIRE(session_ended != npos);
+  // The broker bounds a person's sessions together by the account that opened the thread.
+  CHECK(log.find("session " + sessions[0].session_id + ": opened for account " +
+                 std::string(kOwner)) != npos);
   CHECK(broker_closed < sandbox_stopped);
   CHECK(sandbox_stopped < session_ended);
   // podman runs here only because the harness accepts its gaps (no cgroup limits on a rootless

@@ -21,7 +21,8 @@ namespace {
 
 LookupRequest request(std::string host, std::string session, LookupLane lane = LookupLane::tunnel,
                       std::chrono::milliseconds within = std::chrono::seconds(30)) {
-  return {std::move(host), std::move(session), lane, std::chrono::steady_clock::now() + within};
+  return {std::move(host), std::move(session), lane, std::chrono::steady_clock::now() + within,
+          /*owner=*/{}};
 }
 
 // Submits a lookup and hands back its answer when it comes.
@@ -60,6 +61,46 @@ TEST_CASE("one session's stalled lookups hold no more than its share of a lane",
   auto other = ask(pool, request("ok.test", "other"));
   REQUIRE(answered_within(other, 2s));
   CHECK(other.get().addresses.size() == 1);
+  CHECK(lookup->stalled_now() == 2);
+}
+
+TEST_CASE("two sessions of one person hold no more than that person's share of a lane",
+          "[lookup_pool]") {
+  auto lookup = std::make_shared<StallingLookup>();
+  const ReleaseAtEnd release(lookup);
+  lookup->stall("stall.test");
+  lookup->map("ok.test", "192.0.2.10");
+  // Four threads; a session may run two lookups and queue five, a person two and eight.
+  LookupPool pool(StallingLookup::of(lookup), {{4, 2, 5, 2, 8}, {2, 1, 5, 1, 8}});
+  const auto of_alice = [](const std::string& session) {
+    auto r = request("stall.test", session);
+    r.owner = "alice";
+    return r;
+  };
+  std::vector<std::future<Resolution>> stalled;
+  for (int i = 0; i < 4; ++i) {
+    stalled.push_back(ask(pool, of_alice("alice-1")));
+    stalled.push_back(ask(pool, of_alice("alice-2")));
+  }
+  // Each session could run two, but together they are one person's: two threads, not four.
+  REQUIRE(lookup->wait_for_stalled(2));
+  std::this_thread::sleep_for(100ms);
+  CHECK(lookup->stalled_now() == 2);
+
+  // Someone else's lookup runs on the threads alice's sessions may not take.
+  auto bob = request("ok.test", "bob-1");
+  bob.owner = "bob";
+  auto other = ask(pool, bob);
+  REQUIRE(answered_within(other, 2s));
+  CHECK(other.get().addresses.size() == 1);
+
+  // Eight in flight is alice's most: a ninth is refused at once, though its session has room.
+  auto refused = ask(pool, of_alice("alice-3"));
+  REQUIRE(answered_within(refused, 2s));
+  const auto r = refused.get();
+  CHECK(r.refused);
+  CHECK(r.failure.find("the sessions of this session's owner already have 8 tunnel lookups in "
+                       "flight") != std::string::npos);
   CHECK(lookup->stalled_now() == 2);
 }
 
@@ -134,7 +175,7 @@ TEST_CASE("a lookup that outlives the io_context it was asked from touches none 
         io,
         [&]() -> boost::asio::awaitable<void> {
           LookupRequest r{"slow.test", "s", LookupLane::tunnel,
-                          std::chrono::steady_clock::now() + 20ms};
+                          std::chrono::steady_clock::now() + 20ms, /*owner=*/{}};
           const auto answer = co_await resolve_within(*resolver, std::move(r));
           timed_out = answer.timed_out;
         },
@@ -156,7 +197,7 @@ TEST_CASE("an io_context destroyed mid-lookup leaves the lookup harmless", "[loo
         io,
         [&]() -> boost::asio::awaitable<void> {
           LookupRequest r{"slow.test", "s", LookupLane::tunnel,
-                          std::chrono::steady_clock::now() + 30s};
+                          std::chrono::steady_clock::now() + 30s, /*owner=*/{}};
           co_await resolve_within(*resolver, std::move(r));
         },
         boost::asio::detached);

@@ -309,6 +309,25 @@ TEST_CASE_METHOD(ProxyFixture, "lookups that fail or stall are answered 502 and 
   CHECK(harness.log_contains(fmt::format("slow.test:{} answered 504 at the lookup", echo.port())));
 }
 
+TEST_CASE_METHOD(ProxyFixture,
+                 "a tunnel's lookup is asked for the session's owner, or the session itself",
+                 "[proxy][integration]") {
+  // The lookup lane bounds one person's sessions together by this name (lookup_pool.hpp).
+  BrokerHarness harness(config(loopback, {"*"}), options());
+  const auto alice = harness.try_open("s-alice", {}, "alice").value();
+  const auto nobody = harness.open("s-nobody");
+  for (const auto* session : {&alice, &nobody}) {
+    BrokerClient client(session->socket_path);
+    client.send(
+        connect_request(fmt::format("internal.test:{}", echo.port()), session->proxy_credential));
+    CHECK(client.read_response(true).status == 200);
+  }
+  CHECK(resolver->asked() == std::vector<std::string>{"internal.test", "internal.test"});
+  CHECK(resolver->owners_asked() == std::vector<std::string>{"alice", "s-nobody"});
+  CHECK(harness.log_contains("session s-alice: opened for account alice"));
+  CHECK(harness.log_contains("session s-nobody: opened for account s-nobody"));
+}
+
 TEST_CASE_METHOD(ProxyFixture, "an upstream that refuses every dial is answered 502",
                  "[proxy][integration]") {
   BrokerHarness harness(config(loopback, {"*"}), options());

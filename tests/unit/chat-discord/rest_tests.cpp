@@ -154,7 +154,15 @@ TEST_CASE("threads are opened from a message with a name cut to 100 characters")
   CHECK(h.events.read([](auto& e) { return e.messages[1].thread_id; }) == thread->id);
   auto archived = h.run(h.transport->close_thread(thread->id));
   REQUIRE(archived);
+  CHECK(requests_to(h.fake, "PATCH", "/channels/" + thread->id).size() == 1);
+  // Discord's echo of errand's own archive is not a person closing the thread: a reply that
+  // resumed it meanwhile would have its session stopped. Someone else's archive is reported.
+  std::this_thread::sleep_for(300ms);
+  CHECK(h.events.read([](auto& e) { return e.closed.size(); }) == 0);
+  h.fake.post_user_message({.thread_id = thread->id, .content = "back again"});
+  h.fake.archive_thread(thread->id);
   REQUIRE(h.events.wait([](auto& e) { return e.closed.size() == 1; }));
+  CHECK(h.events.read([](auto& e) { return e.closed[0].thread_id; }) == thread->id);
 }
 
 TEST_CASE("edit, delete and reactions use their routes") {

@@ -26,6 +26,10 @@ struct BrokerSessionSpec {
   std::vector<std::string> egress_allow;    // sandbox.egress.allow; ["*"] for any host
   // sandbox.egress.allowInternal, as the core validated it (SandboxPolicy::allow_internal).
   std::vector<std::string> allow_internal;
+  // The account that opened the session's thread. The broker bounds what one person's sessions
+  // hold together by it (a share of the tunnel lookup threads); empty: the session counts as a
+  // person of its own.
+  std::string owner_id;
 };
 
 struct BrokerSession {

@@ -19,14 +19,15 @@
  *        the descriptor's validate_policy hands a sandbox backend the core's SandboxPolicy;
  *        SandboxBackend::image_kage_providers
  *   4.0  LaunchSpec::tools_dir; DelegateReport, BrokerEvents::admit_delegate and
- *        on_delegate_finished; EgressBroker::refresh_usage */
+ *        on_delegate_finished; EgressBroker::refresh_usage
+ *   5.0  BrokerSessionSpec::owner_id */
 #ifndef ERRAND_SDK_PLUGIN_ABI_H
 #define ERRAND_SDK_PLUGIN_ABI_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#define ERRAND_ABI_MAJOR 4
+#define ERRAND_ABI_MAJOR 5
 #define ERRAND_ABI_MINOR 0
 #define ERRAND_PLUGIN_ENTRY_SYMBOL "errand_plugin_entry_v1"
 

@@ -162,7 +162,8 @@ BrokerHarness::~BrokerHarness() {
 }
 
 sdk::Result<sdk::BrokerSession> BrokerHarness::try_open(const std::string& session_id,
-                                                        std::filesystem::path socket_path) {
+                                                        std::filesystem::path socket_path,
+                                                        std::string owner_id) {
   // The session's egress comes from the test's configuration as a daemon's session gets it:
   // through the core's policy builder.
   auto policy = sandbox::policy_from_config(services_->config);
@@ -172,6 +173,7 @@ sdk::Result<sdk::BrokerSession> BrokerHarness::try_open(const std::string& sessi
   spec.socket_path = socket_path.empty() ? dir_.path() / "brokers" / (session_id + ".sock")
                                          : std::move(socket_path);
   spec.record_dir = record_dir(session_id);
+  spec.owner_id = std::move(owner_id);
   auto future = asio::co_spawn(io_, broker_->open(spec), asio::use_future);
   return future.get();
 }

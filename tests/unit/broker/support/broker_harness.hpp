@@ -104,8 +104,10 @@ class BrokerHarness {
   ~BrokerHarness();
 
   sdk::BrokerSession open(const std::string& session_id);
+  // owner_id: BrokerSessionSpec::owner_id, the person the session is for (none by default).
   sdk::Result<sdk::BrokerSession> try_open(const std::string& session_id,
-                                           std::filesystem::path socket_path = {});
+                                           std::filesystem::path socket_path = {},
+                                           std::string owner_id = {});
   void close(const std::string& session_id);
   // Broker::refresh_usage, awaited on the broker's io_context.
   sdk::Result<sdk::ProviderUsage> refresh_usage(const std::string& provider,

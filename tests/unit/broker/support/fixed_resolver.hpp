@@ -47,11 +47,17 @@ class FixedResolver final : public Resolver {
     std::lock_guard lock(mutex_);
     return asked_;
   }
+  // The owner each lookup was asked for, in order (LookupRequest::owner).
+  std::vector<std::string> owners_asked() const {
+    std::lock_guard lock(mutex_);
+    return owners_;
+  }
 
   void resolve(const LookupRequest& request, std::function<void(Resolution)> done) override {
     const std::string& host = request.host;
     std::unique_lock lock(mutex_);
     asked_.push_back(host);
+    owners_.push_back(request.owner);
     for (const auto& h : hanging_) {
       if (h == host) {
         held_.emplace_back(host, std::move(done));
@@ -74,6 +80,7 @@ class FixedResolver final : public Resolver {
   std::vector<std::string> hanging_;
   std::vector<std::pair<std::string, std::function<void(Resolution)>>> held_;
   std::vector<std::string> asked_;
+  std::vector<std::string> owners_;
 };
 
 }  // namespace errand::broker::testing
