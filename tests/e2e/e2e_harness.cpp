@@ -219,8 +219,15 @@ bool E2eHarness::serves_web() const {
   return web != nullptr && web->is_object();
 }
 
+std::string E2eHarness::web_host() const {
+  const auto* web = config_.if_contains("web");
+  const auto* host =
+      web != nullptr && web->is_object() ? web->as_object().if_contains("host") : nullptr;
+  return host != nullptr && host->is_string() ? std::string(host->as_string()) : "127.0.0.1";
+}
+
 std::string E2eHarness::web_url() const {
-  return "http://127.0.0.1:" + std::to_string(web_port());
+  return "http://" + web_host() + ":" + std::to_string(web_port());
 }
 
 namespace {
@@ -251,7 +258,7 @@ std::string E2eHarness::web_observer_address() const {
 WebDoor E2eHarness::web_door() const {
   auto secret = secret_of(web_address());
   if (secret.empty()) secret = secret_of(web_observer_address());
-  return WebDoor{web_port(), secret};
+  return WebDoor{web_port(), secret, web_host()};
 }
 
 void E2eHarness::start() {

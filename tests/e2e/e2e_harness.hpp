@@ -92,6 +92,8 @@ class E2eHarness {
   // start() picks a free port, so a restart may move it.
   std::string web_url() const;
   std::uint16_t web_port() const;
+  // The address the web interface is bound to (web.host; 127.0.0.1 unless a test sets it).
+  std::string web_host() const;
   // Picks the web interface's port now and keeps it at every start(), for a test whose
   // configuration must name it before the daemon runs (sandbox.egressPorts); a port taken
   // meanwhile then fails the start instead of moving.

@@ -9,6 +9,8 @@
 #include "tests/support/temp_dir.hpp"
 
 #include <algorithm>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
 #include <catch2/catch_test_macros.hpp>
@@ -295,20 +297,21 @@ TEST_CASE("errand runs from an agent, two directories and a web block, and nothi
 namespace errand::e2e {
 namespace {
 
-// A shell script for the agent to write and run: two requests to the web interface as a program
-// inside the sandbox can make them, with the bound address as Host and Origin (which any client
-// may send) and no access secret, each answered with its status line and the body's first line.
-// Backslashes are doubled for the fake agent's unescaping, so printf sees \r and \n.
-std::string intruder_script(std::uint16_t port) {
-  const auto address = "127.0.0.1:" + std::to_string(port);
+// A shell script for the agent to write and run: two requests to the web interface at
+// host:port as a program inside the sandbox can make them, with the bound address as Host and
+// Origin (which any client may send) and no access secret, each answered with its status line and
+// the body's line naming the secret. Backslashes are doubled for the fake agent's unescaping, so
+// printf sees \r and \n.
+std::string intruder_script(const std::string& host, std::uint16_t port) {
+  const auto address = host + ":" + std::to_string(port);
   const std::string request =
       "printf '%s /api/sessions HTTP/1.1\\\\r\\\\nHost: " + address + "\\\\r\\\\nOrigin: http://" +
       address +
       "\\\\r\\\\nContent-Type: application/json\\\\r\\\\nContent-Length: %s\\\\r\\\\nConnection: "
       "close\\\\r\\\\n\\\\r\\\\n%s' \"$1\" \"${#2}\" \"$2\"";
   return "ask() {\\n"
-         "  exec 3<>/dev/tcp/127.0.0.1/" +
-         std::to_string(port) +
+         "  exec 3<>/dev/tcp/" +
+         host + "/" + std::to_string(port) +
          " || { echo web-unreachable; return; }\\n"
          "  " +
          request +
@@ -342,22 +345,32 @@ std::string tool_output(const std::string& stream, const std::string& title) {
   return output;
 }
 
-}  // namespace
+// The private address scripts/setup gives this host's loopback interface for the tests, so the
+// web interface can be bound where a podman session's network (slirp4netns, which cuts off the
+// host's loopback range) reaches it.
+constexpr const char* kPrivateTestAddress = "10.254.213.1";
 
-TEST_CASE(
-    "a session with egress open that reaches the web interface is refused without the access "
-    "secret, and starts or lists nothing",
-    "[e2e][web][key:web.port]") {
-  // bailey under egress open is the host's network, held by Landlock to sandbox.egressPorts:
-  // with the web port among them the agent's requests reach the interface, so the refusal
-  // below is the access secret's, not the network's.
-  E2eHarness h(Backend::bailey, Front::web_only);
+// Whether this host holds address: a socket can be bound to it.
+bool is_local_address(const std::string& address) {
+  boost::asio::io_context io;
+  boost::asio::ip::tcp::acceptor acceptor(io);
+  boost::system::error_code ec;
+  const boost::asio::ip::tcp::endpoint endpoint(boost::asio::ip::make_address(address, ec), 0);
+  if (ec) return false;
+  acceptor.open(endpoint.protocol(), ec);
+  if (!ec) acceptor.bind(endpoint, ec);
+  return !ec;
+}
+
+void web_from_sandbox_scenario(Backend backend, const std::string& web_host) {
+  E2eHarness h(backend, Front::web_only);
+  h.set("web.host", json::string(web_host));
   const auto port = h.fix_web_port();
   h.set("sandbox.egress.mode", "open");
   h.set("sandbox.egressPorts", json::array{443, port});
   h.start();
   const auto thread = start_web_session(
-      h, "poke", "write ask.sh " + intruder_script(port) + "\nrun bash ask.sh\nsay done");
+      h, "poke", "write ask.sh " + intruder_script(web_host, port) + "\nrun bash ask.sh\nsay done");
   const auto stream = first_turn_events(h, thread);
   INFO(stream);
   REQUIRE(stream.find("\"turn_end\"") != npos);
@@ -379,6 +392,29 @@ TEST_CASE(
   REQUIRE(listed.size() == 1);
   CHECK(listed[0].at("project") == "poke");
   CHECK_FALSE(std::filesystem::exists(h.project_root() / "intruded"));
+}
+
+}  // namespace
+
+TEST_CASE(
+    "a session with egress open that reaches the web interface is refused without the access "
+    "secret, and starts or lists nothing",
+    "[e2e][web][key:web.port]") {
+  // bailey under egress open is the host's network, held by Landlock to sandbox.egressPorts:
+  // with the web port among them the agent's requests reach the interface, so the refusal
+  // below is the access secret's, not the network's.
+  web_from_sandbox_scenario(Backend::bailey, "127.0.0.1");
+}
+
+TEST_CASE(
+    "a podman session with egress open that reaches the web interface on a private address is "
+    "refused without the access secret, and starts or lists nothing",
+    "[e2e][web][podman][key:web.host]") {
+  // Bound on a private address, which podman's network reaches as it would a private or tailnet
+  // bind on a real host (the loopback range it does not).
+  INFO("scripts/setup adds " << kPrivateTestAddress << "/32 to lo for this test");
+  REQUIRE(is_local_address(kPrivateTestAddress));
+  web_from_sandbox_scenario(Backend::podman, kPrivateTestAddress);
 }
 
 }  // namespace errand::e2e

@@ -210,7 +210,7 @@ TEST_CASE(
   // Everything a browser page of the interface would send, without the secret: what any other
   // program on the machine or the network can send (another account's, a sandbox's whose egress
   // reaches the address), since only the daemon's account can read the secret.
-  const WebDoor no_secret{h.web_port(), ""};
+  const WebDoor no_secret{h.web_port(), "", h.web_host()};
   const auto bare = web_request(no_secret, WebRequest::post("/api/sessions", own_page, body));
   INFO(bare.problem << bare.body);
   CHECK(bare.status == 403);
@@ -220,14 +220,14 @@ TEST_CASE(
   const auto events = web_stream(
       no_secret, "/api/events", [](const std::string& so_far) { return so_far.size() > 12; }, 5s);
   CHECK(events.starts_with("HTTP/1.1 403"));
-  const WebDoor wrong{h.web_port(), std::string(36, 'z')};
+  const WebDoor wrong{h.web_port(), std::string(36, 'z'), h.web_host()};
   const auto guessed = web_request(wrong, WebRequest::post("/api/sessions", own_page, body));
   CHECK(guessed.status == 403);
   CHECK(guessed.body.find("is not this interface's") != npos);
   // The observer's secret reads and is refused every change.
   const auto observer_secret =
       h.web_observer_address().substr(h.web_observer_address().find('=') + 1);
-  const WebDoor observer{h.web_port(), observer_secret};
+  const WebDoor observer{h.web_port(), observer_secret, h.web_host()};
   CHECK(web_request(observer, WebRequest::get("/api/sessions")).status == 200);
   const auto watched = web_request(observer, WebRequest::post("/api/sessions", own_page, body));
   CHECK(watched.status == 403);

@@ -32,7 +32,7 @@ http::request<http::string_body> request_of(const WebDoor& door, const WebReques
     has_credentials =
         has_credentials || beast::iequals(name, "authorization") || beast::iequals(name, "cookie");
   }
-  if (!has_host) out.set(http::field::host, "127.0.0.1:" + std::to_string(door.port));
+  if (!has_host) out.set(http::field::host, door.host + ":" + std::to_string(door.port));
   if (!has_credentials && !door.secret.empty())
     out.set(http::field::authorization, "Bearer " + door.secret);
   out.set(http::field::connection, "close");
@@ -43,11 +43,11 @@ http::request<http::string_body> request_of(const WebDoor& door, const WebReques
 
 // Asynchronous only because a beast::tcp_stream's deadline covers asynchronous operations: a
 // daemon that accepts and never answers fails the request instead of hanging the test.
-asio::awaitable<void> exchange(std::uint16_t port, http::request<http::string_body> out,
+asio::awaitable<void> exchange(WebDoor door, http::request<http::string_body> out,
                                std::chrono::milliseconds timeout, WebReply& reply) {
   beast::tcp_stream stream(co_await asio::this_coro::executor);
   stream.expires_after(timeout);
-  const asio::ip::tcp::endpoint endpoint(asio::ip::make_address("127.0.0.1"), port);
+  const asio::ip::tcp::endpoint endpoint(asio::ip::make_address(door.host), door.port);
   co_await stream.async_connect(endpoint, asio::use_awaitable);
   co_await http::async_write(stream, out, asio::use_awaitable);
   beast::flat_buffer buffer;
@@ -57,13 +57,13 @@ asio::awaitable<void> exchange(std::uint16_t port, http::request<http::string_bo
   reply.body = std::move(in.body());
 }
 
-asio::awaitable<void> read_stream(std::uint16_t port, http::request<http::string_body> out,
+asio::awaitable<void> read_stream(WebDoor door, http::request<http::string_body> out,
                                   std::chrono::milliseconds timeout,
                                   const std::function<bool(const std::string&)>& enough,
                                   std::string& so_far) {
   beast::tcp_stream stream(co_await asio::this_coro::executor);
   stream.expires_after(timeout);
-  const asio::ip::tcp::endpoint endpoint(asio::ip::make_address("127.0.0.1"), port);
+  const asio::ip::tcp::endpoint endpoint(asio::ip::make_address(door.host), door.port);
   co_await stream.async_connect(endpoint, asio::use_awaitable);
   co_await http::async_write(stream, out, asio::use_awaitable);
   char chunk[4096];
@@ -82,7 +82,7 @@ std::string web_stream(const WebDoor& door, const std::string& target,
   asio::io_context io;
   auto request = request_of(door, WebRequest::get(target, {{"Accept", "text/event-stream"}}));
   // A stream that ends or times out leaves what it had; the caller's checks say what was missing.
-  asio::co_spawn(io, read_stream(door.port, std::move(request), timeout, enough, so_far),
+  asio::co_spawn(io, read_stream(door, std::move(request), timeout, enough, so_far),
                  [](const std::exception_ptr&) {});
   io.run();
   return so_far;
@@ -98,18 +98,16 @@ WebRequest WebRequest::post(std::string target, WebHeaders headers, std::string 
 
 WebReply web_request(const WebDoor& door, const WebRequest& request,
                      std::chrono::milliseconds timeout) {
-  const auto port = door.port;
   WebReply reply;
   asio::io_context io;
-  asio::co_spawn(io, exchange(port, request_of(door, request), timeout, reply),
+  asio::co_spawn(io, exchange(door, request_of(door, request), timeout, reply),
                  [&](const std::exception_ptr& failure) {
                    if (!failure) return;
                    try {
                      std::rethrow_exception(failure);
                    } catch (const boost::system::system_error& e) {
-                     reply.problem = request.method + " " + request.target +
-                                     " on 127.0.0.1:" + std::to_string(port) + ": " +
-                                     e.code().message();
+                     reply.problem = request.method + " " + request.target + " on " + door.host +
+                                     ":" + std::to_string(door.port) + ": " + e.code().message();
                    }
                  });
   io.run();

@@ -1,8 +1,8 @@
 #pragma once
 
-// One plain HTTP/1.1 request to the daemon's web interface on 127.0.0.1, as a browser or another
-// program on the machine would send it: the harness waits for the interface with it, and tests
-// send what a browser would not (a foreign Origin, say).
+// One plain HTTP/1.1 request to the daemon's web interface where it listens, as a browser or
+// another program on the machine would send it: the harness waits for the interface with it, and
+// tests send what a browser would not (a foreign Origin, say).
 
 #include <chrono>
 #include <cstdint>
@@ -13,13 +13,14 @@
 
 namespace errand::e2e {
 
-// Where the daemon's web interface listens on 127.0.0.1, and the access secret a request
-// carries there: the operator's, read from the address the daemon printed, unless a test sends
-// another, or none (empty) to see the refusal. It goes as "Authorization: Bearer", unless the
-// request names its own Authorization or Cookie.
+// Where the daemon's web interface listens (127.0.0.1 unless a test binds it elsewhere), and the
+// access secret a request carries there: the operator's, read from the address the daemon printed,
+// unless a test sends another, or none (empty) to see the refusal. It goes as "Authorization:
+// Bearer", unless the request names its own Authorization or Cookie.
 struct WebDoor {
   std::uint16_t port = 0;
   std::string secret;
+  std::string host;  // the address the interface is bound to, such as 127.0.0.1
 };
 
 // Sent as given; a Host naming 127.0.0.1 and the port is added unless one is given.

@@ -9,8 +9,7 @@ namespace errand::e2e {
 namespace json = boost::json;
 
 WebHeaders own_origin(const E2eHarness& h) {
-  return {{"Origin", "http://127.0.0.1:" + std::to_string(h.web_port())},
-          {"Content-Type", "application/json"}};
+  return {{"Origin", h.web_url()}, {"Content-Type", "application/json"}};
 }
 
 std::string start_web_session(E2eHarness& h, const std::string& project,
