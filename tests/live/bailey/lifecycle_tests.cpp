@@ -73,7 +73,11 @@ TEST_CASE("stop sends SIGTERM to the whole sandbox and cleans up", "[live]") {
       h.run(spec, [&](errand::sdk::SandboxProcess& p) -> asio::awaitable<errand::sdk::ExitInfo> {
         co_await sleep_for(milliseconds(300));
         seen_pids_max = read_line(pids_dir / "pids.max");
-        seen_memory_limit = read_line(memory_dir / "memory.limit_in_bytes");
+        // The host's own hierarchy says which file holds the limit: memory.max under v2.
+        seen_memory_limit =
+            read_line(memory_dir / (errand::bailey::cgroups::on_cgroup2(layout.memory)
+                                        ? "memory.max"
+                                        : "memory.limit_in_bytes"));
         co_return co_await p.stop(milliseconds(5000));
       });
   INFO(r.exit.detail << r.launch_error);
