@@ -2,6 +2,7 @@
 
 #include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <algorithm>
 
 namespace errand::sandbox_rules {
 
@@ -35,6 +36,19 @@ const std::vector<std::string>& denied_syscall_names() {
 const std::vector<int>& allowed_socket_families() {
   static const std::vector<int> families = {AF_UNIX, AF_INET, AF_INET6, AF_NETLINK};
   return families;
+}
+
+const RefusedSocketFamilies& refused_socket_families() {
+  static const RefusedSocketFamilies refused = [] {
+    const auto& allowed = allowed_socket_families();
+    RefusedSocketFamilies out;
+    out.highest = *std::max_element(allowed.begin(), allowed.end());
+    for (int family = 0; family < out.highest; ++family)
+      if (std::find(allowed.begin(), allowed.end(), family) == allowed.end())
+        out.listed.push_back(family);
+    return out;
+  }();
+  return refused;
 }
 
 const std::vector<unsigned long>& refused_terminal_ioctls() {

@@ -20,6 +20,15 @@ const std::vector<std::string>& denied_syscall_names();
 // module on first use that no session needs.
 const std::vector<int>& allowed_socket_families();
 
+// The other families as a filter can compare them: a filter rule tests one argument against one
+// value, so the refused families below the highest allowed one are listed, and every family
+// above `highest` is refused by one greater-than rule.
+struct RefusedSocketFamilies {
+  std::vector<int> listed;
+  int highest = 0;  // the highest allowed family
+};
+const RefusedSocketFamilies& refused_socket_families();
+
 // The terminal ioctl requests every backend refuses with EPERM: TIOCSTI and TIOCLINUX push input
 // into a terminal, TIOCSETD loads a line discipline, kernel code few systems ever exercise.
 const std::vector<unsigned long>& refused_terminal_ioctls();

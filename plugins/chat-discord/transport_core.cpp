@@ -146,10 +146,9 @@ void TransportCore::learn_thread(const json::object& channel) {
 }
 
 bool TransportCore::is_own_archive_echo(const std::string& thread_id) {
-  constexpr std::chrono::minutes kEchoWindow{1};
   const auto it = own_archives_.find(thread_id);
   if (it == own_archives_.end()) return false;
-  const bool recent = std::chrono::steady_clock::now() - it->second < kEchoWindow;
+  const bool recent = std::chrono::steady_clock::now() - it->second < kOwnArchiveEcho;
   own_archives_.erase(it);
   return recent;
 }

@@ -133,7 +133,10 @@ class TransportCore : public std::enable_shared_from_this<TransportCore> {
   // Threads this transport archived itself, and when it asked: Discord echoes the archive as a
   // THREAD_UPDATE, which is not a person closing the thread. The core has recorded the archive
   // already, and the echo may come after a reply in the thread has resumed it, whose session a
-  // close would stop. An echo a minute or more after the request is taken as someone else's.
+  // close would stop. An echo kOwnArchiveEcho or more after the request is taken as someone
+  // else's, and marks that old are dropped at the next archive, so echoes that never come (a
+  // gateway down meanwhile) do not pile up.
+  static constexpr std::chrono::minutes kOwnArchiveEcho{1};
   std::map<std::string, std::chrono::steady_clock::time_point> own_archives_;
   std::string application_id_;
   std::string guild_id_;

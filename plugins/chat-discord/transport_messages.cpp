@@ -211,7 +211,10 @@ asio::awaitable<sdk::Result<void>> TransportCore::archive_thread(const std::stri
   json::object payload;
   payload["archived"] = true;
   // Marked before the request: the gateway's echo can arrive before REST's answer.
-  own_archives_[thread_id] = std::chrono::steady_clock::now();
+  const auto now = std::chrono::steady_clock::now();
+  std::erase_if(own_archives_,
+                [&](const auto& mark) { return now - mark.second >= kOwnArchiveEcho; });
+  own_archives_[thread_id] = now;
   auto r = co_await rest_->call(http::verb::patch, "/channels/" + thread_id,
                                 json::value(std::move(payload)));
   if (!r) {

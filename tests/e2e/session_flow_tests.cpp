@@ -3,12 +3,11 @@
 
 #include "core/chat/render/transcript.hpp"
 #include "core/sessions/session_paths.hpp"
+#include "plugins/sandbox-bailey/common/cgroups.hpp"
 #include "tests/e2e/e2e_harness.hpp"
 #include "tests/support/temp_dir.hpp"
 
-#include <linux/magic.h>
 #include <sys/stat.h>
-#include <sys/statfs.h>
 #include <boost/json/serialize.hpp>
 
 #include <catch2/catch_test_macros.hpp>
@@ -19,12 +18,6 @@ namespace {
 using namespace std::chrono_literals;
 using sessions::ThreadState;
 using sessions::TurnOutcome;
-
-// Whether this host mounts the unified cgroup v2 hierarchy at /sys/fs/cgroup.
-bool host_cgroup_is_unified() {
-  struct statfs fs {};
-  return ::statfs("/sys/fs/cgroup", &fs) == 0 && fs.f_type == CGROUP2_SUPER_MAGIC;
-}
 
 std::string mention(std::string_view user) {
   return "<@" + std::string(user) + ">";
@@ -113,7 +106,8 @@ void opening_message_scenario(Backend backend) {
   // configuration asks for, so the daemon runs with full enforcement.
   const bool unenforced =
       log.find("unenforced guarantee(s) because sandbox.requireFullEnforcement is false") != npos;
-  if (backend == Backend::podman && !host_cgroup_is_unified()) CHECK(unenforced);
+  if (backend == Backend::podman && !bailey::cgroups::on_cgroup2("/sys/fs/cgroup"))
+    CHECK(unenforced);
   if (backend == Backend::incus) CHECK_FALSE(unenforced);
   const auto ended = h.sessions_of(thread);
   REQUIRE(ended.size() == 1);

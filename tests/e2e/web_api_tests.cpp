@@ -292,9 +292,6 @@ TEST_CASE("errand runs from an agent, two directories and a web block, and nothi
   CHECK(std::filesystem::is_directory(h.project_root() / sessions[0].session_id));
 }
 
-}  // namespace errand::e2e
-
-namespace errand::e2e {
 namespace {
 
 // A shell script for the agent to write and run: two requests to the web interface at

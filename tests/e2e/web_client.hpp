@@ -23,7 +23,7 @@ struct WebDoor {
   std::string host;  // the address the interface is bound to, such as 127.0.0.1
 };
 
-// Sent as given; a Host naming 127.0.0.1 and the port is added unless one is given.
+// Sent as given; a Host naming the door's address and port is added unless one is given.
 using WebHeaders = std::vector<std::pair<std::string, std::string>>;
 
 struct WebRequest {

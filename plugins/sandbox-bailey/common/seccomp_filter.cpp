@@ -10,7 +10,6 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <cerrno>
 #include <cstddef>
 #include <cstdint>
@@ -85,21 +84,17 @@ bool deny_unsafe_personality(Builder& b) {
   return true;
 }
 
-// Why these families and no others: syscall_denylist.hpp.
+// Why these families and no others, and why listed this way: syscall_denylist.hpp. The
+// comparisons are on all 64 bits, so stray high bits are refused, never let through.
 bool deny_other_socket_families(Builder& b) {
-  const auto& allowed = sandbox_rules::allowed_socket_families();
-  const int highest = *std::max_element(allowed.begin(), allowed.end());
+  const auto& refused = sandbox_rules::refused_socket_families();
   for (const int nr : {SCMP_SYS(socket), SCMP_SYS(socketpair)}) {
-    // An argument is compared once per rule, so the refused values are spelled out: each
-    // family below the highest allowed one that is not allowed, then everything above it.
-    // The comparisons are on all 64 bits, so stray high bits are refused, never let through.
-    for (int family = 0; family < highest; ++family)
-      if (std::find(allowed.begin(), allowed.end(), family) == allowed.end() &&
-          !b.deny_when(nr, "a socket family", EAFNOSUPPORT,
+    for (const int family : refused.listed)
+      if (!b.deny_when(nr, "a socket family", EAFNOSUPPORT,
                        SCMP_A0(SCMP_CMP_EQ, static_cast<scmp_datum_t>(family))))
         return false;
     if (!b.deny_when(nr, "a socket family", EAFNOSUPPORT,
-                     SCMP_A0(SCMP_CMP_GT, static_cast<scmp_datum_t>(highest))))
+                     SCMP_A0(SCMP_CMP_GT, static_cast<scmp_datum_t>(refused.highest))))
       return false;
   }
   return true;

@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <cerrno>
 
 #include "common/syscall_denylist/syscall_denylist.hpp"
@@ -19,15 +18,11 @@ void refuse(std::string& out, const char* call, int error) {
 
 std::string guest_syscall_policy() {
   std::string out = "[all]\n";
-  // A rule compares one argument once, so the refused families are spelled out: each one below
-  // the highest allowed family that is not allowed, then everything above it.
-  const auto& allowed = sandbox_rules::allowed_socket_families();
-  const int highest = *std::max_element(allowed.begin(), allowed.end());
+  const auto& refused = sandbox_rules::refused_socket_families();
   for (const char* call : {"socket", "socketpair"}) {
-    for (int family = 0; family < highest; ++family)
-      if (std::find(allowed.begin(), allowed.end(), family) == allowed.end())
-        out += fmt::format("{} errno {} [0,{},SCMP_CMP_EQ]\n", call, EAFNOSUPPORT, family);
-    out += fmt::format("{} errno {} [0,{},SCMP_CMP_GT]\n", call, EAFNOSUPPORT, highest);
+    for (const int family : refused.listed)
+      out += fmt::format("{} errno {} [0,{},SCMP_CMP_EQ]\n", call, EAFNOSUPPORT, family);
+    out += fmt::format("{} errno {} [0,{},SCMP_CMP_GT]\n", call, EAFNOSUPPORT, refused.highest);
   }
   // 32-bit x86 programs also reach sockets through socketcall, whose arguments lie in memory no
   // filter reads; it is refused whole, with ENOSYS so a libc uses the direct calls above.

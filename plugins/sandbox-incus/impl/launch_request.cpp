@@ -21,7 +21,8 @@ constexpr const char* kInstancePrefix = "errand-";
 // How many ids each guest gets: its own 0-65535, and the agent's subordinate range the image
 // gives it for rootless podman (100000-165535, Debian's useradd default; image/guest/customize),
 // rounded up to whole blocks of 65536. Under security.idmap.isolated Incus's default is 65536,
-// which would leave the nested containers no ids to map.
+// which would leave the nested containers no ids to map. scripts/start-incus sizes root's range
+// by the same number.
 constexpr long kGuestIds = 3 * 65536;
 // limits.cpu.allowance is a time slice per period; 100 ms is the kernel's default CFS period.
 constexpr int kCpuPeriodMs = 100;
