@@ -17,17 +17,18 @@ if(ERRAND_SANITIZER_TREE AND NOT TARGET sanitized_suites)
 endif()
 
 # errand_catch_test(<target> SOURCES <files>... [LIBRARIES <libs>...] [LABELS <label>...]
-#                   [AS_ROOT] [SANITIZED <address|thread>...] [SANITIZED_SPEC <test spec>])
+#                   [AS_ROOT] [SANITIZED <address|thread>...] [SANITIZED_SPEC <test spec>]
+#                   [TEST_PROPERTIES <name> <value>...])
 #
 # AS_ROOT: the tests stay root (what `errand setup` and the cgroup subtree need) instead of
 # switching to the test account, and fail, saying why, when started as anyone else.
 #
-# SANITIZED: the sanitizer trees this suite runs in. Every suite but the end-to-end and soak
-# ones (labels e2e and soak) runs in the address tree without saying so; thread is only ever
+# SANITIZED: the sanitizer trees this suite runs in. Every suite but the end-to-end, soak and VM
+# ones (labels e2e, soak and vm) runs in the address tree without saying so; thread is only ever
 # named. With ERRAND_BUILD_SANITIZED_SUITES off, an ordinary tree leaves out (neither builds nor
 # lists) the suites that run in the address tree. SANITIZED_SPEC: in a sanitizer tree, only the
 # cases this Catch2 test spec selects are listed (the end-to-end scenarios worth a sanitized
-# daemon, by tag).
+# daemon, by tag). TEST_PROPERTIES: more CTest properties for every case (a fixture, a timeout).
 #
 # A Catch2 test executable whose test cases are listed to CTest one by one at test time. Its main
 # (tests/support/catch_session.hpp) turns on -w NoAssertions, so a case that checks nothing
@@ -36,7 +37,8 @@ endif()
 # start; tests/support/test_paths.hpp finds the checkout from it. Neither is compiled in (see
 # errand_test_build_path).
 function(errand_catch_test target)
-  cmake_parse_arguments(PARSE_ARGV 1 ARG "AS_ROOT" "SANITIZED_SPEC" "SOURCES;LIBRARIES;LABELS;SANITIZED")
+  cmake_parse_arguments(PARSE_ARGV 1 ARG "AS_ROOT" "SANITIZED_SPEC"
+    "SOURCES;LIBRARIES;LABELS;SANITIZED;TEST_PROPERTIES")
   # catch_discover_tests splits list-valued properties, so the tests carry the first label.
   set(label unit)
   if(ARG_LABELS)
@@ -44,7 +46,7 @@ function(errand_catch_test target)
   endif()
   set(trees ${ARG_SANITIZED})
   set(end_to_end FALSE)
-  if(label MATCHES "^(e2e|soak)$")
+  if(label MATCHES "^(e2e|soak|vm)$")
     set(end_to_end TRUE)
   else()
     list(APPEND trees address)
@@ -92,7 +94,8 @@ function(errand_catch_test target)
     return()
   endif()
   catch_discover_tests(${target} DISCOVERY_MODE PRE_TEST TEST_PREFIX "${target}: " ${spec}
-    PROPERTIES LABELS ${label} ENVIRONMENT "ERRAND_BUILD_DIR=${CMAKE_BINARY_DIR}")
+    PROPERTIES LABELS ${label} ENVIRONMENT "ERRAND_BUILD_DIR=${CMAKE_BINARY_DIR}"
+    ${ARG_TEST_PROPERTIES})
 endfunction()
 
 # How many cases of a unit or live suite one process runs in a sanitizer tree

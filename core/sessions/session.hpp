@@ -50,6 +50,9 @@ struct StopRequest {
   bool archive_thread = false;  // !stop archives the thread once the session has ended
   bool thread_deleted = false;  // nothing can resume a deleted thread
   TurnOutcome running_turn = TurnOutcome::cancelled;
+  // The agent went away by itself; the sandbox's account of why (a limit it reached) is then
+  // what the thread is told.
+  bool agent_ended = false;
 };
 
 class Session : public std::enable_shared_from_this<Session> {

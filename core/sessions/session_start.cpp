@@ -360,6 +360,7 @@ asio::awaitable<sdk::Result<void>> Session::open_conversation() {
     ended.reason = "the agent ended: " + reason;
     ended.notice = "the agent ended: " + reason + ". Writing here again starts a new session.";
     ended.running_turn = TurnOutcome::failed;
+    ended.agent_ended = true;
     self->request_stop(std::move(ended));
   };
   auto client = agent::AcpClient::start(strand_, stdio, std::move(events),

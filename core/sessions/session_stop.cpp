@@ -34,7 +34,7 @@ asio::awaitable<void> Session::archive_thread() {
 
 asio::awaitable<void> Session::shut_down() {
   phase_ = Phase::stopping;
-  const StopRequest request = stop_request_ ? *stop_request_ : StopRequest{};
+  StopRequest request = stop_request_ ? *stop_request_ : StopRequest{};
   log_->info("session {}: stopping ({})", id(), request.reason);
   permissions_.close();
   drop_waiting_prompts();
@@ -50,6 +50,11 @@ asio::awaitable<void> Session::shut_down() {
     log_->info("session {}: sandbox stopped{}{}", id(),
                exit.detail.empty() ? "" : ": " + exit.detail,
                exit.cleanup_complete ? "" : "; left behind: " + exit.cleanup_detail);
+    // A session the sandbox ended at one of its limits (memory, processes, disk, ...) says which
+    // in the thread, rather than only that the agent went away.
+    if (request.agent_ended && exit.limit != sdk::LimitCause::none)
+      request.notice = "the session stopped at a limit: " + exit.detail +
+                       ". Writing here again starts a new session.";
   }
   if (client_) client_->close("the session ended");
   // The running turn ends now that the agent is gone; it gives its slot back itself.

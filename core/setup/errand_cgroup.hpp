@@ -1,8 +1,8 @@
 #pragma once
 
-// The errand account's delegated cgroup subtree on a host without systemd: "errand" at the top
-// of each v1 hierarchy, or /sys/fs/cgroup/errand with "supervisor" (the daemon) and "sessions"
-// under v2. Under systemd the unit's Delegate=yes makes one instead.
+// The errand account's delegated cgroup subtree on a host without systemd: "errand-daemon" at the
+// top of each v1 hierarchy, or /sys/fs/cgroup/errand-daemon with "supervisor" (the daemon) and
+// "sessions" under v2. Under systemd the unit's Delegate=yes makes one instead.
 
 #include "core/setup/cgroup_subtree.hpp"
 #include "core/setup/host_paths.hpp"

@@ -10,6 +10,15 @@ namespace {
 
 constexpr std::string_view kServiceStep = "the service";
 
+// systemctl with SYSTEMCTL_SKIP_SYSV=1: the package also ships /etc/init.d/errand, an OpenRC
+// script, and without the variable `systemctl enable` would pass the unit's name on to
+// update-rc.d through systemd-sysv-install, which refuses a script with no LSB header and fails
+// the enable. The script cannot carry one: Debian's openrc-run takes a script with an LSB header
+// for a System V script and never calls its start().
+std::vector<std::string> systemctl(std::string verb) {
+  return {"env", "SYSTEMCTL_SKIP_SYSV=1", "systemctl", std::move(verb), "errand"};
+}
+
 void enable_systemd(SetupContext& context) {
   const auto unit = installed_systemd_unit(context.host);
   if (!unit)
@@ -18,15 +27,15 @@ void enable_systemd(SetupContext& context) {
                          context.host.systemd_unit_local.string() + " and " +
                          context.host.systemd_unit_vendor.string() + ")",
                      "install the errand package, which ships the unit");
-  const auto state = capture_program({"systemctl", "is-enabled", "errand"});
+  const auto state = capture_program(systemctl("is-enabled"));
   if (state.exit_code == 0 && state.out.rfind("enabled", 0) == 0) {
     context.report.already("systemd starts errand at boot (systemctl is-enabled errand)");
     return;
   }
   if (!context.dry_run())
-    run_program_or_fail({{"systemctl", "enable", "errand"}, "enabling errand", context.log},
-                        nullptr, std::string(kServiceStep),
-                        "run `systemctl enable errand` and read why");
+    run_program_or_fail({systemctl("enable"), "enabling errand", context.log}, nullptr,
+                        std::string(kServiceStep),
+                        "run `SYSTEMCTL_SKIP_SYSV=1 systemctl enable errand` and read why");
   context.report.changed("enabled errand.service (systemctl enable errand)",
                          "enable errand.service (systemctl enable errand)");
 }

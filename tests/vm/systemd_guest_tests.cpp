@@ -1,0 +1,163 @@
+// errand as an operator runs it on Debian 12: the package installed with apt, `errand setup
+// bailey`, the systemd unit, cgroup v2 delegation, and the sessions' limits as the kernel
+// enforces them there (tests/vm/README.md). One boot; the scenarios run in sequence inside it,
+// each building on the state the one before left.
+
+#include <catch2/catch_test_macros.hpp>
+#include <sstream>
+
+#include "tests/vm/guest_scenario.hpp"
+
+namespace errand::test::vm {
+namespace {
+
+using namespace std::chrono_literals;
+
+// Where systemd puts the service's delegated subtree; the daemon runs in its child supervisor.
+constexpr const char* kServiceCgroup = "/sys/fs/cgroup/system.slice/errand.service";
+
+std::string journal(VmGuest& guest) {
+  return guest.must("journalctl -u errand --no-pager -o cat");
+}
+
+// The session cgroup bailey made beside supervisor (errand-<session id>), if one is there.
+std::string session_cgroup(VmGuest& guest) {
+  return line_of(
+      guest.must(std::string("ls -d ") + kServiceCgroup + "/errand-* 2>/dev/null | head -n1"));
+}
+
+std::string cgroup_counter(VmGuest& guest, const std::string& file, const std::string& name) {
+  return line_of(guest.must("awk '$1 == \"" + name + "\" { print $2 }' " + file));
+}
+
+}  // namespace
+
+TEST_CASE("systemd guest: the package, errand setup bailey, the unit, cgroup v2 and the limits",
+          "[vm]") {
+  GuestShare share;
+  auto guest = boot_guest(GuestInit::systemd, share);
+  check_booted(guest);
+  // systemd as PID 1 (check_booted required cgroup v2 alone).
+  CHECK(guest.must("cat /proc/1/comm") == "systemd\n");
+
+  const auto setup = install_and_set_up(guest, share);
+  CHECK(setup.find("done: enabled errand.service") != std::string::npos);
+  CHECK(guest.must("systemctl is-enabled errand") == "enabled\n");
+
+  e2e::E2eHarness harness;
+  configure_for_fakes(guest, share, harness);
+
+  // systemctl start: the daemon runs as errand in the delegated subtree's supervisor child, and
+  // the journal holds its startup report.
+  guest.must("systemctl start errand");
+  const bool ready = wait_in_guest(
+      guest, "journalctl -u errand -o cat | grep -q 'the chat connection is ready'", 180s);
+  INFO("journal:\n" << journal(guest));
+  REQUIRE(ready);
+  const auto report = journal(guest);
+  CHECK(report.find("sandbox backend: bailey") != std::string::npos);
+  CHECK(report.find("every configured guarantee is enforced on this host") != std::string::npos);
+  const auto main_pid = line_of(guest.must("systemctl show -p MainPID --value errand"));
+  CHECK(guest.must("ps -o user= -p " + main_pid) == "errand\n");
+  CHECK(guest.must("cat /proc/" + main_pid + "/cgroup") ==
+        "0::/system.slice/errand.service/supervisor\n");
+  CHECK(guest.must(std::string("stat -c %U ") + kServiceCgroup) == "errand\n");
+
+  // A session served end to end, in a cgroup of its own beside supervisor, with the limits.
+  const auto thread = harness.post("demo: say hello from inside the sandbox");
+  REQUIRE(harness.wait_for_text(thread, "hello from inside the sandbox", 180s));
+  const auto cgroup = session_cgroup(guest);
+  REQUIRE_FALSE(cgroup.empty());
+  CHECK(guest.must("cat " + cgroup + "/memory.max") == std::to_string(kSessionMemoryBytes) + "\n");
+  CHECK(guest.must("cat " + cgroup + "/pids.max") == std::to_string(kSessionPids) + "\n");
+  CHECK(guest.must("cat " + cgroup + "/cpu.max") == "50000 100000\n");
+  CHECK(guest.must("stat -c %U " + cgroup) == "errand\n");
+
+  // CPU: a busy loop gets its quota, measured from the session cgroup's cpu.stat against the
+  // guest's own clock.
+  harness.post("run timeout 15 sh -c 'while :; do :; done'", thread);
+  REQUIRE(wait_in_guest(
+      guest, "[ $(awk '$1 == \"nr_throttled\" { print $2 }' " + cgroup + "/cpu.stat) -gt 0 ]",
+      60s));
+  std::istringstream measured(
+      guest.must("u() { awk '$1 == \"usage_usec\" { print $2 }' " + cgroup +
+                 "/cpu.stat; }; t() { cut -d' ' -f1 /proc/uptime; }; "
+                 "a=$(u); s=$(t); sleep 4; b=$(u); e=$(t); echo $a $s $b $e"));
+  double usage_before = 0, start = 0, usage_after = 0, end = 0;
+  measured >> usage_before >> start >> usage_after >> end;
+  const double cpu_share = (usage_after - usage_before) / 1e6 / (end - start);
+  WARN("the busy loop had " << cpu_share << " of a CPU under a quota of " << kSessionCpus);
+  CHECK(cpu_share < kSessionCpus * 1.25);
+  CHECK(cpu_share > kSessionCpus * 0.6);
+  CHECK(harness.wait_for_text(thread, "timeout 15", 120s));
+
+  // Processes: a fork bomb stops at the session's pids limit; the kernel counts the refusals,
+  // and the shell's complaint reaches the thread.
+  harness.post("run for i in $(seq 200); do sleep 20 & done; wait", thread);
+  REQUIRE(wait_in_guest(guest, "grep -q '^max [1-9]' " + cgroup + "/pids.events", 90s));
+  CHECK(std::stoi(guest.must("cat " + cgroup + "/pids.current")) <= kSessionPids);
+  CHECK(harness.wait_for_text(thread, "Cannot fork", 120s));
+
+  // Memory: an allocation past the limit is killed by the kernel, and the thread is told.
+  const auto oom_before = cgroup_counter(guest, cgroup + "/memory.events", "oom_kill");
+  harness.post("run head -c 400m /dev/zero | tail -n 1 | wc -c", thread);
+  REQUIRE(wait_in_guest(guest,
+                        "[ $(awk '$1 == \"oom_kill\" { print $2 }' " + cgroup +
+                            "/memory.events) -gt " + oom_before + " ]",
+                        120s));
+  CHECK(harness.wait_for_text(thread, "Killed", 120s));
+
+  // kill -9 of the main process: systemd restarts the unit (exit 1's policy), the session's
+  // sandbox went with the old daemon, and the thread is served again by the new one.
+  const auto old_pid = line_of(guest.must("systemctl show -p MainPID --value errand"));
+  guest.must("kill -9 " + old_pid);
+  REQUIRE(wait_in_guest(guest,
+                        "[ \"$(systemctl show -p NRestarts --value errand)\" = 1 ] && "
+                        "systemctl is-active -q errand",
+                        120s));
+  CHECK(line_of(guest.must("systemctl show -p MainPID --value errand")) != old_pid);
+  REQUIRE(wait_in_guest(guest,
+                        "[ $(journalctl -u errand -o cat | grep -c 'the chat connection is ready') "
+                        "-ge 2 ]",
+                        180s));
+  harness.post("say adopted after the restart", thread);
+  CHECK(harness.wait_for_text(thread, "adopted after the restart", 180s));
+
+  // Disk: a session that writes past its budget is stopped, and the thread is told which limit
+  // stopped it; the next message, once that session has ended, starts a new one.
+  const auto count_ended = "journalctl -u errand -o cat | grep -c 'session .*: ended (' || true";
+  const auto ended_before = line_of(guest.must(count_ended));
+  harness.post("run dd if=/dev/zero of=fill bs=1M count=" + std::to_string(kDiskBudgetMib * 2),
+               thread);
+  CHECK(harness.wait_for_text(thread, "the session stopped at a limit", 120s));
+  INFO("thread:\n" << harness.bot_text(thread));
+  CHECK(harness.bot_text(thread).find("passed its disk budget of " +
+                                      std::to_string(kDiskBudgetMib) + "m") != std::string::npos);
+  CHECK(guest.must("journalctl -u errand -o cat").find("passed its disk budget of") !=
+        std::string::npos);
+  REQUIRE(wait_in_guest(guest, std::string("[ $(") + count_ended + ") -gt " + ended_before + " ]",
+                        60s));
+  harness.post("say back after the disk stop", thread);
+  CHECK(harness.wait_for_text(thread, "back after the disk stop", 180s));
+
+  // systemctl stop, with a session running: nothing of errand's is left, no process of the
+  // account and no cgroup.
+  REQUIRE_FALSE(session_cgroup(guest).empty());
+  guest.must("systemctl stop errand", 120s);
+  CHECK(guest.must("pgrep -u errand -l || true") == "");
+  CHECK(guest.run(std::string("test -e ") + kServiceCgroup).exit_code != 0);
+  CHECK(guest.must("systemctl show -p ActiveState --value errand") == "inactive\n");
+
+  // An exit that needs an operator is not restarted: a configuration errand refuses (exit 2).
+  guest.must(
+      "cp /etc/errand/config.json /root/config.json && "
+      "echo '{\"chat\": {}}' >/etc/errand/config.json && systemctl reset-failed errand");
+  guest.run("systemctl start errand");
+  REQUIRE(
+      wait_in_guest(guest, "[ \"$(systemctl show -p ExecMainStatus --value errand)\" = 2 ]", 60s));
+  guest.must("sleep 8");  // past RestartSec=5
+  CHECK(guest.must("systemctl show -p NRestarts --value errand") == "0\n");
+  CHECK(guest.must("systemctl show -p ActiveState --value errand") == "failed\n");
+}
+
+}  // namespace errand::test::vm
