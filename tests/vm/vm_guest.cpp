@@ -15,6 +15,7 @@
 #include <sstream>
 #include <thread>
 
+#include "tests/fakes/github/base64_text.hpp"
 #include "tests/support/poll_until.hpp"
 #include "tests/support/test_paths.hpp"
 
@@ -59,20 +60,6 @@ std::string to_base64(std::string_view bytes) {
                                 reinterpret_cast<const unsigned char*>(bytes.data()),
                                 static_cast<int>(bytes.size()));
   out.resize(static_cast<std::size_t>(n));
-  return out;
-}
-
-std::string from_base64(std::string_view text) {
-  if (text.empty()) return {};
-  std::string out(3 * (text.size() / 4) + 3, '\0');
-  const int n = EVP_DecodeBlock(reinterpret_cast<unsigned char*>(out.data()),
-                                reinterpret_cast<const unsigned char*>(text.data()),
-                                static_cast<int>(text.size()));
-  if (n < 0) throw std::runtime_error("the guest sent output that is not base64");
-  // EVP_DecodeBlock counts the padding's bytes as output; they are not.
-  std::size_t size = static_cast<std::size_t>(n);
-  for (auto it = text.rbegin(); it != text.rend() && *it == '=' && size > 0; ++it) --size;
-  out.resize(size);
   return out;
 }
 
@@ -223,7 +210,9 @@ GuestRun VmGuest::run(std::string_view script, std::chrono::seconds timeout) {
     GuestRun result;
     std::string output;
     fields >> result.exit_code >> output;
-    result.output = from_base64(output);
+    const auto decoded = fakes::decode_base64(output);
+    if (!decoded) fail_with_console("the guest sent output that is not base64");
+    result.output = *decoded;
     // A line per script on standard error, which CTest shows with a failure: what the guest
     // was doing, and for how long, when a step hangs or a run is slow.
     const auto first_line = script.substr(0, std::min(script.find('\n'), std::size_t{100}));

@@ -82,8 +82,8 @@ class VmGuest {
   std::chrono::milliseconds boot_time_{0};
 };
 
-// Standard base64, as the control channel carries scripts and output.
+// Standard base64, as the control channel carries scripts (the guest's output is decoded with
+// tests/fakes/github's decode_base64).
 std::string to_base64(std::string_view bytes);
-std::string from_base64(std::string_view text);
 
 }  // namespace errand::test::vm
