@@ -10,6 +10,7 @@ set(ERRAND_DATA_LAYOUT
   agents/package.json            agents
   agents/package-lock.json       agents
   scripts/prepare-podman-account scripts
+  scripts/end-podman-pause       scripts
   scripts/start-incus            scripts
   scripts/stop-incus             scripts
   scripts/add-backports          scripts

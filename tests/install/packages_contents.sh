@@ -56,7 +56,7 @@ done
 expect runtime /usr/lib/errand/tools/delegate -rwxr-xr-x
 expect runtime /usr/share/errand/config.example.json -rw-r--r--
 expect runtime /usr/share/errand/config.schema.json -rw-r--r--
-for script in scripts/prepare-podman-account scripts/start-incus scripts/stop-incus scripts/add-backports scripts/debian-mirror image/build; do
+for script in scripts/prepare-podman-account scripts/end-podman-pause scripts/start-incus scripts/stop-incus scripts/add-backports scripts/debian-mirror image/build; do
   expect runtime "/usr/share/errand/$script" -rwxr-xr-x
 done
 expect runtime /usr/share/errand/image/README.md

@@ -28,15 +28,19 @@ package_names() {
   dpkg-deb -f "$runtime_deb" "$1" | tr ',' '\n' | sed 's/|.*//; s/(.*)//; s/[[:space:]]//g' | grep -v '^$' || true
 }
 errand_needs=$( { package_names Depends; package_names Recommends; } | sort -u | paste -sd, -)
+# What `errand setup podman` installs (the package suggests them); Incus comes from
+# bookworm-backports, which the image has no source for.
+podman_needs=$(package_names Suggests | grep -v '^incus' | sort -u | paste -sd, -)
 
 # systemd without systemd-sysv, so that /sbin/init stays sysvinit's and each boot names its init;
 # ifupdown provides the "net" the packaged OpenRC script needs, as on an installed system.
 packages=linux-image-amd64,kmod,udev,iproute2,socat,procps,ca-certificates,psmisc,systemd
 packages=$packages,sysvinit-core,openrc,orphan-sysvinit-scripts,ifupdown
 [ -n "$errand_needs" ] && packages=$packages,$errand_needs
+[ -n "$podman_needs" ] && packages=$packages,$podman_needs
 
 guest_files_hash=$(cat "$here/make-image.sh" "$here"/guest/* | sha256sum | cut -c1-16)
-recipe="bookworm minbase $packages $mirror $guest_files_hash"
+recipe="bookworm minbase $packages $mirror $guest_files_hash session-root:essential"
 key=$(echo "$recipe" | sha256sum | cut -c1-16)
 out=$cache/image-$key
 if [ -f "$out/root.img" ] && [ -f "$out/vmlinuz" ] && [ -f "$out/initrd.img" ]; then
@@ -82,6 +86,17 @@ customize+=(
 
 mmdebstrap --quiet --mode=root --variant=minbase --format=directory --include="$packages" \
   "${customize[@]}" bookworm "$work/root" "$mirror" >&2
+# The root the podman scenario's session image is made from in the guest, which has no mirror
+# to build one from: Debian's Essential set (a shell, coreutils: what the scenario's commands
+# need), merged /usr without the usrmerge package and its perl, and no documentation, so that
+# importing it under emulation is quick. The same downloads as the guest's.
+mkdir -p "$work/root/var/lib/errand-vm"
+mmdebstrap --quiet --mode=root --variant=essential --format=tar \
+  --hook-dir=/usr/share/mmdebstrap/hooks/merged-usr \
+  --dpkgopt='path-exclude=/usr/share/doc/*' --dpkgopt='path-exclude=/usr/share/man/*' \
+  --dpkgopt='path-exclude=/usr/share/locale/*' --dpkgopt='path-exclude=/usr/share/info/*' \
+  --setup-hook="mkdir -p \"\$1/var/cache/apt/archives\" && find '$cache/archives' -maxdepth 1 -name '*.deb' -exec cp {} \"\$1/var/cache/apt/archives/\" ';'" \
+  bookworm "$work/root/var/lib/errand-vm/session-root.tar" "$mirror" >&2
 kernel=$(find "$work/root/boot" -maxdepth 1 -name 'vmlinuz-*' | sort | tail -n1)
 initrd=$(find "$work/root/boot" -maxdepth 1 -name 'initrd.img-*' | sort | tail -n1)
 [ -n "$kernel" ] && [ -n "$initrd" ] || { echo "make-image.sh: the root has no kernel or initrd in /boot" >&2; exit 1; }

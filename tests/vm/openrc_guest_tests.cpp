@@ -5,6 +5,7 @@
 #include <catch2/catch_test_macros.hpp>
 
 #include "tests/vm/guest_scenario.hpp"
+#include "tests/vm/session_limits.hpp"
 
 namespace errand::test::vm {
 namespace {
@@ -71,9 +72,7 @@ TEST_CASE("OpenRC guest: the init script, errand up --cgroup-only --join, and th
   const auto cgroup = line_of(
       guest.must(std::string("ls -d ") + kSubtree + "/sessions/errand-* 2>/dev/null | head -n1"));
   REQUIRE_FALSE(cgroup.empty());
-  CHECK(guest.must("cat " + cgroup + "/memory.max") == std::to_string(kSessionMemoryBytes) + "\n");
-  CHECK(guest.must("cat " + cgroup + "/pids.max") == std::to_string(kSessionPids) + "\n");
-  CHECK(guest.must("cat " + cgroup + "/cpu.max") == "50000 100000\n");
+  check_configured_limits(guest, cgroup);
 
   // rc-service errand stop with the session running: no process of the account is left, and
   // nothing in the subtree.

@@ -4,9 +4,10 @@
 // each building on the state the one before left.
 
 #include <catch2/catch_test_macros.hpp>
-#include <sstream>
 
 #include "tests/vm/guest_scenario.hpp"
+#include "tests/vm/podman_scenario.hpp"
+#include "tests/vm/session_limits.hpp"
 
 namespace errand::test::vm {
 namespace {
@@ -24,10 +25,6 @@ std::string journal(VmGuest& guest) {
 std::string session_cgroup(VmGuest& guest) {
   return line_of(
       guest.must(std::string("ls -d ") + kServiceCgroup + "/errand-* 2>/dev/null | head -n1"));
-}
-
-std::string cgroup_counter(VmGuest& guest, const std::string& file, const std::string& name) {
-  return line_of(guest.must("awk '$1 == \"" + name + "\" { print $2 }' " + file));
 }
 
 }  // namespace
@@ -68,44 +65,9 @@ TEST_CASE("systemd guest: the package, errand setup bailey, the unit, cgroup v2 
   REQUIRE(harness.wait_for_text(thread, "hello from inside the sandbox", 180s));
   const auto cgroup = session_cgroup(guest);
   REQUIRE_FALSE(cgroup.empty());
-  CHECK(guest.must("cat " + cgroup + "/memory.max") == std::to_string(kSessionMemoryBytes) + "\n");
-  CHECK(guest.must("cat " + cgroup + "/pids.max") == std::to_string(kSessionPids) + "\n");
-  CHECK(guest.must("cat " + cgroup + "/cpu.max") == "50000 100000\n");
+  check_configured_limits(guest, cgroup);
   CHECK(guest.must("stat -c %U " + cgroup) == "errand\n");
-
-  // CPU: a busy loop gets its quota, measured from the session cgroup's cpu.stat against the
-  // guest's own clock.
-  harness.post("run timeout 15 sh -c 'while :; do :; done'", thread);
-  REQUIRE(wait_in_guest(
-      guest, "[ $(awk '$1 == \"nr_throttled\" { print $2 }' " + cgroup + "/cpu.stat) -gt 0 ]",
-      60s));
-  std::istringstream measured(
-      guest.must("u() { awk '$1 == \"usage_usec\" { print $2 }' " + cgroup +
-                 "/cpu.stat; }; t() { cut -d' ' -f1 /proc/uptime; }; "
-                 "a=$(u); s=$(t); sleep 4; b=$(u); e=$(t); echo $a $s $b $e"));
-  double usage_before = 0, start = 0, usage_after = 0, end = 0;
-  measured >> usage_before >> start >> usage_after >> end;
-  const double cpu_share = (usage_after - usage_before) / 1e6 / (end - start);
-  WARN("the busy loop had " << cpu_share << " of a CPU under a quota of " << kSessionCpus);
-  CHECK(cpu_share < kSessionCpus * 1.25);
-  CHECK(cpu_share > kSessionCpus * 0.6);
-  CHECK(harness.wait_for_text(thread, "timeout 15", 120s));
-
-  // Processes: a fork bomb stops at the session's pids limit; the kernel counts the refusals,
-  // and the shell's complaint reaches the thread.
-  harness.post("run for i in $(seq 200); do sleep 20 & done; wait", thread);
-  REQUIRE(wait_in_guest(guest, "grep -q '^max [1-9]' " + cgroup + "/pids.events", 90s));
-  CHECK(std::stoi(guest.must("cat " + cgroup + "/pids.current")) <= kSessionPids);
-  CHECK(harness.wait_for_text(thread, "Cannot fork", 120s));
-
-  // Memory: an allocation past the limit is killed by the kernel, and the thread is told.
-  const auto oom_before = cgroup_counter(guest, cgroup + "/memory.events", "oom_kill");
-  harness.post("run head -c 400m /dev/zero | tail -n 1 | wc -c", thread);
-  REQUIRE(wait_in_guest(guest,
-                        "[ $(awk '$1 == \"oom_kill\" { print $2 }' " + cgroup +
-                            "/memory.events) -gt " + oom_before + " ]",
-                        120s));
-  CHECK(harness.wait_for_text(thread, "Killed", 120s));
+  check_limits_enforced(guest, harness, thread, cgroup);
 
   // kill -9 of the main process: systemd restarts the unit (exit 1's policy), the session's
   // sandbox went with the old daemon, and the thread is served again by the new one.
@@ -147,6 +109,9 @@ TEST_CASE("systemd guest: the package, errand setup bailey, the unit, cgroup v2 
   CHECK(guest.must("pgrep -u errand -l || true") == "");
   CHECK(guest.run(std::string("test -e ") + kServiceCgroup).exit_code != 0);
   CHECK(guest.must("systemctl show -p ActiveState --value errand") == "inactive\n");
+
+  // The same service on podman: the limits apply to the container under v2 as well.
+  serve_under_podman(guest, share, harness);
 
   // An exit that needs an operator is not restarted: a configuration errand refuses (exit 2).
   guest.must(

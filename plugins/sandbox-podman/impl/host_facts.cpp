@@ -92,6 +92,8 @@ HostFacts gather_host_facts(const PodmanEnvironment& env, const std::string& ima
     return facts;
   }
   facts.info = *parsed;
+  if (facts.info->rootless && facts.info->cgroup_version == "v2")
+    facts.cgroup_parent = find_cgroup_parent();
   facts.image = inspect_image(env, image);
   return facts;
 }

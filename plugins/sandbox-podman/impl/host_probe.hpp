@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 
+#include "plugins/sandbox-podman/impl/cgroup_parent.hpp"
 #include "plugins/sandbox-podman/impl/podman_command.hpp"
 #include "plugins/sandbox-podman/impl/podman_info.hpp"
 
@@ -41,6 +42,9 @@ struct HostFacts {
   // without it.
   int landlock_abi = 0;
   int landlock_error = 0;
+  // Rootless under cgroup v2: where session containers' cgroups go (cgroup_parent.hpp); the
+  // limits apply only when there is such a place.
+  CgroupParent cgroup_parent;
 };
 
 HostFacts gather_host_facts(const PodmanEnvironment& env, const std::string& image);

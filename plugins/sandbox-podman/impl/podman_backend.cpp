@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "common/pool_work.hpp"
+#include "plugins/sandbox-podman/impl/cgroup_parent.hpp"
 #include "plugins/sandbox-podman/impl/containers_conf.hpp"
 #include "plugins/sandbox-podman/impl/host_probe.hpp"
 #include "plugins/sandbox-podman/impl/image_contract.hpp"
@@ -109,9 +110,13 @@ sdk::Result<RunHost> learn_run_host(const PodmanEnvironment& env, const std::str
   if (!profile) return profile.error();
   rlimit nofile{};
   ::getrlimit(RLIMIT_NOFILE, &nofile);
-  return RunHost{image,        !(info->rootless && info->cgroup_version == "v1"),
-                 *profile,     nofile.rlim_max,
-                 daemon_label, {}};
+  // Rootless, the limits apply under v2 in a delegated subtree alone (cgroup_parent.hpp), and
+  // never under v1.
+  std::string parent;
+  if (info->rootless && info->cgroup_version == "v2") parent = find_cgroup_parent().path;
+  const bool limits_apply = !info->rootless || !parent.empty();
+  return RunHost{image,        limits_apply, *profile,         nofile.rlim_max,
+                 daemon_label, {},           std::move(parent)};
 }
 
 sdk::Result<RunHost> PodmanBackend::run_host() {

@@ -14,6 +14,12 @@ std::string prepare_account_fix(const std::string& account) {
          "directory at /run/user/<uid> and an overlay image store";
 }
 
+std::string join_sentences(const std::vector<std::string>& sentences) {
+  std::string out;
+  for (const auto& s : sentences) out += (out.empty() ? "" : "; ") + s;
+  return out;
+}
+
 void judge_account(const HostFacts& f, sdk::EnforcementReport& r) {
   const auto& info = *f.info;
   if (!info.rootless)
@@ -37,7 +43,9 @@ void judge_account(const HostFacts& f, sdk::EnforcementReport& r) {
 
 // Rootless podman on cgroup v1 drops --memory, --cpus and --pids-limit with a warning and starts
 // the container anyway, so each configured limit is a gap there rather than a flag that reads as
-// enforced.
+// enforced. Under v2 it applies them in the cgroup it makes for the container, which as an
+// ordinary account it can make only inside a subtree delegated to it: without one, each limit
+// is a gap too.
 void judge_limits(const HostFacts& f, const sdk::SandboxPolicy& policy, sdk::EnforcementReport& r) {
   const auto& info = *f.info;
   const struct {
@@ -47,8 +55,11 @@ void judge_limits(const HostFacts& f, const sdk::SandboxPolicy& policy, sdk::Enf
   } limits[] = {{policy.limits.memory_bytes > 0, "per-session memory limit", "memory"},
                 {policy.limits.cpus > 0, "per-session cpu limit", "cpu"},
                 {policy.limits.pids > 0, "per-session process limit", "pids"}};
+  const bool rootless_v2 = info.rootless && info.cgroup_version == "v2";
+  bool any_configured = false;
   for (const auto& l : limits) {
     if (!l.configured) continue;
+    any_configured = true;
     if (info.cgroup_version == "v1" && info.rootless)
       r.gaps.push_back({l.guarantee,
                         "rootless podman cannot apply cgroup limits on cgroup v1 (this host is "
@@ -56,11 +67,23 @@ void judge_limits(const HostFacts& f, const sdk::SandboxPolicy& policy, sdk::Enf
                         "hierarchy (cgroup v2) and delegate the memory, cpu and pids "
                         "controllers to " +
                             f.account});
-    else if (!info.has_controller(l.controller))
+    else if (rootless_v2 && f.cgroup_parent.path.empty())
+      r.gaps.push_back({l.guarantee,
+                        "rootless podman can only make a container's cgroup in a "
+                        "subtree delegated to " +
+                            f.account + ", and there is none usable (" +
+                            join_sentences(f.cgroup_parent.problems) +
+                            "); run errand as its systemd unit (Delegate=yes), or "
+                            "start it with `errand up`, which delegates one"});
+    else if (!rootless_v2 && !info.has_controller(l.controller))
       r.gaps.push_back({l.guarantee, std::string("the ") + l.controller +
                                          " controller is not delegated to " + f.account +
                                          "; delegate it (systemd: Delegate=yes for the unit)"});
   }
+  if (any_configured && rootless_v2 && !f.cgroup_parent.path.empty())
+    r.notes.push_back("session containers' cgroups are made under " + f.cgroup_parent.path +
+                      ", the subtree delegated to " + f.account +
+                      ", with its memory, cpu and pids controllers");
 }
 
 void judge_image(const HostFacts& f, sdk::EnforcementReport& r) {

@@ -65,6 +65,7 @@ sdk::Result<RunPlan> podman_run_plan(const sdk::LaunchSpec& spec, const RunHost&
   add(a, {"--shm-size", std::to_string(limits.shm_bytes)});
   add(a, {"--cap-drop=all", "--security-opt", "no-new-privileges", "--security-opt",
           "seccomp=" + host.seccomp_profile.string()});
+  if (!host.cgroup_parent.empty()) add(a, {"--cgroup-parent", host.cgroup_parent});
   if (host.limits_apply) {
     if (limits.pids > 0) add(a, {"--pids-limit", std::to_string(limits.pids)});
     if (limits.memory_bytes > 0) add(a, {"--memory", std::to_string(limits.memory_bytes)});

@@ -19,7 +19,8 @@ namespace errand::podman {
 struct RunHost {
   std::string image;
   // False on rootless cgroup v1, where podman would drop --memory, --cpus and --pids-limit with
-  // a warning: the flags are then left out, and the probe reports each as a gap.
+  // a warning, and on rootless v2 without a delegated subtree, where it would refuse them: the
+  // flags are then left out, and the probe reports each as a gap.
   bool limits_apply = false;
   std::filesystem::path seccomp_profile;
   // podman's own hard RLIMIT_NOFILE: rootless podman cannot give a container more.
@@ -30,6 +31,8 @@ struct RunHost {
   // errand-relay (static, beside the plugin): every session's first process, which loads
   // errand's own syscall filter before the agent and, under the broker, relays to it.
   std::filesystem::path relay_program;
+  // Rootless under v2: --cgroup-parent, the delegated subtree (cgroup_parent.hpp); empty: none.
+  std::string cgroup_parent;
 };
 
 struct RunPlan {

@@ -32,6 +32,8 @@ HostFacts host_with(const char* info_json) {
   f.image.contract_label = R"({"version":1,"providers":["anthropic"]})";
   f.pasta_path = "/usr/bin/pasta";
   f.landlock_abi = 6;
+  // As errand.service delegates it (rootless under v2 only; cgroup_parent.hpp).
+  f.cgroup_parent.path = "/system.slice/errand.service";
   return f;
 }
 
@@ -85,7 +87,7 @@ TEST_CASE("limits that are not configured are not reported as gaps") {
   CHECK_FALSE(has_gap(r, "per-session cpu limit", ""));
 }
 
-TEST_CASE("on cgroup v2 with the controllers delegated, the limits are no gap") {
+TEST_CASE("rootless on cgroup v2 with a delegated subtree, the limits are no gap") {
   auto policy = defaults();
   policy.limits.cpus = 2;
   const auto r = build_probe_report(host_with(recorded::kRootlessCgroupV2), policy);
@@ -93,10 +95,28 @@ TEST_CASE("on cgroup v2 with the controllers delegated, the limits are no gap") 
   CHECK_FALSE(has_gap(r, "per-session memory limit", ""));
   CHECK_FALSE(has_gap(r, "per-session cpu limit", ""));
   CHECK_FALSE(has_gap(r, "per-session process limit", ""));
+  CHECK(notes_of(r).find("session containers' cgroups are made under "
+                         "/system.slice/errand.service, the subtree delegated to errand") !=
+        std::string::npos);
 }
 
-TEST_CASE("on cgroup v2, a controller not delegated to the account is a gap") {
+TEST_CASE("rootless on cgroup v2 without a delegated subtree, each limit is a gap saying why") {
   auto f = host_with(recorded::kRootlessCgroupV2);
+  f.cgroup_parent = {"", {"no cgroup v2 subtree is delegated to this account"}};
+  auto policy = defaults();
+  policy.limits.cpus = 2;
+  const auto r = build_probe_report(f, policy);
+  INFO(gaps_of(r));
+  for (const char* limit :
+       {"per-session memory limit", "per-session cpu limit", "per-session process limit"}) {
+    CHECK(has_gap(r, limit, "no cgroup v2 subtree is delegated to this account"));
+    CHECK(has_gap(r, limit, "run errand as its systemd unit (Delegate=yes)"));
+  }
+  CHECK(notes_of(r).find("session containers' cgroups") == std::string::npos);
+}
+
+TEST_CASE("rootful on cgroup v2, a controller podman cannot use is a gap") {
+  auto f = host_with(recorded::kRootful);
   f.info->cgroup_controllers = {"cpu"};
   const auto r = build_probe_report(f, defaults());
   INFO(gaps_of(r));

@@ -28,9 +28,13 @@ sdk::LaunchSpec spec_with(sdk::NetworkMode network) {
 }
 
 RunHost host(bool limits_apply) {
-  return RunHost{"localhost/errand-agent:latest",       limits_apply,
-                 "/var/lib/errand/podman/seccomp.json", 1048576,
-                 daemon_label("/var/lib/errand"),       "/usr/lib/errand/errand-relay"};
+  return RunHost{"localhost/errand-agent:latest",
+                 limits_apply,
+                 "/var/lib/errand/podman/seccomp.json",
+                 1048576,
+                 daemon_label("/var/lib/errand"),
+                 "/usr/lib/errand/errand-relay",
+                 {}};
 }
 
 bool has(const std::vector<std::string>& args, const std::string& item) {
@@ -134,6 +138,23 @@ TEST_CASE("cgroup limits are passed only where the host applies them; rlimits al
     const auto f = std::to_string(spec.policy.limits.file_max_bytes);
     CHECK(has(ulimits, "fsize=" + f + ":" + f));
   }
+}
+
+TEST_CASE("rootless under cgroup v2, each container's cgroup is made in the delegated subtree") {
+  const auto spec = spec_with(sdk::NetworkMode::none);
+  auto in_subtree = host(true);
+  in_subtree.cgroup_parent = "/system.slice/errand.service";
+  auto plan = podman_run_plan(spec, in_subtree);
+  REQUIRE(plan.has_value());
+  CHECK(values_of(plan->args, "--cgroup-parent") ==
+        std::vector<std::string>{"/system.slice/errand.service"});
+  // Options, so before the image.
+  const auto image = std::find(plan->args.begin(), plan->args.end(), in_subtree.image);
+  const auto parent = std::find(plan->args.begin(), plan->args.end(), "--cgroup-parent");
+  CHECK(parent < image);
+  auto elsewhere = podman_run_plan(spec, host(true));
+  REQUIRE(elsewhere.has_value());
+  CHECK(values_of(elsewhere->args, "--cgroup-parent").empty());
 }
 
 TEST_CASE("nofile is held to podman's own hard limit, which rootless podman cannot raise") {
