@@ -27,9 +27,17 @@ std::string as_errand_podman(const std::string& arguments) {
          arguments;
 }
 
-// The session image: the minbase root the image carries (made as image/build --test makes the
-// test image's), the static scripted agent added, imported into errand's store with the
-// errand.contract label, as image/build imports it, and errand's pause process ended after it,
+// The journal of the service's current run alone.
+std::string this_run_journal(VmGuest& guest) {
+  return guest.must(
+      "journalctl -u errand --no-pager -o cat "
+      "_SYSTEMD_INVOCATION_ID=$(systemctl show -p InvocationID --value errand)");
+}
+
+}  // namespace
+
+// The root the VM image carries with the static scripted agent added, imported with the
+// errand.contract label as image/build imports an image; then errand's pause process is ended,
 // as image/build ends it.
 void import_session_image(VmGuest& guest) {
   guest.must(
@@ -47,8 +55,16 @@ void import_session_image(VmGuest& guest) {
       600s);
 }
 
-// The configuration configure_for_fakes installed, on podman with the session image.
+// The configuration configure_for_fakes installed, on podman with the session image; and what
+// `errand setup podman` does before its image build, by the same packaged script.
 void configure_podman(VmGuest& guest, const GuestShare& share) {
+  const auto prepare = "/usr/share/errand/scripts/prepare-podman-account errand";
+  const auto first = guest.must(prepare, 120s);
+  INFO("prepare-podman-account:\n" << first);
+  CHECK(first.find("done: ") != std::string::npos);
+  const auto second = guest.must(prepare, 120s);
+  INFO("prepare-podman-account again:\n" << second);
+  CHECK(second.find("done: ") == std::string::npos);
   auto config =
       setup::read_jsonc_object(share.path() / "config.json", "reading the installed configuration");
   auto& sandbox = config["sandbox"].as_object();
@@ -61,28 +77,7 @@ void configure_podman(VmGuest& guest, const GuestShare& share) {
       "/etc/errand/config.json && errand config check /etc/errand/config.json");
 }
 
-// The journal of the service's current run alone.
-std::string this_run_journal(VmGuest& guest) {
-  return guest.must(
-      "journalctl -u errand --no-pager -o cat "
-      "_SYSTEMD_INVOCATION_ID=$(systemctl show -p InvocationID --value errand)");
-}
-
-}  // namespace
-
-void serve_under_podman(VmGuest& guest, const GuestShare& share, e2e::E2eHarness& harness) {
-  // What `errand setup podman` does before its image build, by the same packaged script: a
-  // second run finds everything in place.
-  const auto prepare = "/usr/share/errand/scripts/prepare-podman-account errand";
-  const auto first = guest.must(prepare, 120s);
-  INFO("prepare-podman-account:\n" << first);
-  CHECK(first.find("done: ") != std::string::npos);
-  const auto second = guest.must(prepare, 120s);
-  INFO("prepare-podman-account again:\n" << second);
-  CHECK(second.find("done: ") == std::string::npos);
-  import_session_image(guest);
-  configure_podman(guest, share);
-
+void serve_under_podman(VmGuest& guest, e2e::E2eHarness& harness) {
   guest.must("systemctl reset-failed errand; systemctl start errand");
   // Ready, or failed (a refusal at start ends the wait at once).
   wait_in_guest(guest,

@@ -12,8 +12,16 @@
 
 namespace errand::test::vm {
 
-// Expects errand.service stopped, and the configuration configure_for_fakes installed in share.
-// Leaves the service stopped again.
-void serve_under_podman(VmGuest& guest, const GuestShare& share, e2e::E2eHarness& harness);
+// With errand.service stopped and the configuration configure_for_fakes installed in share:
+// errand's account prepared for rootless podman (twice, the second run changing nothing) and
+// the configuration switched to podman, with the session image not yet in the store.
+void configure_podman(VmGuest& guest, const GuestShare& share);
+
+// The session image imported into errand's store, as image/build imports one.
+void import_session_image(VmGuest& guest);
+
+// The service started on podman, a session served, its container's limits checked, and the
+// service stopped again with nothing of the account left.
+void serve_under_podman(VmGuest& guest, e2e::E2eHarness& harness);
 
 }  // namespace errand::test::vm

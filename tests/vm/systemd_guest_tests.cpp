@@ -27,6 +27,20 @@ std::string session_cgroup(VmGuest& guest) {
       guest.must(std::string("ls -d ") + kServiceCgroup + "/errand-* 2>/dev/null | head -n1"));
 }
 
+// A start that ends in an exit needing an operator (2, 3 or 4) is not restarted
+// (RestartPreventExitStatus): the unit stays failed past RestartSec=5 with no restart counted.
+void check_not_restarted_after(VmGuest& guest, int status) {
+  INFO("a start ending in exit " << status);
+  guest.run("systemctl reset-failed errand; systemctl start errand");
+  REQUIRE(wait_in_guest(
+      guest,
+      "[ \"$(systemctl show -p ExecMainStatus --value errand)\" = " + std::to_string(status) + " ]",
+      90s));
+  guest.must("sleep 7");
+  CHECK(guest.must("systemctl show -p NRestarts --value errand") == "0\n");
+  CHECK(guest.must("systemctl show -p ActiveState --value errand") == "failed\n");
+}
+
 }  // namespace
 
 TEST_CASE("systemd guest: the package, errand setup bailey, the unit, cgroup v2 and the limits",
@@ -110,19 +124,28 @@ TEST_CASE("systemd guest: the package, errand setup bailey, the unit, cgroup v2 
   CHECK(guest.run(std::string("test -e ") + kServiceCgroup).exit_code != 0);
   CHECK(guest.must("systemctl show -p ActiveState --value errand") == "inactive\n");
 
-  // The same service on podman: the limits apply to the container under v2 as well.
-  serve_under_podman(guest, share, harness);
-
-  // An exit that needs an operator is not restarted: a configuration errand refuses (exit 2).
+  // Exit 4, another daemon holding the state directory: the lock a daemon takes, held here by
+  // flock(1) as errand, is refused without a restart.
   guest.must(
-      "cp /etc/errand/config.json /root/config.json && "
-      "echo '{\"chat\": {}}' >/etc/errand/config.json && systemctl reset-failed errand");
-  guest.run("systemctl start errand");
-  REQUIRE(
-      wait_in_guest(guest, "[ \"$(systemctl show -p ExecMainStatus --value errand)\" = 2 ]", 60s));
-  guest.must("sleep 8");  // past RestartSec=5
-  CHECK(guest.must("systemctl show -p NRestarts --value errand") == "0\n");
-  CHECK(guest.must("systemctl show -p ActiveState --value errand") == "failed\n");
+      "setsid -f runuser -u errand -- flock /var/lib/errand/errand.lock sleep 600 "
+      "</dev/null >/dev/null 2>&1");
+  REQUIRE(wait_in_guest(guest, "pgrep -u errand -x sleep >/dev/null", 30s));
+  check_not_restarted_after(guest, 4);
+  CHECK(journal(guest).find("already serves /var/lib/errand: it holds") != std::string::npos);
+  guest.must("pkill -u errand -x sleep; sleep 1");
+
+  // The same service on podman. Exit 3 first, a guarantee it cannot keep: the session image is
+  // not in errand's store yet, and the probe says so.
+  configure_podman(guest, share);
+  check_not_restarted_after(guest, 3);
+  CHECK(journal(guest).find("is not in errand's podman store") != std::string::npos);
+  // With the image, the limits apply to the container under v2 as well.
+  import_session_image(guest);
+  serve_under_podman(guest, harness);
+
+  // Exit 2, a configuration errand refuses.
+  guest.must("echo '{\"chat\": {}}' >/etc/errand/config.json");
+  check_not_restarted_after(guest, 2);
 }
 
 }  // namespace errand::test::vm
