@@ -8,6 +8,8 @@
 #include <cerrno>
 #include <cstring>
 
+#include "common/ignore_sigpipe.hpp"
+
 namespace errand::broker_relay {
 
 namespace {
@@ -32,6 +34,9 @@ int open_pipe(int fds[2], int flags) {
 }
 
 SplicePump::SplicePump(PipeOpener opener) {
+  // splice() into a socket whose reader has gone raises SIGPIPE; the pump reports the tunnel
+  // failed instead.
+  common::ignore_sigpipe_once();
   if (opener(pipe_, O_NONBLOCK | O_CLOEXEC) != 0) {
     pipe_[0] = pipe_[1] = -1;
     fall_back_to_copying();

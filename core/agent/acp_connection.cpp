@@ -10,9 +10,9 @@
 #include <boost/asio/write.hpp>
 #include <boost/json/serialize.hpp>
 #include <cerrno>
-#include <csignal>
 #include <cstring>
-#include <mutex>
+
+#include "common/ignore_sigpipe.hpp"
 
 namespace errand::agent {
 
@@ -30,13 +30,6 @@ struct AcpConnection::PendingCall {
 
 namespace {
 
-// Writing to a pipe whose reader is gone raises SIGPIPE, which would kill the daemon; the
-// write error that comes back instead is handled like the agent closing its input.
-void ignore_sigpipe_once() {
-  static std::once_flag once;
-  std::call_once(once, [] { std::signal(SIGPIPE, SIG_IGN); });
-}
-
 int duplicate(int fd) {
   return fd < 0 ? -1 : ::fcntl(fd, F_DUPFD_CLOEXEC, 3);
 }
@@ -52,7 +45,7 @@ sdk::Result<std::shared_ptr<AcpConnection>> AcpConnection::open(
     std::shared_ptr<spdlog::logger> log) {
   if (stdio.stdin_fd < 0 || stdio.stdout_fd < 0)
     return sdk::make_error("the agent has no stdin or stdout to speak ACP over");
-  ignore_sigpipe_once();
+  common::ignore_sigpipe_once();
   const int in = duplicate(stdio.stdin_fd);
   const int out = duplicate(stdio.stdout_fd);
   const int err = duplicate(stdio.stderr_fd);

@@ -61,6 +61,20 @@ TEST_CASE("a pump splices when it has a pipe and copies when none can be had", "
   }
 }
 
+TEST_CASE(
+    "a pump whose destination's reader has gone fails the tunnel; no SIGPIPE ends the process",
+    "[tunnel]") {
+  const Path path = GENERATE(kSpliced, kCopied);
+  INFO(path.name);
+  SplicePump pump(path.opener);
+  UnixPair source, destination;
+  ::close(destination.outer);
+  destination.outer = -1;
+  send_everything(source.outer, "into a socket nobody reads");
+  ::shutdown(source.outer, SHUT_WR);
+  CHECK(pump.run(source.inner, destination.inner) == SplicePump::Step::failed);
+}
+
 TEST_CASE("a pump holding bytes its destination has not taken reads nothing more", "[tunnel]") {
   const Path path = GENERATE(kSpliced, kCopied);
   INFO(path.name);
