@@ -106,9 +106,12 @@ set(CPACK_DEBIAN_RUNTIME_PACKAGE_SHLIBDEPS ON)
 # package: it makes its user namespace and writes its own uid and gid maps (no newuidmap), and
 # loads Landlock and seccomp itself. pasta (passt) is Recommends, not Depends: only
 # `hideHostAddress` uses it, and without it that setting is reported as an enforcement gap
-# rather than silently dropped. The podman and Incus backends' tools are Suggests: each is set
-# up by `errand setup podman|incus` when an operator chooses that backend.
-set(CPACK_DEBIAN_RUNTIME_PACKAGE_RECOMMENDS "passt")
+# rather than silently dropped. nodejs is Recommends too: the bundled agents (the default
+# agent.kind) are Node.js programs, but an operator may run another agent, or the agent from a
+# podman or Incus image, where the host's node is not used. The podman and Incus backends' tools
+# are Suggests: each is set up by `errand setup podman|incus` when an operator chooses that
+# backend.
+set(CPACK_DEBIAN_RUNTIME_PACKAGE_RECOMMENDS "passt, nodejs")
 set(CPACK_DEBIAN_RUNTIME_PACKAGE_SUGGESTS
     "podman, runc, uidmap, catatonit, slirp4netns, mmdebstrap, incus-base, incus-client")
 # CPack indents the extended description's lines itself.

@@ -150,6 +150,17 @@ sdk::Result<void> place_agent_install(const LaunchInputs& inputs, AgentLaunch& l
                                "install it or name it with its full path in agent.command",
                            sdk::Error::Kind::not_found);
   }
+  if (const auto interpreter = missing_interpreter(*found, search)) {
+    const bool node =
+        *interpreter == "node" || std::filesystem::path(*interpreter).filename() == "node";
+    return sdk::make_error(
+        "the agent program " + found->string() + " is a script run by " + *interpreter +
+            ", which is not installed on this host" +
+            (node ? "; the bundled agents are Node.js programs: install Debian's nodejs (sudo "
+                    "apt install nodejs), which the errand package recommends"
+                  : "; install it, or name in agent.command a program that runs without it"),
+        sdk::Error::Kind::not_found);
+  }
   // The directory it was found in, with every symlinked directory on the way resolved (a
   // linked ~/.local/share/errand/agents, say): the sandbox shows granted directories at their
   // real paths only, so a path through a link would not be there. The program itself stays the

@@ -4,6 +4,8 @@
 #include <unistd.h>
 #include <algorithm>
 #include <cstdlib>
+#include <fstream>
+#include <sstream>
 #include <system_error>
 
 namespace errand::agent {
@@ -62,6 +64,29 @@ std::optional<fs::path> find_program(std::string_view program, std::string_view 
     if (colon == std::string_view::npos) return std::nullopt;
     search_path.remove_prefix(colon + 1);
   }
+}
+
+std::optional<std::string> missing_interpreter(const fs::path& program,
+                                               std::string_view search_path) {
+  std::ifstream in(program, std::ios::binary);
+  std::string line;
+  // The kernel reads at most this much of the line; a longer one is no script it would run.
+  constexpr std::size_t kLongestLine = 256;
+  if (!in || in.get() != '#' || in.get() != '!') return std::nullopt;
+  std::getline(in, line);
+  if (line.size() > kLongestLine) return std::nullopt;
+  std::istringstream words(line);
+  std::string interpreter;
+  words >> interpreter;
+  if (interpreter.empty()) return std::nullopt;
+  if (fs::path(interpreter).filename() != "env")
+    return is_executable_file(interpreter) ? std::nullopt : std::optional(interpreter);
+  // env's own options (-S) and assignments come before the program it runs.
+  std::string word;
+  while (words >> word)
+    if (!word.starts_with('-') && word.find('=') == std::string::npos)
+      return find_program(word, search_path) ? std::nullopt : std::optional(word);
+  return std::nullopt;
 }
 
 std::vector<fs::path> install_directories(const fs::path& found) {

@@ -21,6 +21,14 @@ namespace errand::agent {
 std::optional<std::filesystem::path> find_program(std::string_view program,
                                                   std::string_view search_path);
 
+// When program is a script (its first line "#!"), the interpreter that line names, if it is not
+// there: an absolute path that is not an executable file, or the program `/usr/bin/env` is
+// asked for, not on search_path. Empty when the program is no script or its interpreter is
+// found. The bundled agents are Node.js scripts, and a host can hold their npm install without
+// node (copied there, or nodejs removed since).
+std::optional<std::string> missing_interpreter(const std::filesystem::path& program,
+                                               std::string_view search_path);
+
 // The directory found on the path, the directory of its resolved real file and, when either
 // lies inside a node_modules tree, the outermost node_modules directory, without duplicates.
 std::vector<std::filesystem::path> install_directories(const std::filesystem::path& found);

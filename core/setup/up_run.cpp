@@ -20,7 +20,9 @@ void up_cgroup(SetupContext& context, const std::optional<pid_t>& join_pid) {
     if (join_pid)
       throw StepFailed("joining the cgroup subtree",
                        "systemd runs this host and makes the service's cgroup itself",
-                       "leave --join to hosts without systemd");
+                       "leave --join to hosts without systemd; to run errand from your own "
+                       "shell here, start it in a scope your systemd user manager delegates to "
+                       "you: systemd-run --user --scope -p Delegate=yes errand run");
     context.report.already("systemd makes the service's cgroup subtree when it starts it");
     return;
   }

@@ -3,6 +3,7 @@
 #include "tests/e2e/e2e_image.hpp"
 #include "tests/support/child_process.hpp"
 #include "tests/support/temp_dir.hpp"
+#include "tests/support/test_paths.hpp"
 
 #include <boost/json/parse.hpp>
 #include <catch2/catch_test_macros.hpp>
@@ -19,11 +20,6 @@ using namespace std::chrono_literals;
 constexpr std::string_view kGoldenName = "errand-e2e-golden";
 constexpr std::string_view kAgentKey = "user.errand.e2e-agent";
 constexpr std::string_view kContractKey = "user.errand.contract";
-
-std::string from_environment(const char* name, const char* fallback) {
-  const char* value = std::getenv(name);
-  return value != nullptr && *value != '\0' ? value : fallback;
-}
 
 // The incus CLI as this account, in the e2e project, with a configuration directory of its own
 // (the account's home need not be writable).
@@ -64,13 +60,13 @@ std::string image_fingerprint(const std::string& image) {
 }  // namespace
 
 IncusTarget incus_target() {
-  return {from_environment("ERRAND_INCUS_SOCKET", ""),
-          from_environment("ERRAND_INCUS_PROJECT", "errand"),
-          from_environment("ERRAND_INCUS_TEST_IMAGE", "errand-test")};
+  return {errand::test::setting_from_environment("ERRAND_INCUS_SOCKET", ""),
+          errand::test::setting_from_environment("ERRAND_INCUS_PROJECT", "errand"),
+          errand::test::setting_from_environment("ERRAND_INCUS_TEST_IMAGE", "errand-test")};
 }
 
 fs::path incus_test_root() {
-  return from_environment("ERRAND_INCUS_TEST_ROOT", "/srv/errand-test");
+  return errand::test::setting_from_environment("ERRAND_INCUS_TEST_ROOT", "/srv/errand-test");
 }
 
 std::string e2e_golden() {

@@ -10,6 +10,7 @@
 #include "tests/e2e/web_session.hpp"
 #include "tests/fakes/provider/shell_turn.hpp"
 #include "tests/support/temp_dir.hpp"
+#include "tests/support/test_paths.hpp"
 
 #include <sys/stat.h>
 #include <algorithm>
@@ -31,8 +32,8 @@ constexpr const char* kPrinted = "errand-42 in /workspace";
 
 // Where scripts/setup installs the agents; the same variable and default as there.
 fs::path agents_dir() {
-  const char* dir = std::getenv("ERRAND_TEST_AGENTS");
-  return dir != nullptr && *dir != '\0' ? fs::path(dir) : fs::path("/var/cache/errand-test-agents");
+  return errand::test::setting_from_environment("ERRAND_TEST_AGENTS",
+                                                "/var/cache/errand-test-agents");
 }
 
 // A missing install fails the test with what to do; it is never skipped.

@@ -4,6 +4,7 @@
 // write a screenshot of each page; these tests assert what the daemon kept and what it refused.
 
 #include "core/sessions/web_identity.hpp"
+#include "tests/e2e/browser_run.hpp"
 #include "tests/e2e/e2e_harness.hpp"
 #include "tests/e2e/web_client.hpp"
 #include "tests/support/root_preparation.hpp"
@@ -28,48 +29,6 @@ using namespace std::chrono_literals;
 
 // demo_session.mjs names the same project.
 constexpr const char* kProject = "webdemo";
-
-std::string from_environment(const char* variable, const char* otherwise) {
-  const char* value = std::getenv(variable);
-  return value != nullptr && *value != '\0' ? value : otherwise;
-}
-
-// Where scripts/setup installs playwright-core, and the browser it drives; the same variables
-// and defaults as there and in tests/e2e/web/browser.mjs.
-fs::path browser_install() {
-  return from_environment("ERRAND_TEST_WEB", "/var/cache/errand-test-web");
-}
-fs::path chromium() {
-  return from_environment("ERRAND_TEST_CHROMIUM", "/usr/bin/chromium");
-}
-
-fs::path node() {
-  for (const char* dir : {"/usr/bin", "/usr/local/bin", "/bin"})
-    if (::access((fs::path(dir) / "node").c_str(), X_OK) == 0) return fs::path(dir) / "node";
-  FAIL("node is not installed: run scripts/setup, which installs nodejs for the browser tests");
-  return {};
-}
-
-// A missing piece fails the test with what to do; it is never skipped.
-void require_browser_tools() {
-  node();
-  if (::access(chromium().c_str(), X_OK) != 0)
-    FAIL("chromium is not installed at " << chromium().string()
-                                         << ": run scripts/setup, which installs Debian's "
-                                            "chromium (or point ERRAND_TEST_CHROMIUM at one)");
-  const auto driver = browser_install() / "node_modules" / "playwright-core" / "package.json";
-  if (!fs::exists(driver))
-    FAIL("playwright-core is not installed at "
-         << driver.parent_path().string()
-         << ": run scripts/setup, which installs tests/e2e/web with npm (or point "
-            "ERRAND_TEST_WEB at such an install)");
-  const auto front_end = errand::test::build_path("web/index.html");
-  if (!fs::exists(front_end))
-    FAIL("the web front-end is not built at " << front_end.parent_path().string()
-                                              << ": build with ERRAND_BUILD_WEB on (the default "
-                                                 "preset), after scripts/setup installed web/'s "
-                                                 "npm packages");
-}
 
 // The screenshots stay in the build tree for a person to look at after the run. The tests run
 // as the test account, which cannot write there when the build is root's.
@@ -103,24 +62,11 @@ fs::path screenshot_dir(const std::string& scenario) {
   return dir;
 }
 
-// Runs `node <scenario>.mjs <address> <dir>` as this test's account, where address is one the
-// daemon printed (with its access secret), and returns what it printed; the test fails with the
-// scenario's reason when it exits non-zero.
+// Runs a scenario as this test's account, with the harness's directory as its home, where
+// address is one the daemon printed (with its access secret).
 std::string run_scenario(const E2eHarness& h, const std::string& scenario, const fs::path& dir,
                          const std::string& address) {
-  REQUIRE_FALSE(address.empty());
-  const auto script = errand::test::source_dir() / "tests" / "e2e" / "web" / (scenario + ".mjs");
-  fs::create_directories(h.root() / "browser-home");
-  const auto finished = errand::test::run_to_end(
-      {node().string(), script.string(), address, dir.string()},
-      {"PATH=/usr/bin:/bin", "HOME=" + (h.root() / "browser-home").string(),
-       "ERRAND_TEST_WEB=" + browser_install().string(),
-       "ERRAND_TEST_CHROMIUM=" + chromium().string()},
-      h.root(), 300s);
-  UNSCOPED_INFO("the scenario " << scenario << " printed:\n" << finished.out << finished.err);
-  std::cout << finished.out;  // the screenshots' paths, for the person reading the run
-  REQUIRE(finished.exit_code == 0);
-  return finished.out;
+  return run_browser_scenario(scenario, h.root(), dir, address);
 }
 
 void require_screenshots(const fs::path& dir, std::initializer_list<const char*> pages) {

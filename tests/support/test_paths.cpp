@@ -80,4 +80,9 @@ fs::path source_path(std::string_view relative) {
   return source_dir() / relative;
 }
 
+std::string setting_from_environment(const char* name, std::string_view otherwise) {
+  const char* value = std::getenv(name);
+  return value != nullptr && *value != '\0' ? std::string(value) : std::string(otherwise);
+}
+
 }  // namespace errand::test

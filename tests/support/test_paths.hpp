@@ -8,6 +8,7 @@
 // cmake/ErrandTesting.cmake) and are made whole here.
 
 #include <filesystem>
+#include <string>
 #include <string_view>
 
 namespace errand::test {
@@ -31,5 +32,9 @@ std::filesystem::path build_path(std::string_view relative);
 
 // A file or folder of the checkout, from its path relative to the checkout.
 std::filesystem::path source_path(std::string_view relative);
+
+// The value of the environment variable name, or otherwise when it is unset or empty: where a
+// test finds what scripts/setup installed outside the checkout, which a variable may move.
+std::string setting_from_environment(const char* name, std::string_view otherwise);
 
 }  // namespace errand::test

@@ -26,6 +26,12 @@ fs::path newest_package(const fs::path& dir, const std::string& prefix) {
   return found;
 }
 
+fs::path bundled_agents() {
+  return setting_from_environment("ERRAND_TEST_AGENTS", "/var/cache/errand-test-agents");
+}
+
+}  // namespace
+
 std::uint16_t port_of(const std::string& url) {
   static const std::regex port(R"(:(\d+)(/|$))");
   std::smatch m;
@@ -34,22 +40,20 @@ std::uint16_t port_of(const std::string& url) {
   return static_cast<std::uint16_t>(std::stoi(m[1]));
 }
 
-// The guest reaches the fakes on the host's loopback (10.0.2.2 in QEMU's user-mode network)
-// through a forwarder on its own loopback at the same port, so the configuration, the TLS names
-// and the gateway URL the fake Discord hands out are the host's, unchanged.
 void forward_to_host(VmGuest& guest, std::uint16_t port) {
   const auto p = std::to_string(port);
+  const auto listening = "ss -ltn | grep -q '127.0.0.1:" + p + " '";
+  if (guest.run(listening).exit_code == 0) return;
   guest.must("setsid -f socat TCP-LISTEN:" + p +
              ",bind=127.0.0.1,reuseaddr,fork TCP:10.0.2.2:" + p + " </dev/null >/dev/null 2>&1");
-  REQUIRE(wait_in_guest(guest, "ss -ltn | grep -q '127.0.0.1:" + p + " '", 30s));
+  REQUIRE(wait_in_guest(guest, listening, 30s));
 }
 
-fs::path bundled_agents() {
-  const char* set = std::getenv("ERRAND_TEST_AGENTS");
-  return set != nullptr && *set != '\0' ? set : "/var/cache/errand-test-agents";
+void mount_bundled_agents(VmGuest& guest) {
+  guest.must(
+      "mountpoint -q /opt/errand/agents || { mkdir -p /opt/errand/agents && "
+      "mount -t 9p -o trans=virtio,version=9p2000.L,ro errand-agents /opt/errand/agents; }");
 }
-
-}  // namespace
 
 GuestShare::GuestShare() : dir_(fs::path("/var/tmp"), "errand-vm-share-") {
   const auto packages = build_path("packages");
@@ -64,14 +68,15 @@ std::string GuestShare::deb_in_guest() const {
   return "/mnt/errand-share/" + runtime_deb_.filename().string();
 }
 
-VmGuest boot_guest(GuestInit init, const GuestShare& share) {
+VmGuest boot_guest(GuestInit init, const GuestShare& share, std::vector<PortForward> forwards) {
   const auto agents = bundled_agents();
   INFO("scripts/setup installs the bundled agents for the tests in " << agents);
   REQUIRE(fs::exists(agents / ".errand-lockfile-sha256"));
   const auto image = vm_image(share.runtime_deb());
   return VmGuest(image,
                  VmOptions{.init = init,
-                           .shares = {{"errand-share", share.path()}, {"errand-agents", agents}}});
+                           .shares = {{"errand-share", share.path()}, {"errand-agents", agents}},
+                           .forwards = std::move(forwards)});
 }
 
 void check_booted(VmGuest& guest) {
@@ -97,10 +102,7 @@ std::string install_and_set_up(VmGuest& guest, const GuestShare& share) {
   INFO("setup as ops:\n" << as_operator.output);
   CHECK(as_operator.exit_code == 2);
 
-  // The agents step finds the install made from the shipped lockfile in place.
-  guest.must(
-      "mkdir -p /opt/errand/agents && "
-      "mount -t 9p -o trans=virtio,version=9p2000.L,ro errand-agents /opt/errand/agents");
+  mount_bundled_agents(guest);
   const auto first = guest.must("errand setup bailey", 900s);
   INFO("first setup:\n" << first);
   CHECK(first.find("done: created the system account errand") != std::string::npos);

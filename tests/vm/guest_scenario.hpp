@@ -38,8 +38,22 @@ class GuestShare {
 };
 
 // The image made from the package in share, booted with init, share, and the host's install of
-// the bundled agents (from the same lockfile the package ships) as 9p shares.
-VmGuest boot_guest(GuestInit init, const GuestShare& share);
+// the bundled agents (from the same lockfile the package ships) as 9p shares, and forwards from
+// the host's loopback into the guest.
+VmGuest boot_guest(GuestInit init, const GuestShare& share, std::vector<PortForward> forwards = {});
+
+// The host's install of the bundled agents at /opt/errand/agents, where `errand setup`'s agents
+// step installs them: the guest has no npm registry, and the step finds an install made from
+// the shipped lockfile in place (tests/e2e/setup runs its npm ci for real).
+void mount_bundled_agents(VmGuest& guest);
+
+// A forwarder on the guest's loopback at port to the same port of the host's loopback (10.0.2.2
+// in QEMU's user-mode network), so that URLs, TLS names and the gateway address the fake Discord
+// hands out are the host's, unchanged. Once per port: a second call finds it listening.
+void forward_to_host(VmGuest& guest, std::uint16_t port);
+
+// The port a URL names; the test fails when it names none.
+std::uint16_t port_of(const std::string& url);
 
 // Says how long the boot took, and requires what every scenario assumes: cgroup v2 alone.
 void check_booted(VmGuest& guest);

@@ -36,6 +36,11 @@ podman_needs=$(package_names Suggests | grep -v '^incus' | sort -u | paste -sd, 
 # ifupdown provides the "net" the packaged OpenRC script needs, as on an installed system.
 packages=linux-image-amd64,kmod,udev,iproute2,socat,procps,ca-certificates,psmisc,systemd
 packages=$packages,sysvinit-core,openrc,orphan-sysvinit-scripts,ifupdown
+# For the newcomer scenario, as a Debian 12 installation has them: sudo, which README's command
+# uses, and dbus, without which systemd cannot start an account's user manager. (Not
+# libpam-systemd, which needs systemd-sysv, and that cannot be beside sysvinit: the scenario
+# sets what its pam_systemd would, newcomer_scenario.cpp.)
+packages=$packages,sudo,dbus
 [ -n "$errand_needs" ] && packages=$packages,$errand_needs
 [ -n "$podman_needs" ] && packages=$packages,$podman_needs
 
@@ -56,13 +61,16 @@ rm -rf "$cache"/image-*
 work=$(mktemp -d "$cache/.making.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
-# The agent and its service; an ordinary operator account; eth0 by name (net.ifnames=0 on the
-# kernel's command line keeps it so) configured by the agent for QEMU's user-mode network.
+# The agent and its service; an ordinary operator account, which may use sudo; eth0 by name
+# (net.ifnames=0 on the kernel's command line keeps it so) configured by the agent for QEMU's
+# user-mode network.
 # (Debian's base already has a group named operator, hence ops.)
 customize=(
   --customize-hook="install -m 0755 '$here/guest/errand-vm-agent' \"\$1/usr/local/sbin/errand-vm-agent\""
-  --customize-hook='echo errand-vm >"$1/etc/hostname"'
+  --customize-hook='echo errand-vm >"$1/etc/hostname" && printf "127.0.1.1\terrand-vm\n" >>"$1/etc/hosts"'
   --customize-hook='chroot "$1" useradd --create-home --shell /bin/bash ops'
+  # A newcomer's account may use sudo, as README's first command asks.
+  --customize-hook='echo "ops ALL=(ALL:ALL) NOPASSWD: ALL" >"$1/etc/sudoers.d/ops" && chmod 0440 "$1/etc/sudoers.d/ops"'
   # apt's downloads are kept beside the images, so that a new key downloads only what changed.
   --setup-hook="mkdir -p \"\$1/var/cache/apt/archives\" && find '$cache/archives' -maxdepth 1 -name '*.deb' -exec cp {} \"\$1/var/cache/apt/archives/\" ';'"
   --customize-hook="find \"\$1/var/cache/apt/archives\" -maxdepth 1 -name '*.deb' -exec cp -n {} '$cache/archives/' ';'"

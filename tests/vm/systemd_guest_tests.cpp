@@ -6,6 +6,7 @@
 #include <catch2/catch_test_macros.hpp>
 
 #include "tests/vm/guest_scenario.hpp"
+#include "tests/vm/newcomer_scenario.hpp"
 #include "tests/vm/podman_scenario.hpp"
 #include "tests/vm/session_limits.hpp"
 
@@ -43,13 +44,31 @@ void check_not_restarted_after(VmGuest& guest, int status) {
 
 }  // namespace
 
-TEST_CASE("systemd guest: the package, errand setup bailey, the unit, cgroup v2 and the limits",
-          "[vm]") {
+TEST_CASE(
+    "systemd guest: README's command for a newcomer, then the package, errand setup bailey, the "
+    "unit, cgroup v2 and the limits",
+    "[vm]") {
   GuestShare share;
-  auto guest = boot_guest(GuestInit::systemd, share);
+  auto guest = boot_guest(GuestInit::systemd, share, {{kDefaultWebPort, kDefaultWebPort}});
   check_booted(guest);
   // systemd as PID 1 (check_booted required cgroup v2 alone).
   CHECK(guest.must("cat /proc/1/comm") == "systemd\n");
+
+  // First, as a newcomer finds the machine: nothing of errand's on it, README's one command for
+  // the package, the page it prints opened in a browser, a session answered by the bundled
+  // agent for the key; then the same command again with the other provider's key.
+  {
+    e2e::E2eHarness newcomer_fakes;
+    newcomer_first_session(guest, newcomer_fakes, kAnthropicKey);
+    newcomer_first_session(guest, newcomer_fakes, kOpenAiKey);
+  }
+  // The other way README names, for hosts without systemd, is refused here and points at the
+  // user scope.
+  const auto joined = guest.run("errand up --cgroup-only --account ops --join $$");
+  INFO("errand up --cgroup-only --join under systemd:\n" << joined.output);
+  CHECK(joined.exit_code != 0);
+  CHECK(joined.output.find("systemd-run --user --scope -p Delegate=yes errand run") !=
+        std::string::npos);
 
   const auto setup = install_and_set_up(guest, share);
   CHECK(setup.find("done: enabled errand.service") != std::string::npos);

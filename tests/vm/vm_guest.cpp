@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <openssl/evp.h>
 #include <poll.h>
+#include <sys/file.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -30,6 +31,8 @@ namespace {
 constexpr std::size_t kConsoleTail = 6000;
 
 const char* const kQemu = "/usr/bin/qemu-system-x86_64";
+// make-image.sh's default for ERRAND_TEST_VM_CACHE.
+const char* const kDefaultImageCache = "/var/cache/errand-test-vm";
 
 std::vector<std::string> host_environment() {
   std::vector<std::string> env{"PATH=/usr/sbin:/usr/bin:/sbin:/bin", "LC_ALL=C"};
@@ -52,6 +55,15 @@ std::string read_text(const fs::path& file) {
   return text.str();
 }
 
+// QEMU's user-mode network, with the forwards from the host's loopback into the guest.
+std::string user_network(const VmOptions& options) {
+  std::string netdev = "user,id=net0";
+  for (const auto& forward : options.forwards)
+    netdev += ",hostfwd=tcp:127.0.0.1:" + std::to_string(forward.host_port) +
+              "-:" + std::to_string(forward.guest_port);
+  return netdev;
+}
+
 }  // namespace
 
 std::string to_base64(std::string_view bytes) {
@@ -64,6 +76,17 @@ std::string to_base64(std::string_view bytes) {
 }
 
 VmImage vm_image(const fs::path& runtime_deb) {
+  // The VM tests run side by side; one makes the image while the other waits, then finds it.
+  const fs::path cache = setting_from_environment("ERRAND_TEST_VM_CACHE", kDefaultImageCache);
+  fs::create_directories(cache);
+  const int lock = ::open((cache / ".image.lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  REQUIRE(lock >= 0);
+  while (::flock(lock, LOCK_EX) != 0 && errno == EINTR) {
+  }
+  struct Unlock {
+    int fd;
+    ~Unlock() { ::close(fd); }
+  } unlock{lock};
   TempDir output;
   const auto made = run_to_end({"/bin/bash", source_path("tests/vm/make-image.sh").string(),
                                 runtime_deb.string(), source_dir().string()},
@@ -88,10 +111,11 @@ VmGuest::VmGuest(const VmImage& image, VmOptions options)
       std::string("root=/dev/vda rw console=ttyS0 net.ifnames=0 panic=-1 init=") +
           (options.init == GuestInit::systemd ? "/lib/systemd/systemd" : "/sbin/init"),
       "-drive", "file=" + (image.dir / "root.img").string() + ",format=raw,if=virtio,snapshot=on",
-      "-serial", "file:" + (work_ / "console.log").string(), "-netdev", "user,id=net0", "-device",
-      "virtio-net-pci,netdev=net0", "-device", "virtio-rng-pci", "-device", "virtio-serial-pci",
-      "-chardev", "socket,id=control,path=" + socket_path.string() + ",server=on,wait=off",
-      "-device", "virtserialport,chardev=control,name=errand.control"};
+      "-serial", "file:" + (work_ / "console.log").string(), "-netdev", user_network(options),
+      "-device", "virtio-net-pci,netdev=net0", "-device", "virtio-rng-pci", "-device",
+      "virtio-serial-pci", "-chardev",
+      "socket,id=control,path=" + socket_path.string() + ",server=on,wait=off", "-device",
+      "virtserialport,chardev=control,name=errand.control"};
   if (accelerator_ == "kvm") {
     argv.insert(argv.end(), {"-accel", "kvm", "-cpu", "host"});
   } else {

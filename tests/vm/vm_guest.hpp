@@ -8,6 +8,7 @@
 // guest/errand-vm-agent: no network login, no key.
 
 #include <chrono>
+#include <cstdint>
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -34,6 +35,12 @@ struct VmShare {
   std::filesystem::path host_dir;
 };
 
+// A TCP port of the host's loopback that QEMU forwards to the guest's address (10.0.2.15).
+struct PortForward {
+  std::uint16_t host_port = 0;
+  std::uint16_t guest_port = 0;
+};
+
 struct VmOptions {
   GuestInit init = GuestInit::systemd;  // what the kernel's init= starts
   int cpus = 2;
@@ -43,6 +50,7 @@ struct VmOptions {
   std::chrono::seconds boot_deadline{420};
   // "errand-share" is mounted by the guest's agent at /mnt/errand-share; others by the tests.
   std::vector<VmShare> shares;
+  std::vector<PortForward> forwards;
 };
 
 struct GuestRun {

@@ -119,3 +119,22 @@ export async function fetchFromPage(page, path, init) {
     return { status: response.status, body };
   }, { path, init });
 }
+
+// Starts a session from the start page with prompt in project, screenshots the filled page as
+// "new", and returns the thread of the session page the start led to, printed as
+// "thread: <id>" for the Catch2 test that checks threads.db.
+export async function startSession(page, url, outDir, prompt, project) {
+  await page.goto(`${url}/#/new`);
+  await (await expectVisible(page, 'new-prompt', undefined, 'the start page')).fill(prompt);
+  await (await expectVisible(page, 'new-project', undefined, 'the start page')).fill(project);
+  await screenshot(page, outDir, 'new');
+  await (await expectVisible(page, 'new-start', undefined, 'the start page')).click();
+  try {
+    await page.waitForURL(/#\/s\/[A-Za-z0-9._-]+$/);
+  } catch {
+    fail(`starting a session did not lead to its page: still at ${page.url()}`);
+  }
+  const thread = decodeURIComponent(new URL(page.url()).hash.replace(/^#\/s\//, ''));
+  console.log(`thread: ${thread}`);
+  return thread;
+}

@@ -4,7 +4,7 @@
 //   node session_flow.mjs <address errand printed> <output directory>
 
 import {
-  expectVisible, fail, fetchFromPage, patience, runScenario, screenshot,
+  expectVisible, fail, fetchFromPage, patience, runScenario, screenshot, startSession,
 } from './browser.mjs';
 import { agentText, project } from './demo_session.mjs';
 
@@ -20,19 +20,7 @@ const prompt = [
 ].join('\n');
 
 await runScenario('session_flow', async ({ page, url, outDir }) => {
-  await page.goto(`${url}/#/new`);
-  await (await expectVisible(page, 'new-prompt', undefined, 'the start page')).fill(prompt);
-  await (await expectVisible(page, 'new-project', undefined, 'the start page')).fill(project);
-  await screenshot(page, outDir, 'new');
-  await (await expectVisible(page, 'new-start', undefined, 'the start page')).click();
-
-  try {
-    await page.waitForURL(/#\/s\/[A-Za-z0-9._-]+$/);
-  } catch {
-    fail(`starting a session did not lead to its page: still at ${page.url()}`);
-  }
-  const thread = decodeURIComponent(new URL(page.url()).hash.replace(/^#\/s\//, ''));
-  console.log(`thread: ${thread}`);
+  const thread = await startSession(page, url, outDir, prompt, project);
 
   await expectVisible(page, 'entry-agent_text', agentText, 'the agent\'s text, live');
   // The echo runs 3 s after the text: its output on the page already would mean the page

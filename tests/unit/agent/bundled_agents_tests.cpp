@@ -5,6 +5,7 @@
 #include "core/agent/agent_glue.hpp"
 #include "core/agent/bundled_agents.hpp"
 #include "core/agent/generic_acp_glue.hpp"
+#include "core/agent/program_location.hpp"
 #include "core/agent/provider_routes.hpp"
 #include "core/daemon/agent_install_report.hpp"
 #include "tests/support/result_printing.hpp"
@@ -153,4 +154,47 @@ TEST_CASE("a bundled agent not installed is named with the command that installs
   REQUIRE(image);
   CHECK_THAT(*image, ContainsSubstring("/opt/errand/agents/node_modules/.bin/claude-agent-acp, "
                                        "the sandbox image's own install"));
+}
+
+TEST_CASE("an agent script whose interpreter is missing is named with what to install",
+          "[agent][bundled]") {
+  TempDir dir;
+  const auto config = claude_config();
+  const auto session = broker();
+  const auto program = plant_install(dir / "agents", "claude-agent-acp");
+  // The npm install is there, node is not on the daemon's PATH.
+  LaunchInputs inputs{&config, provider_routes(config, &session), "", "", true, "/nonexistent"};
+  inputs.bundled_roots = {dir / "agents"};
+  inputs.home = dir / "home";
+  const auto refused = GenericAcpGlue(bundled_agent("claude-agent-acp")).prepare(inputs);
+  REQUIRE_FALSE(refused);
+  CHECK(refused.error().kind == errand::sdk::Error::Kind::not_found);
+  CHECK_THAT(refused.error().message,
+             ContainsSubstring(program.string() + " is a script run by node, which is not "
+                                                  "installed on this host"));
+  CHECK_THAT(refused.error().message, ContainsSubstring("sudo apt install nodejs"));
+
+  // With node on the PATH the same install launches.
+  inputs.search_path = "/usr/bin:/bin";
+  CHECK(GenericAcpGlue(bundled_agent("claude-agent-acp")).prepare(inputs));
+}
+
+TEST_CASE("a script's interpreter is looked for as the kernel and env would look for it",
+          "[agent]") {
+  TempDir dir;
+  const auto script = [&](const std::string& name, const std::string& first_line) {
+    errand::test::write_file(dir / name, first_line + "\nexit 0\n");
+    return dir / name;
+  };
+  CHECK_FALSE(missing_interpreter(script("plain", "echo not a script"), "/usr/bin"));
+  CHECK_FALSE(missing_interpreter(script("sh", "#!/bin/sh -e"), ""));
+  CHECK(missing_interpreter(script("gone", "#!/opt/nowhere/python3"), "/usr/bin") ==
+        "/opt/nowhere/python3");
+  CHECK_FALSE(missing_interpreter(script("env", "#!/usr/bin/env sh"), "/usr/bin:/bin"));
+  CHECK(missing_interpreter(script("env-missing", "#!/usr/bin/env node"), "/nonexistent") ==
+        "node");
+  // env's options and assignments come before the program it runs.
+  CHECK(missing_interpreter(script("env-s", "#!/usr/bin/env -S A=1 errand-no-such-interpreter -x"),
+                            "/usr/bin:/bin") == "errand-no-such-interpreter");
+  CHECK_FALSE(missing_interpreter(script("env-s-found", "#!/usr/bin/env -S A=1 sh -e"), "/bin"));
 }
