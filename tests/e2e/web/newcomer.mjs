@@ -4,7 +4,9 @@
 // errand's built-in default in an emulated guest, so each wait is long. Prints "thread: <id>".
 //   node newcomer.mjs <address errand printed> <output directory>
 
-import { expectVisible, runScenario, screenshot, startSession } from './browser.mjs';
+import {
+  expectVisible, fail, runScenario, screenshot, startSession,
+} from './browser.mjs';
 
 // What the fake provider says once the agent sent it the output of the command it had the agent
 // run (tests/vm/newcomer_scenario.cpp asks for it): the project as the sandbox places it. Its
@@ -20,5 +22,9 @@ await runScenario('newcomer', async ({ page, url, outDir }) => {
   await expectVisible(page, 'entry-tool', 'errand-$((6*7))', 'the agent\'s command');
   await expectVisible(page, 'entry-agent_text', reported, 'the command\'s output, as the model saw it');
   await expectVisible(page, 'entry-turn_end', undefined, 'the end of the turn');
+  // Claude Code sends the output as a markdown code block; the page shows the output, not the
+  // fences around it.
+  const tool = await page.getByTestId('entry-tool').first().innerText();
+  if (tool.includes('```')) fail(`the tool entry shows markdown fences: ${tool}`);
   await screenshot(page, outDir, 'session');
 });
