@@ -71,4 +71,13 @@ std::string run_browser_scenario(const std::string& scenario, const fs::path& wo
   return finished.out;
 }
 
+std::string scenario_thread(const std::string& printed) {
+  const std::string label = "thread: ";
+  const auto at = printed.find(label);
+  INFO("the scenario printed:\n" << printed);
+  REQUIRE(at != std::string::npos);
+  const auto start = at + label.size();
+  return printed.substr(start, printed.find('\n', start) - start);
+}
+
 }  // namespace errand::e2e

@@ -20,4 +20,8 @@ void require_browser_tools();
 std::string run_browser_scenario(const std::string& scenario, const std::filesystem::path& work_dir,
                                  const std::filesystem::path& out_dir, const std::string& address);
 
+// The thread a scenario named on its "thread: " line (the ones that start a session print it);
+// the test fails when there is none.
+std::string scenario_thread(const std::string& printed);
+
 }  // namespace errand::e2e

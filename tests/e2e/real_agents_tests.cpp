@@ -6,6 +6,7 @@
 
 #include "core/agent/known_acp_adapters.hpp"
 #include "core/sessions/session_paths.hpp"
+#include "tests/e2e/agent_turn.hpp"
 #include "tests/e2e/e2e_harness.hpp"
 #include "tests/e2e/web_session.hpp"
 #include "tests/fakes/provider/shell_turn.hpp"
@@ -25,10 +26,6 @@ namespace {
 
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
-
-// $PWD shows where the command ran: the project as the sandbox places it.
-constexpr const char* kCommand = "echo errand-$((6*7)) in $PWD";
-constexpr const char* kPrinted = "errand-42 in /workspace";
 
 // Where scripts/setup installs the agents; the same variable and default as there.
 fs::path agents_dir() {
@@ -85,14 +82,14 @@ void name_only_the_provider(E2eHarness& h) {
   h.set("timeouts.startupMs", 120000);
 }
 
-// Starts the daemon and asks Claude Code to run kCommand; returns the thread once the
+// Starts the daemon and asks Claude Code to run kAgentShellCommand; returns the thread once the
 // command's output came back to it.
 std::string run_the_command(E2eHarness& h) {
-  h.provider().drive_shell_command(kCommand);
+  h.provider().drive_shell_command(kAgentShellCommand);
   h.start();
   const auto thread = h.post("demo: run the command for me");
-  const bool reported =
-      h.wait_for_text(thread, std::string(fakes::shell_report_prefix) + kPrinted, kAgentTurn);
+  const bool reported = h.wait_for_text(
+      thread, std::string(fakes::shell_report_prefix) + kAgentShellPrinted, kAgentTurn);
   INFO(h.bot_text(thread) << "\n--- daemon log ---\n" << h.daemon_log());
   REQUIRE(reported);
   return thread;
@@ -109,7 +106,7 @@ void check_claude_called_with_the_key(E2eHarness& h) {
     CHECK(r.header("x-api-key") == h.provider_key());
   }
   CHECK(called_messages);
-  CHECK(any_request_body_contains(h.provider(), kPrinted));
+  CHECK(any_request_body_contains(h.provider(), kAgentShellPrinted));
 }
 
 }  // namespace
@@ -196,11 +193,11 @@ TEST_CASE("codex-acp runs a command inside the sandbox and reports its output",
                                            {"credential", h.provider_key()},
                                            {"baseUrl", h.provider().http_url() + "/v1"}}}});
   h.set("timeouts.startupMs", 120000);
-  h.provider().drive_shell_command(kCommand);
+  h.provider().drive_shell_command(kAgentShellCommand);
   h.start();
   const auto thread = h.post("demo: run the command for me");
-  const bool reported =
-      h.wait_for_text(thread, std::string(fakes::shell_report_prefix) + kPrinted, kAgentTurn);
+  const bool reported = h.wait_for_text(
+      thread, std::string(fakes::shell_report_prefix) + kAgentShellPrinted, kAgentTurn);
   INFO(h.bot_text(thread) << "\n--- daemon log ---\n" << h.daemon_log());
   REQUIRE(reported);
   // codex offers openai-api-key among its authMethods and the session carries OPENAI_API_KEY,
@@ -213,7 +210,7 @@ TEST_CASE("codex-acp runs a command inside the sandbox and reports its output",
     CHECK(r.header("authorization") == "Bearer " + h.provider_key());
   }
   CHECK(called_responses);
-  CHECK(any_request_body_contains(h.provider(), "errand-42 in /workspace"));
+  CHECK(any_request_body_contains(h.provider(), kAgentShellPrinted));
   const auto config =
       errand::test::read_file(only_session_state(h, thread) / agent::codex_config_path);
   CHECK(config.find("sandbox_mode = \"danger-full-access\"") != npos);
@@ -252,7 +249,7 @@ TEST_CASE(
   h.add_daemon_env(std::string(dialect.url_variable) + "=" + h.provider().http_url() +
                    dialect.url_path);
   h.add_daemon_env("XDG_DATA_HOME=" + data.path().string());
-  h.provider().drive_shell_command(kCommand);
+  h.provider().drive_shell_command(kAgentShellCommand);
   h.start();
 
   const auto thread = start_web_session(h, "first", "run the command for me");
@@ -261,14 +258,10 @@ TEST_CASE(
   REQUIRE(events.find("\"turn_end\"") != npos);
   // The shell ran inside the sandbox, in the project the default keeps in the data directory,
   // and its output reached the page.
-  CHECK(events.find(kPrinted) != npos);
+  CHECK(events.find(kAgentShellPrinted) != npos);
   CHECK(fs::is_directory(data / "errand" / "projects" / "first"));
   // The key reached the provider (the broker swapped it in) and nowhere it was printed.
-  bool keyed = false;
-  for (const auto& r : h.provider().requests())
-    keyed = keyed || r.header("x-api-key") == h.provider_key() ||
-            r.header("authorization") == "Bearer " + h.provider_key();
-  CHECK(keyed);
+  CHECK(provider_received_real_key(h));
   const auto out = h.daemon().out();
   CHECK(out.find("starts on its built-in default: " + std::string(dialect.agent)) != npos);
   CHECK(out.find("<the value of " + std::string(dialect.key_variable) + ">") != npos);

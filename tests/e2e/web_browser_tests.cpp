@@ -80,13 +80,6 @@ void require_screenshots(const fs::path& dir, std::initializer_list<const char*>
   }
 }
 
-std::string thread_printed(const std::string& out) {
-  const auto at = out.find("thread: ");
-  REQUIRE(at != npos);
-  const auto start = at + 8;
-  return out.substr(start, out.find('\n', start) - start);
-}
-
 json::array listed_sessions(const E2eHarness& h) {
   const auto listed = web_request(h.web_door(), WebRequest::get("/api/sessions"));
   INFO(listed.problem << listed.body);
@@ -112,7 +105,7 @@ TEST_CASE(
   CHECK(h.daemon_log().find(h.web_door().secret) == npos);
 
   const auto flow_dir = screenshot_dir("session_flow");
-  const auto thread = thread_printed(run_scenario(h, "session_flow", flow_dir, h.web_address()));
+  const auto thread = scenario_thread(run_scenario(h, "session_flow", flow_dir, h.web_address()));
   require_screenshots(flow_dir, {"new", "session", "files", "calls", "sessions"});
 
   // A thread of the web interface like any other: kept in threads.db, ended by !stop, resumable.

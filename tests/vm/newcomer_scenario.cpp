@@ -3,6 +3,7 @@
 #include <catch2/catch_test_macros.hpp>
 #include <regex>
 
+#include "tests/e2e/agent_turn.hpp"
 #include "tests/e2e/browser_run.hpp"
 #include "tests/support/temp_dir.hpp"
 #include "tests/support/test_paths.hpp"
@@ -17,8 +18,6 @@ namespace {
 
 constexpr auto npos = std::string::npos;
 
-// What the fake provider has the agent run: $PWD shows the project as the sandbox places it.
-constexpr const char* kCommand = "echo errand-$((6*7)) in $PWD";
 // The newcomer's home, where README's command is run and its glob finds the package.
 constexpr const char* kHome = "/home/ops";
 
@@ -54,18 +53,12 @@ std::string as_ops_login(VmGuest& guest, const std::string& script_file) {
 
 // The address errand printed, with its access secret.
 std::string printed_address(const std::string& log) {
-  static const std::regex address(R"(web interface: open (http://127\.0\.0\.1:8787/\?access=\S+))");
+  static const std::regex address(R"(web interface: open (http://127\.0\.0\.1:)" +
+                                  std::to_string(kDefaultWebPort) + R"(/\?access=\S+))");
   std::smatch m;
   INFO("errand run printed:\n" << log);
   REQUIRE(std::regex_search(log, m, address));
   return m[1];
-}
-
-std::string thread_printed(const std::string& out) {
-  const auto at = out.find("thread: ");
-  REQUIRE(at != npos);
-  const auto start = at + 8;
-  return out.substr(start, out.find('\n', start) - start);
 }
 
 }  // namespace
@@ -94,7 +87,7 @@ void newcomer_first_session(VmGuest& guest, e2e::E2eHarness& harness, const Newc
   guest.must(std::string("install -o ops -g ops -m 0644 /mnt/errand-share/errand_*.deb ") + kHome);
   const auto provider_url = harness.provider().http_url();
   forward_to_host(guest, port_of(provider_url));
-  harness.provider().drive_shell_command(kCommand);
+  harness.provider().drive_shell_command(e2e::kAgentShellCommand);
 
   auto command = replaced(readme_package_command(), "your-key", harness.provider_key());
   if (std::string(key.key_variable) != "ANTHROPIC_API_KEY")
@@ -133,26 +126,22 @@ void newcomer_first_session(VmGuest& guest, e2e::E2eHarness& harness, const Newc
 
   // The browser, on the host, opens what errand printed; the guest's interface is reached through
   // QEMU's forward of the same port and a forwarder on the guest's address.
-  guest.must(
-      "pgrep -f 'TCP-LISTEN:8787,bind=10.0.2.15' >/dev/null || "
-      "setsid -f socat TCP-LISTEN:8787,bind=10.0.2.15,reuseaddr,fork TCP:127.0.0.1:8787 "
-      "</dev/null >/dev/null 2>&1");
-  REQUIRE(wait_in_guest(guest, "ss -ltn | grep -q '10.0.2.15:8787 '", 30s));
+  const auto port = std::to_string(kDefaultWebPort);
+  const auto listen = "TCP-LISTEN:" + port + ",bind=10.0.2.15";
+  guest.must("pgrep -f '" + listen + "' >/dev/null || setsid -f socat " + listen +
+             ",reuseaddr,fork TCP:127.0.0.1:" + port + " </dev/null >/dev/null 2>&1");
+  REQUIRE(wait_in_guest(guest, "ss -ltn | grep -q '10.0.2.15:" + port + " '", 30s));
   e2e::require_browser_tools();
   const TempDir browser_work(fs::path("/var/tmp"), "errand-vm-browser-");
   const auto screenshots = build_path("tests/vm/newcomer-screenshots") / key.agent;
   fs::remove_all(screenshots);
   fs::create_directories(screenshots);
-  const auto thread = thread_printed(
+  const auto thread = e2e::scenario_thread(
       e2e::run_browser_scenario("newcomer", browser_work.path(), screenshots, address));
   CHECK_FALSE(thread.empty());
 
   // The key reached the provider, put in by the broker in place of the session's stand-in.
-  bool keyed = false;
-  for (const auto& r : harness.provider().requests())
-    keyed = keyed || r.header("x-api-key") == harness.provider_key() ||
-            r.header("authorization") == "Bearer " + harness.provider_key();
-  CHECK(keyed);
+  CHECK(e2e::provider_received_real_key(harness));
   // The session ran in a cgroup of its own in the scope, with limits, in the project the page
   // named, under the account's XDG data directory.
   const auto cgroup = line_of(guest.must("ls -d " + scope + "/sessions/errand-* | head -n1"));
