@@ -151,8 +151,7 @@ sdk::Result<void> place_agent_install(const LaunchInputs& inputs, AgentLaunch& l
                            sdk::Error::Kind::not_found);
   }
   if (const auto interpreter = missing_interpreter(*found, search)) {
-    const bool node =
-        *interpreter == "node" || std::filesystem::path(*interpreter).filename() == "node";
+    const bool node = std::filesystem::path(*interpreter).filename() == "node";
     return sdk::make_error(
         "the agent program " + found->string() + " is a script run by " + *interpreter +
             ", which is not installed on this host" +
