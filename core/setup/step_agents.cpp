@@ -213,8 +213,13 @@ void install_agents(SetupContext& context, const fs::path& package, const fs::pa
 
   // --prefix: npm works in the staging directory; the npm_config_* variables of setup's
   // environment (a registry, a proxy, a cache) reach it as they would a shell's npm.
-  const ProgramRun run({"npm", "ci", "--prefix", staging.path().string(), "--no-audit", "--no-fund",
-                        "--ignore-scripts", "--loglevel=error"},
+  // --prefer-offline: the lockfile pins every package by version and integrity, so what npm's
+  // cache already holds is exactly what the registry would send; only what is missing is asked
+  // for. Without it npm asks the registry again for each package's metadata, and where that
+  // fails (no network, or `sudo` dropping the variable that names a proxy's CA) it retries for
+  // over two minutes before using the cache anyway.
+  const ProgramRun run({"npm", "ci", "--prefix", staging.path().string(), "--prefer-offline",
+                        "--no-audit", "--no-fund", "--ignore-scripts", "--loglevel=error"},
                        "installing the bundled agents with npm", context.log);
   const auto result = run_program(run, nullptr);
   if (result.exit_code != 0)
