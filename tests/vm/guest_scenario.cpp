@@ -84,6 +84,9 @@ void check_booted(VmGuest& guest) {
                                                     << " ms after QEMU started");
   // The machine these tests are for: the unified cgroup v2 hierarchy alone.
   REQUIRE(guest.must("stat -f -c %T /sys/fs/cgroup") == "cgroup2fs\n");
+  // systemd, or sysvinit (with OpenRC as its rc), as PID 1.
+  REQUIRE(guest.must("cat /proc/1/comm") ==
+          (guest.init() == GuestInit::systemd ? "systemd\n" : "init\n"));
 }
 
 std::string install_and_set_up(VmGuest& guest, const GuestShare& share) {

@@ -42,6 +42,10 @@ class GuestShare {
 // the host's loopback into the guest.
 VmGuest boot_guest(GuestInit init, const GuestShare& share, std::vector<PortForward> forwards = {});
 
+// Says how long the boot took, and requires what every scenario assumes: cgroup v2 alone, and
+// the guest's init (systemd, or sysvinit with OpenRC as its rc) as PID 1.
+void check_booted(VmGuest& guest);
+
 // The host's install of the bundled agents at /opt/errand/agents, where `errand setup`'s agents
 // step installs them: the guest has no npm registry, and the step finds an install made from
 // the shipped lockfile in place (tests/e2e/setup runs its npm ci for real).
@@ -54,9 +58,6 @@ void forward_to_host(VmGuest& guest, std::uint16_t port);
 
 // The port a URL names; the test fails when it names none.
 std::uint16_t port_of(const std::string& url);
-
-// Says how long the boot took, and requires what every scenario assumes: cgroup v2 alone.
-void check_booted(VmGuest& guest);
 
 // apt-get install of the package, then `errand setup bailey` refused to an ordinary account and
 // run twice as root, the second run changing nothing. Returns the first run's output.

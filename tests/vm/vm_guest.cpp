@@ -100,7 +100,9 @@ VmImage vm_image(const fs::path& runtime_deb) {
 }
 
 VmGuest::VmGuest(const VmImage& image, VmOptions options)
-    : work_(fs::path("/var/tmp"), "errand-vm-"), accelerator_(kvm_usable() ? "kvm" : "tcg") {
+    : work_(fs::path("/var/tmp"), "errand-vm-"),
+      init_(options.init),
+      accelerator_(kvm_usable() ? "kvm" : "tcg") {
   const auto socket_path = work_ / "control.sock";
   std::vector<std::string> argv{
       kQemu, "-name", "errand-test-vm", "-nodefaults", "-no-user-config", "-display", "none",

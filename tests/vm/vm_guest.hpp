@@ -75,6 +75,7 @@ class VmGuest {
 
   std::string console() const;  // what the guest printed on its serial console so far
   const std::string& accelerator() const { return accelerator_; }  // "kvm" or "tcg"
+  GuestInit init() const { return init_; }
   std::chrono::milliseconds boot_time() const { return boot_time_; }
 
  private:
@@ -82,6 +83,7 @@ class VmGuest {
   [[noreturn]] void fail_with_console(const std::string& what) const;
 
   TempDir work_;
+  GuestInit init_;
   std::string accelerator_;
   std::unique_ptr<ChildProcess> qemu_;
   int control_ = -1;
