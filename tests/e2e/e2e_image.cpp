@@ -3,6 +3,7 @@
 #include "plugins/sandbox-podman/impl/containers_conf.hpp"
 #include "plugins/sandbox-podman/impl/podman_command.hpp"
 #include "tests/e2e/e2e_harness.hpp"
+#include "tests/support/session_images.hpp"
 #include "tests/support/temp_dir.hpp"
 
 #include <openssl/evp.h>
@@ -19,9 +20,11 @@ namespace {
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 
-constexpr std::string_view kBaseImage = "localhost/errand-test:latest";
+// The e2e image is the agent image operators get with the scripted agent added, so every scenario
+// under podman runs in that image.
+constexpr std::string_view kBaseImage = errand::test::kPodmanAgentImage;
 // What the image was built from: the fake agent's SHA-256 and the base image's id, so that a
-// rebuilt agent or a rebuilt test image (new packages, the bundled agents) makes a new one.
+// rebuilt agent or a rebuilt agent image (new packages, the bundled agents) makes a new one.
 constexpr std::string_view kInputsLabel = "errand.e2e-inputs";
 
 }  // namespace
@@ -65,12 +68,12 @@ std::string e2e_image() {
     REQUIRE_FALSE(env.program.empty());
     const std::string image(kE2eImage);
     const fs::path agent = static_agent();
-    // The base is never pulled: it comes from image/build --test (scripts/setup runs it).
+    // The base is never pulled: it comes from image/build (scripts/setup runs it).
     const auto base = podman_as_this_account(
         env, {"image", "inspect", "--format", "{{.Id}}", std::string(kBaseImage)});
     if (base.exit_code != 0)
       FAIL(kBaseImage << " is not in this account's podman store; build it as root with "
-                         "image/build --test --account <this account>");
+                         "image/build --account <this account>");
     const std::string base_id = base.out.substr(0, base.out.find_first_of(" \n"));
     const auto inputs = static_agent_sha256() + "-on-" + base_id;
 

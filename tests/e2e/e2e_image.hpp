@@ -1,6 +1,6 @@
 #pragma once
 
-// The image the e2e scenarios run from under podman: the test image (image/build --test, whose
+// The image the e2e scenarios run from under podman: the agent image (image/build, whose
 // errand.contract label it inherits) with the fake ACP agent added, linked statically so that it
 // needs nothing from the image's package list. Under podman the agent command resolves inside
 // the image, so the agent has to be in one.

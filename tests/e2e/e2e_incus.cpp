@@ -2,6 +2,7 @@
 
 #include "tests/e2e/e2e_image.hpp"
 #include "tests/support/child_process.hpp"
+#include "tests/support/session_images.hpp"
 #include "tests/support/temp_dir.hpp"
 #include "tests/support/test_paths.hpp"
 
@@ -62,7 +63,8 @@ std::string image_fingerprint(const std::string& image) {
 IncusTarget incus_target() {
   return {errand::test::setting_from_environment("ERRAND_INCUS_SOCKET", ""),
           errand::test::setting_from_environment("ERRAND_INCUS_PROJECT", "errand"),
-          errand::test::setting_from_environment("ERRAND_INCUS_TEST_IMAGE", "errand-test")};
+          errand::test::setting_from_environment("ERRAND_INCUS_TEST_IMAGE",
+                                                 errand::test::kIncusAgentImage)};
 }
 
 fs::path incus_test_root() {
@@ -86,7 +88,7 @@ std::string e2e_golden() {
         trimmed(incus_ok({"image", "get-property", image, std::string(kContractKey)}).out);
     if (contract.empty())
       FAIL("the image " << image << " has no " << kContractKey
-                        << "; as root, image/build --incus --test imports it with one");
+                        << "; as root, image/build --incus imports it with one");
     // Created, never started: the probe wants a golden stopped, without user.errand.system, and
     // with the image's contract in its config.
     incus_ok({"init", image, golden});

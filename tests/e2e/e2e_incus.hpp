@@ -15,7 +15,7 @@ namespace errand::e2e {
 struct IncusTarget {
   std::string socket;   // ERRAND_INCUS_SOCKET, or empty for incus's own default
   std::string project;  // ERRAND_INCUS_PROJECT, or "errand"
-  std::string image;    // ERRAND_INCUS_TEST_IMAGE, or "errand-test": the golden's image
+  std::string image;    // ERRAND_INCUS_TEST_IMAGE, or the agent image: the golden's
 };
 IncusTarget incus_target();
 

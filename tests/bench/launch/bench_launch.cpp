@@ -48,6 +48,7 @@
 #include "tests/bench/launch/incus_report.hpp"
 #include "tests/bench/table/bench_table.hpp"
 #include "tests/support/host_parts.hpp"
+#include "tests/support/session_images.hpp"
 #include "tests/support/temp_dir.hpp"
 #include "tests/support/test_account.hpp"
 #include "tests/support/test_paths.hpp"
@@ -61,7 +62,7 @@ namespace {
 
 constexpr int kPodmanRuns = 20;
 constexpr int kFirstByteRuns = 10;
-constexpr const char* kPodmanImage = "localhost/errand-test:latest";
+constexpr const char* kPodmanImage = errand::test::kPodmanAgentImage;
 
 // One bwrap run of `true` with every namespace unshared, the system read-only, the session's
 // directories writable, a fresh /proc, a minimal /dev and a private /tmp.

@@ -19,6 +19,7 @@
 #include "plugins/sandbox-incus/impl/probe_report.hpp"
 #include "plugins/sandbox-incus/impl/requester_factory.hpp"
 #include "tests/bench/launch/bench_measure.hpp"
+#include "tests/support/session_images.hpp"
 #include "tests/support/temp_dir.hpp"
 
 namespace errand::bench {
@@ -65,7 +66,7 @@ IncusBench::IncusBench(asio::io_context& io, fs::path root, sdk::SandboxPolicy p
       root_(std::move(root)),
       socket_(setting("ERRAND_INCUS_SOCKET", "/var/lib/incus/unix.socket")),
       project_(setting("ERRAND_INCUS_PROJECT", "errand")),
-      image_(setting("ERRAND_INCUS_TEST_IMAGE", "errand-test")),
+      image_(setting("ERRAND_INCUS_TEST_IMAGE", errand::test::kIncusAgentImage)),
       client_(io.get_executor(), socket_, project_),
       policy_(std::move(policy)) {}
 

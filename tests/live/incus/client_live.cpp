@@ -11,6 +11,7 @@
 
 #include "plugins/sandbox-incus/client/request_target.hpp"
 #include "tests/support/result_checks.hpp"
+#include "tests/support/session_images.hpp"
 
 namespace errand::incus::live {
 
@@ -60,7 +61,7 @@ void remove_leftovers(const IncusClient& client) {
 LiveIncus live_incus() {
   return {from_environment("ERRAND_INCUS_SOCKET", "/var/lib/incus/unix.socket"),
           from_environment("ERRAND_INCUS_PROJECT", "errand"),
-          from_environment("ERRAND_INCUS_TEST_IMAGE", "errand-test")};
+          from_environment("ERRAND_INCUS_TEST_IMAGE", errand::test::kIncusAgentImage)};
 }
 
 IncusClient reachable_client(boost::asio::io_context& io) {
