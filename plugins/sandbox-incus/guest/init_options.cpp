@@ -9,7 +9,8 @@ namespace {
 
 constexpr const char* kUsage =
     "usage: errand-guest-init --uid UID --home DIR --cwd DIR --tmp-size BYTES --shm-size BYTES "
-    "[--file-max BYTES] [--broker SOCKET] [--check-syscall-policy] -- PROGRAM [ARGS...]";
+    "[--file-max BYTES] [--broker SOCKET] [--check-syscall-policy] [--await-network] -- PROGRAM "
+    "[ARGS...]";
 
 sdk::Error refused(const std::string& why) {
   return sdk::make_error(why + "\n" + kUsage, sdk::Error::Kind::refused);
@@ -32,8 +33,8 @@ sdk::Result<InitOptions> parse_options(int argc, char** argv) {
   for (; i < argc; ++i) {
     const std::string_view flag = argv[i];
     if (flag == "--") break;
-    if (flag == "--check-syscall-policy") {
-      options.check_syscall_policy = true;
+    if (flag == "--check-syscall-policy" || flag == "--await-network") {
+      (flag == "--await-network" ? options.await_network : options.check_syscall_policy) = true;
       continue;
     }
     if (i + 1 >= argc) return refused(std::string(flag) + " needs a value");

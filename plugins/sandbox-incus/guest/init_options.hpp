@@ -4,6 +4,7 @@
 //
 //   errand-guest-init --uid UID --home DIR --cwd DIR --tmp-size BYTES --shm-size BYTES
 //                     [--file-max BYTES] [--broker SOCKET] [--check-syscall-policy]
+//                     [--await-network]
 //                     -- PROGRAM [ARGS...]
 //
 // Every value is given: the plugin owns the guest's layout (it mounts the workspace and state
@@ -31,6 +32,9 @@ struct InitOptions {
   // Refuse to start the agent unless the guest holds errand's system-call rules
   // (syscall_policy_check.hpp); the plugin always asks, tests outside a guest do not.
   bool check_syscall_policy = false;
+  // Wait for the nic's default route before the agent starts (network_wait.hpp): the session
+  // keeps the profile's nic (egress open).
+  bool await_network = false;
   std::vector<std::string> program;  // the agent and its arguments
 };
 

@@ -34,6 +34,13 @@ bool inside(const fs::path& path, const fs::path& dir) {
   return p.compare(0, d.size(), d) == 0;
 }
 
+// Whether the session keeps the profile's nics (egress open, or no network restriction at all);
+// every other session has each replaced by a none device.
+bool keeps_profile_nic(const sdk::SandboxPolicy& policy) {
+  return policy.network == sdk::NetworkMode::open ||
+         (policy.network == sdk::NetworkMode::restricted && policy.egress == sdk::EgressMode::open);
+}
+
 json::object disk(const fs::path& source, const char* path, bool readonly) {
   json::object device{{"type", "disk"}, {"source", source.string()}, {"path", path}};
   if (readonly) device["readonly"] = "true";
@@ -122,10 +129,7 @@ sdk::Result<json::object> instance_request(const sdk::LaunchSpec& spec, const In
     devices["broker"] = disk(*spec.broker_socket, kBrokerSocketInside, true);
   // errand's own programs for the agent (delegate), read-only like the init.
   if (spec.tools_dir) devices["tools"] = disk(*spec.tools_dir, kToolsInside, true);
-  const bool open_network =
-      policy.network == sdk::NetworkMode::open ||
-      (policy.network == sdk::NetworkMode::restricted && policy.egress == sdk::EgressMode::open);
-  if (!open_network)
+  if (!keeps_profile_nic(policy))
     for (const auto& nic : host.nics) devices[nic] = json::object{{"type", "none"}};
 
   json::object source =
@@ -165,6 +169,8 @@ sdk::Result<GuestExec> guest_exec(const sdk::LaunchSpec& spec, const IncusSettin
     exec.command.emplace_back("--broker");
     exec.command.emplace_back(kBrokerSocketInside);
   }
+  // The nic takes its address by DHCP once the guest's networkd asks: the agent waits for it.
+  if (keeps_profile_nic(spec.policy)) exec.command.emplace_back("--await-network");
   exec.command.emplace_back("--");
   exec.command.insert(exec.command.end(), spec.argv.begin(), spec.argv.end());
   for (auto& [name, value] : common::image_session_variables(spec, kToolsInside)) {

@@ -211,6 +211,20 @@ TEST_CASE(
         unlimited->command.end());
 }
 
+TEST_CASE(
+    "errand-guest-init waits for the nic's route only when the session keeps the profile's nic") {
+  const auto awaits = [](sdk::NetworkMode network, sdk::EgressMode egress) {
+    auto exec = guest_exec(spec_for(network, egress), seed_settings());
+    REQUIRE(exec.has_value());
+    return std::find(exec->command.begin(), exec->command.end(), "--await-network") !=
+           exec->command.end();
+  };
+  CHECK(awaits(sdk::NetworkMode::restricted, sdk::EgressMode::open));
+  CHECK(awaits(sdk::NetworkMode::open, sdk::EgressMode::proxy));
+  CHECK_FALSE(awaits(sdk::NetworkMode::restricted, sdk::EgressMode::proxy));
+  CHECK_FALSE(awaits(sdk::NetworkMode::none, sdk::EgressMode::proxy));
+}
+
 TEST_CASE("only errand's floor goes in exec's environment; every other variable in the preamble") {
   auto spec = proxy_spec();
   spec.env = {{"ANTHROPIC_API_KEY", "errand-standin-0123456789"},
