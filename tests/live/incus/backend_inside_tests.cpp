@@ -31,6 +31,13 @@ auto run_script(Daemon& daemon, const std::string& script) {
   return run_to_end(daemon, std::move(spec));
 }
 
+// The script ended with 0 and the instance was deleted (the caller's INFO holds its output).
+template <class Ended>
+void check_ended_cleanly(const Ended& ended) {
+  CHECK(ended.exit.exit_code == 0);
+  CHECK(ended.exit.cleanup_complete);
+}
+
 }  // namespace
 
 TEST_CASE("an incus session's PID 1 is systemd, and the guest's boot settles as running",
@@ -48,8 +55,7 @@ TEST_CASE("an incus session's PID 1 is systemd, and the guest's boot settles as 
   // NIC. A unit that fails is named on the failed: line.
   CHECK_THAT(ended.out, ContainsSubstring("state:running\n"));
   CHECK_THAT(ended.out, ContainsSubstring("failed:\n"));
-  CHECK(ended.exit.exit_code == 0);
-  CHECK(ended.exit.cleanup_complete);
+  check_ended_cleanly(ended);
 }
 
 TEST_CASE("the agent of an incus session runs a nested container with rootless podman", "[live]") {
@@ -64,8 +70,7 @@ TEST_CASE("the agent of an incus session runs a nested container with rootless p
   INFO(ended.out << ended.err << ended.exit.detail);
   // uid 0 and PID 1 of the nested container's own namespaces, inside the agent's.
   CHECK_THAT(ended.out, ContainsSubstring("nested:0:busybox\n"));
-  CHECK(ended.exit.exit_code == 0);
-  CHECK(ended.exit.cleanup_complete);
+  check_ended_cleanly(ended);
 }
 
 TEST_CASE("the agent of an incus session runs a Docker container, dockerd started on first use",
@@ -86,6 +91,5 @@ TEST_CASE("the agent of an incus session runs a Docker container, dockerd starte
   // root and PID 1 of the container's own namespaces, with an interface on Docker's bridge.
   CHECK_THAT(ended.out, ContainsSubstring("docker:0:busybox:eth0,lo,\n"));
   CHECK_THAT(ended.out, ContainsSubstring("after:active\n"));
-  CHECK(ended.exit.exit_code == 0);
-  CHECK(ended.exit.cleanup_complete);
+  check_ended_cleanly(ended);
 }
