@@ -169,7 +169,8 @@ sdk::Result<GuestExec> guest_exec(const sdk::LaunchSpec& spec, const IncusSettin
     exec.command.emplace_back("--broker");
     exec.command.emplace_back(kBrokerSocketInside);
   }
-  // The nic takes its address by DHCP once the guest's networkd asks: the agent waits for it.
+  // A kept nic is configured (if at all) by the guest while the exec runs: the agent starts once
+  // the guest has a default route, or the session ends saying why (network_wait.hpp).
   if (keeps_profile_nic(spec.policy)) exec.command.emplace_back("--await-network");
   exec.command.emplace_back("--");
   exec.command.insert(exec.command.end(), spec.argv.begin(), spec.argv.end());
