@@ -9,8 +9,8 @@ namespace {
 
 constexpr const char* kUsage =
     "usage: errand-guest-init --uid UID --home DIR --cwd DIR --tmp-size BYTES --shm-size BYTES "
-    "[--file-max BYTES] [--broker SOCKET] [--check-syscall-policy] [--await-network] -- PROGRAM "
-    "[ARGS...]";
+    "[--file-max BYTES] [--broker SOCKET] [--check-syscall-policy] [--await-network | --ipv4 "
+    "IFACE=ADDR/PREFIX... --gateway ADDR [--nameserver ADDR]] -- PROGRAM [ARGS...]";
 
 sdk::Error refused(const std::string& why) {
   return sdk::make_error(why + "\n" + kUsage, sdk::Error::Kind::refused);
@@ -57,6 +57,16 @@ sdk::Result<InitOptions> parse_options(int argc, char** argv) {
         return refused("--file-max takes a size in bytes above 0, not '" + std::string(value) +
                        "'");
       options.file_max = *n;
+    } else if (flag == "--ipv4") {
+      auto address = parse_interface_address(value);
+      if (!address) return refused("--ipv4: " + address.error().message);
+      options.network.addresses.push_back(std::move(*address));
+    } else if (flag == "--gateway" || flag == "--nameserver") {
+      const auto address = parse_ipv4(value);
+      if (!address)
+        return refused(std::string(flag) + " takes an IPv4 address, not '" + std::string(value) +
+                       "'");
+      (flag == "--gateway" ? options.network.gateway : options.network.nameserver) = *address;
     } else if (flag == "--home" || flag == "--cwd" || flag == "--broker") {
       if (value.empty() || value.front() != '/')
         return refused(std::string(flag) + " takes an absolute path, not '" + std::string(value) +
@@ -76,6 +86,12 @@ sdk::Result<InitOptions> parse_options(int argc, char** argv) {
   if (options.cwd.empty()) return refused("--cwd is missing");
   if (options.tmp_bytes == 0) return refused("--tmp-size is missing");
   if (options.shm_bytes == 0) return refused("--shm-size is missing");
+  const bool addressed = !options.network.addresses.empty();
+  if (addressed && !options.network.gateway) return refused("--ipv4 needs a --gateway");
+  if (!addressed && (options.network.gateway || options.network.nameserver))
+    return refused("--gateway and --nameserver need an --ipv4 to route and resolve through");
+  if (addressed && options.await_network)
+    return refused("--await-network is for a nic the guest configures, --ipv4 for one errand does");
   if (i + 1 >= argc) return refused("no program after --");
   options.program.assign(argv + i + 1, argv + argc);
   return options;

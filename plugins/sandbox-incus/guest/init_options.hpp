@@ -4,7 +4,8 @@
 //
 //   errand-guest-init --uid UID --home DIR --cwd DIR --tmp-size BYTES --shm-size BYTES
 //                     [--file-max BYTES] [--broker SOCKET] [--check-syscall-policy]
-//                     [--await-network]
+//                     [--await-network | --ipv4 IFACE=ADDR/PREFIX... --gateway ADDR
+//                     [--nameserver ADDR]]
 //                     -- PROGRAM [ARGS...]
 //
 // Every value is given: the plugin owns the guest's layout (it mounts the workspace and state
@@ -18,6 +19,8 @@
 #include <optional>
 #include <string>
 #include <vector>
+
+#include "plugins/sandbox-incus/guest/static_network.hpp"
 
 namespace errand::incus::guest {
 
@@ -35,6 +38,9 @@ struct InitOptions {
   // Wait for the nic's default route before the agent starts (network_wait.hpp): the session
   // keeps the profile's nic (egress open).
   bool await_network = false;
+  // The addresses the plugin pinned on the session's kept nics, to configure before the agent
+  // starts (static_network.hpp); empty when it pinned none.
+  StaticNetwork network;
   std::vector<std::string> program;  // the agent and its arguments
 };
 

@@ -3,7 +3,8 @@
 // preamble from stdin (exactly its length, so the agent's stream stays in fd 0), checks that the
 // guest holds errand's system-call rules when asked to (syscall_policy_check.hpp), sets the
 // session's rlimits (session_limits.hpp), mounts fresh tmpfs on /tmp and /dev/shm, brings up the
-// loopback, waits for the nic's default route when the session keeps one (network_wait.hpp),
+// loopback, configures the addresses the plugin pinned on the session's nics (static_network.hpp)
+// or else waits for the nic's default route when the session keeps one (network_wait.hpp),
 // becomes the session's subreaper, starts the relay to the broker as the agent's account
 // when there is a broker, then the agent. It passes SIGTERM, SIGINT, SIGHUP and SIGQUIT on to the
 // agent; when the agent exits it ends the relay and everything the agent left, and exits as the
@@ -34,6 +35,7 @@
 #include "plugins/sandbox-incus/guest/relay_process.hpp"
 #include "plugins/sandbox-incus/guest/session_limits.hpp"
 #include "plugins/sandbox-incus/guest/session_mounts.hpp"
+#include "plugins/sandbox-incus/guest/static_network.hpp"
 #include "plugins/sandbox-incus/guest/syscall_policy_check.hpp"
 
 extern char** environ;
@@ -79,6 +81,10 @@ int main(int argc, char** argv) {
   }
   // The relay listens on 127.0.0.1 and the agent may connect at once (loopback.hpp).
   if (auto up = bring_up_loopback(); !up) fail(up.error().message + "; the agent was not started");
+  if (!options->network.addresses.empty())
+    if (auto configured = apply_static_network(options->network); !configured)
+      fail("configuring the session's network: " + configured.error().message +
+           "; the agent was not started");
   if (options->await_network)
     if (auto routed = await_default_route(kNetworkDeadline); !routed)
       fail(routed.error().message + "; the agent was not started");

@@ -96,9 +96,14 @@ HostDocuments gather_host_documents(const IncusSettings& settings, const IncusRe
   d.project = get(request, "/1.0/projects/" + settings.project);
   if (!answered(d.project)) return d;
   d.profile = get(request, "/1.0/profiles/default");
-  if (answered(d.profile))
+  if (answered(d.profile)) {
     if (const auto pool = root_pool(**d.profile); plain_name(pool))
       d.pool = get(request, "/1.0/storage-pools/" + pool);
+    const auto& devices = member(**d.profile, "devices");
+    for (const auto& nic : nic_devices(devices))
+      if (const auto network = text_at(member(devices, nic), "network"); plain_name(network))
+        d.networks.emplace_back(network, get(request, "/1.0/networks/" + network));
+  }
   d.alias = get(request, "/1.0/images/aliases/" + settings.image);
   if (answered(d.alias))
     if (const auto target = text_at(**d.alias, "target"); plain_name(target))

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "plugins/sandbox-incus/impl/incus_requester.hpp"
@@ -45,6 +46,8 @@ struct HostDocuments {
   Answer alias;     // GET /1.0/images/aliases/<image>
   Answer image;     // GET /1.0/images/<the alias's target>
   Answer golden;    // GET /1.0/instances/<golden>
+  // GET /1.0/networks/<name> for each network a nic of the profile names, in the profile's order.
+  std::vector<std::pair<std::string, Answer>> networks;
 };
 
 HostDocuments gather_host_documents(const IncusSettings& settings, const IncusRequester& request);

@@ -20,6 +20,7 @@
 #include "common/disk_budget/disk_report.hpp"
 #include "common/human_size.hpp"
 #include "common/secret_preamble/secret_preamble.hpp"
+#include "plugins/sandbox-incus/impl/address_picker.hpp"
 #include "plugins/sandbox-incus/impl/host_documents.hpp"
 #include "plugins/sandbox-incus/impl/launch_request.hpp"
 #include "plugins/sandbox-incus/impl/orphan_sweep.hpp"
@@ -52,6 +53,9 @@ void report_session_limits(const sdk::SandboxPolicy& policy, sdk::EnforcementRep
                          " (sandbox.fileMax): RLIMIT_FSIZE, soft and hard, set by "
                          "errand-guest-init on the agent; the guest's root cannot raise it");
 }
+
+// How many times a launch picks its addresses when incusd finds each pick already pinned.
+constexpr int kAddressAttempts = 4;
 
 struct Started {
   std::unique_ptr<ExecSession> exec;
@@ -199,12 +203,15 @@ boost::asio::awaitable<sdk::Result<std::unique_ptr<sdk::SandboxProcess>>> IncusB
     if (!placed) co_return placed.error();
     spec.tools_dir = *placed;
   }
+  // Built once here to refuse a bad launch before anything is asked of incusd, and again below
+  // with each attempt's addresses.
   auto body = instance_request(spec, settings_, *host);
   if (!body) co_return body.error();
   auto exec = guest_exec(spec, settings_);
   if (!exec) co_return exec.error();
   auto preamble = secret_preamble::encode(exec->preamble);
   if (!preamble) co_return preamble.error();
+  const bool addressed = keeps_profile_nic(spec.policy) && !host->addressed.empty();
 
   std::optional<common::DiskWatch> disk;
   if (auto budget = common::session_disk_budget(spec); budget.measured()) {
@@ -217,12 +224,31 @@ boost::asio::awaitable<sdk::Result<std::unique_ptr<sdk::SandboxProcess>>> IncusB
   auto strand = asio::make_strand(executor_);
   auto client = std::make_shared<IncusClient>(strand, settings_.socket, settings_.project);
   const std::string name = instance_name(spec.session_id);
-  auto start = [client, name, body = std::move(*body), exec = std::move(*exec),
+  auto start = [client, name, addressed, spec, settings = settings_, host = std::move(*host),
+                picker = address_picker_, body = std::move(*body), exec = std::move(*exec),
                 preamble =
                     std::move(*preamble)]() mutable -> asio::awaitable<sdk::Result<Started>> {
-    auto created = co_await client->request(http::verb::post, "/1.0/instances", std::move(body));
-    if (!created) {
+    // An egress-open session's addresses are picked against incusd's leases; another daemon on
+    // the same bridge may pin the same one first, which incusd refuses at the start, so a
+    // conflict is picked again.
+    AddressPicker::Held held;
+    for (int attempt = 1;; ++attempt) {
+      if (addressed) {
+        auto picked = co_await picker->pick(*client, host.addressed);
+        if (!picked) co_return picked.error();
+        held = std::move(*picked);
+        auto addressed_body = instance_request(spec, settings, host, held.addresses());
+        auto addressed_exec = guest_exec(spec, settings, held.addresses());
+        if (!addressed_body) co_return addressed_body.error();
+        if (!addressed_exec) co_return addressed_exec.error();
+        body = std::move(*addressed_body);
+        exec = std::move(*addressed_exec);
+      }
+      auto created = co_await client->request(http::verb::post, "/1.0/instances", body);
+      if (created) break;
       co_await remove_instance(*client, name);
+      if (addressed && attempt < kAddressAttempts && is_address_conflict(created.error().message))
+        continue;
       co_return sdk::make_error(
           "incus could not start the session's instance " + name + ": " + created.error().message,
           created.error().kind);

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "common/disk_budget/disk_walker.hpp"
+#include "plugins/sandbox-incus/impl/address_picker.hpp"
 #include "plugins/sandbox-incus/impl/config_schema.hpp"
 #include "plugins/sandbox-incus/impl/incus_requester.hpp"
 #include "plugins/sandbox-incus/impl/incus_settings.hpp"
@@ -67,6 +68,7 @@ class IncusBackend final : public sdk::SandboxBackend {
   std::optional<common::ImageContract> contract_;
   std::optional<LaunchHost> launch_host_;
   std::map<std::string, std::weak_ptr<InstanceState>> active_;
+  std::shared_ptr<AddressPicker> address_picker_ = std::make_shared<AddressPicker>();
 };
 
 }  // namespace errand::incus

@@ -34,13 +34,6 @@ bool inside(const fs::path& path, const fs::path& dir) {
   return p.compare(0, d.size(), d) == 0;
 }
 
-// Whether the session keeps the profile's nics (egress open, or no network restriction at all);
-// every other session has each replaced by a none device.
-bool keeps_profile_nic(const sdk::SandboxPolicy& policy) {
-  return policy.network == sdk::NetworkMode::open ||
-         (policy.network == sdk::NetworkMode::restricted && policy.egress == sdk::EgressMode::open);
-}
-
 json::object disk(const fs::path& source, const char* path, bool readonly) {
   json::object device{{"type", "disk"}, {"source", source.string()}, {"path", path}};
   if (readonly) device["readonly"] = "true";
@@ -48,6 +41,11 @@ json::object disk(const fs::path& source, const char* path, bool readonly) {
 }
 
 }  // namespace
+
+bool keeps_profile_nic(const sdk::SandboxPolicy& policy) {
+  return policy.network == sdk::NetworkMode::open ||
+         (policy.network == sdk::NetworkMode::restricted && policy.egress == sdk::EgressMode::open);
+}
 
 std::string instance_name(const std::string& session_id) {
   std::string id;
@@ -60,7 +58,8 @@ std::string instance_name(const std::string& session_id) {
 }
 
 sdk::Result<json::object> instance_request(const sdk::LaunchSpec& spec, const IncusSettings& s,
-                                           const LaunchHost& host) {
+                                           const LaunchHost& host,
+                                           const std::vector<NicAddress>& addresses) {
   const auto& policy = spec.policy;
   const auto& limits = policy.limits;
   const auto name = instance_name(spec.session_id);
@@ -131,6 +130,13 @@ sdk::Result<json::object> instance_request(const sdk::LaunchSpec& spec, const In
   if (spec.tools_dir) devices["tools"] = disk(*spec.tools_dir, kToolsInside, true);
   if (!keeps_profile_nic(policy))
     for (const auto& nic : host.nics) devices[nic] = json::object{{"type", "none"}};
+  else
+    // The instance's own copy of the profile's nic, with the picked address pinned on it.
+    for (const auto& [nic, address] : addresses) {
+      auto device = nic->profile_device;
+      device["ipv4.address"] = ipv4_text(address);
+      devices[nic->device] = std::move(device);
+    }
 
   json::object source =
       s.golden ? json::object{{"type", "copy"}, {"source", *s.golden}, {"instance_only", true}}
@@ -145,7 +151,8 @@ sdk::Result<json::object> instance_request(const sdk::LaunchSpec& spec, const In
                       {"devices", std::move(devices)}};
 }
 
-sdk::Result<GuestExec> guest_exec(const sdk::LaunchSpec& spec, const IncusSettings& s) {
+sdk::Result<GuestExec> guest_exec(const sdk::LaunchSpec& spec, const IncusSettings& s,
+                                  const std::vector<NicAddress>& addresses) {
   if (spec.argv.empty()) return make_error("the launch names no agent command");
   const auto& limits = spec.policy.limits;
   GuestExec exec;
@@ -169,9 +176,27 @@ sdk::Result<GuestExec> guest_exec(const sdk::LaunchSpec& spec, const IncusSettin
     exec.command.emplace_back("--broker");
     exec.command.emplace_back(kBrokerSocketInside);
   }
-  // A kept nic is configured (if at all) by the guest while the exec runs: the agent starts once
-  // the guest has a default route, or the session ends saying why (network_wait.hpp).
-  if (keeps_profile_nic(spec.policy)) exec.command.emplace_back("--await-network");
+  if (keeps_profile_nic(spec.policy) && !addresses.empty()) {
+    // The init configures each picked address, routes through the first nic's bridge, and asks
+    // that bridge's dnsmasq for names when it answers them.
+    for (const auto& [nic, address] : addresses) {
+      exec.command.emplace_back("--ipv4");
+      exec.command.push_back(nic->interface + "=" + ipv4_text(address) + "/" +
+                             std::to_string(nic->subnet.prefix));
+    }
+    const auto& first = *addresses.front().nic;
+    exec.command.emplace_back("--gateway");
+    exec.command.push_back(ipv4_text(first.subnet.gateway));
+    if (first.nameserver) {
+      exec.command.emplace_back("--nameserver");
+      exec.command.push_back(ipv4_text(first.subnet.gateway));
+    }
+  } else if (keeps_profile_nic(spec.policy)) {
+    // A nic errand does not address is configured (if at all) by the guest while the exec runs:
+    // the agent starts once the guest has a default route, or the session ends saying why
+    // (network_wait.hpp).
+    exec.command.emplace_back("--await-network");
+  }
   exec.command.emplace_back("--");
   exec.command.insert(exec.command.end(), spec.argv.begin(), spec.argv.end());
   for (auto& [name, value] : common::image_session_variables(spec, kToolsInside)) {

@@ -33,9 +33,15 @@ inline constexpr const char* kDaemonKey = "user.errand.daemon";
 // the session's random token is. user.errand.session keeps the id as it is.
 std::string instance_name(const std::string& session_id);
 
+// Whether the session keeps the profile's nics (egress open, or no network restriction at all);
+// every other session has each replaced by a none device.
+bool keeps_profile_nic(const sdk::SandboxPolicy& policy);
+
+// addresses: one for each of host.addressed when the session keeps its nics, else none.
 sdk::Result<boost::json::object> instance_request(const sdk::LaunchSpec& spec,
                                                   const IncusSettings& settings,
-                                                  const LaunchHost& host);
+                                                  const LaunchHost& host,
+                                                  const std::vector<NicAddress>& addresses = {});
 
 struct GuestExec {
   std::vector<std::string> command;
@@ -51,6 +57,7 @@ struct GuestExec {
 
 // Run as uid 0 (the wrapper mounts the tmpfs and drops to guestUid itself), from /; its command
 // line is errand-guest-init's (docs/sandbox-incus-guest-init.md).
-sdk::Result<GuestExec> guest_exec(const sdk::LaunchSpec& spec, const IncusSettings& settings);
+sdk::Result<GuestExec> guest_exec(const sdk::LaunchSpec& spec, const IncusSettings& settings,
+                                  const std::vector<NicAddress>& addresses = {});
 
 }  // namespace errand::incus

@@ -136,8 +136,36 @@ void judge_root_disk(const HostDocuments& d, const IncusSettings& s, const std::
                          pool);
 }
 
-void judge_network(const IncusSettings& s, const std::vector<std::string>& nics,
-                   const sdk::SandboxPolicy& policy, sdk::EnforcementReport& r) {
+// The profile's nics errand addresses (nic_addressing.hpp), with a note for each it leaves to
+// the guest.
+std::vector<AddressedNic> addressed_nics(const HostDocuments& d, const json::value& devices,
+                                         sdk::EnforcementReport& r) {
+  std::vector<AddressedNic> out;
+  for (const auto& nic : nic_devices(devices)) {
+    const auto& device = member(devices, nic);
+    const auto network = text_at(device, "network");
+    const auto found = std::find_if(d.networks.begin(), d.networks.end(),
+                                    [&](const auto& entry) { return entry.first == network; });
+    std::optional<AddressedNic> addressed;
+    if (found != d.networks.end() && found->second->has_value())
+      addressed = addressed_nic(nic, device.as_object(), **found->second);
+    if (addressed) {
+      out.push_back(std::move(*addressed));
+      continue;
+    }
+    const auto why =
+        network.empty() ? "names no managed network (network=)"
+        : found == d.networks.end() || !found->second->has_value()
+            ? "is on the network " + network + ", which incusd would not describe"
+            : "is on " + network + ", which is not a managed bridge with an IPv4 subnet";
+    r.notes.push_back("egress open: the nic " + nic + " " + why +
+                      ", so errand gives it no address and the guest must configure it itself");
+  }
+  return out;
+}
+
+void judge_network(const IncusSettings& s, const HostDocuments& d, const json::value& devices,
+                   const sdk::SandboxPolicy& policy, LaunchHost& host, sdk::EnforcementReport& r) {
   if (policy.network == sdk::NetworkMode::none) {
     r.enforced.push_back(
         "network: none; every nic of the profile is replaced by a none device, so a session has "
@@ -151,14 +179,26 @@ void judge_network(const IncusSettings& s, const std::vector<std::string>& nics,
         "connection goes through the broker");
     return;
   }
-  if (nics.empty()) {
+  if (host.nics.empty()) {
     r.gaps.push_back({"a network for each session (egress open)",
                       "the project's default profile has no nic; fix: incus profile device add "
                       "default eth0 nic network=incusbr0 --project " +
                           s.project});
     return;
   }
-  r.notes.push_back("egress open: sessions keep the profile's nic (" + nics.front() +
+  host.addressed = addressed_nics(d, devices, r);
+  if (host.addressed.empty())
+    r.notes.push_back(
+        "egress open: errand addresses no nic of the profile, so a session whose guest has no "
+        "default route 30 s after its start ends before its agent starts");
+  for (const auto& nic : host.addressed)
+    r.notes.push_back("egress open: each session's " + nic.interface +
+                      " gets an address of its "
+                      "own on " +
+                      nic.network + " (" + ipv4_text(nic.subnet.gateway) + "/" +
+                      std::to_string(nic.subnet.prefix) + "), routed through the bridge" +
+                      (nic.nameserver ? ", which also answers DNS" : ""));
+  r.notes.push_back("egress open: sessions keep the profile's nic (" + host.nics.front() +
                     ") and reach the network directly; sandbox.egress.allow and "
                     "sandbox.egressPorts are not enforced");
 }
@@ -208,7 +248,9 @@ ProbeOutcome build_probe_report(const HostDocuments& d, const IncusSettings& s,
   }
   judge_project(**d.project, needs, r);
 
-  LaunchHost host{{}, {}, d.uid, d.gid, {}, {}};
+  LaunchHost host;
+  host.uid = d.uid;
+  host.gid = d.gid;
   bool launchable = true;
   if (!d.profile || !d.profile->has_value()) {
     launchable = false;
@@ -227,7 +269,7 @@ ProbeOutcome build_probe_report(const HostDocuments& d, const IncusSettings& s,
     } else {
       judge_root_disk(d, s, host.pool, r);
     }
-    judge_network(s, host.nics, policy, r);
+    judge_network(s, d, member(**d.profile, "devices"), policy, host, r);
     if (passes_kvm(member(**d.profile, "devices")))
       r.notes.push_back(
           "the project's default profile passes /dev/kvm: sessions get hardware "

@@ -14,6 +14,7 @@
 #include "common/image_contract.hpp"
 #include "plugins/sandbox-incus/impl/host_documents.hpp"
 #include "plugins/sandbox-incus/impl/incus_settings.hpp"
+#include "plugins/sandbox-incus/impl/nic_addressing.hpp"
 
 namespace errand::incus {
 
@@ -27,6 +28,9 @@ struct LaunchHost {
   // errand-guest-init as the backend copied it under the daemon's state directory (which the
   // project's disk paths cover); the backend fills it in.
   std::filesystem::path guest_init;
+  // The profile's nics on managed bridges, which an egress-open session gets an address on
+  // (nic_addressing.hpp); the others are left to the guest.
+  std::vector<AddressedNic> addressed;
 };
 
 struct ProbeOutcome {

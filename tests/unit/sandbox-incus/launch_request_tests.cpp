@@ -1,9 +1,11 @@
+#include <boost/json/parse.hpp>
 #include <catch2/catch_test_macros.hpp>
 #include <catch2/matchers/catch_matchers_string.hpp>
 
 #include "plugins/sandbox-incus/impl/guest_syscall_policy.hpp"
 #include "plugins/sandbox-incus/impl/launch_request.hpp"
 #include "tests/unit/sandbox-incus/incus_test_host.hpp"
+#include "tests/unit/sandbox-incus/recorded_incus.hpp"
 
 using namespace errand::incus;
 using namespace errand::incus::test;
@@ -14,8 +16,14 @@ namespace sdk = errand::sdk;
 namespace {
 
 LaunchHost seed_launch_host() {
-  return {"default", {"eth0"},           1000,
-          1000,      "0123456789abcdef", "/var/lib/errand/state/incus/errand-guest-init"};
+  LaunchHost host;
+  host.pool = "default";
+  host.nics = {"eth0"};
+  host.uid = 1000;
+  host.gid = 1000;
+  host.daemon_mark = "0123456789abcdef";
+  host.guest_init = "/var/lib/errand/state/incus/errand-guest-init";
+  return host;
 }
 
 sdk::LaunchSpec spec_for(sdk::NetworkMode network, sdk::EgressMode egress) {
@@ -223,6 +231,39 @@ TEST_CASE(
   CHECK(awaits(sdk::NetworkMode::open, sdk::EgressMode::proxy));
   CHECK_FALSE(awaits(sdk::NetworkMode::restricted, sdk::EgressMode::proxy));
   CHECK_FALSE(awaits(sdk::NetworkMode::none, sdk::EgressMode::proxy));
+}
+
+TEST_CASE(
+    "an egress-open session's nic is the profile's with the picked address pinned, and the init "
+    "configures it, routes through the bridge and resolves by it") {
+  auto host = seed_launch_host();
+  const json::object profile_nic{{"network", "errandtest0"}, {"type", "nic"}};
+  auto nic = addressed_nic("eth0", profile_nic, json::parse(recorded::kManagedBridge));
+  REQUIRE(nic.has_value());
+  host.addressed.push_back(std::move(*nic));
+  const auto address = parse_bridge_subnet("10.254.214.37/24")->gateway;
+  const std::vector<NicAddress> picked{{&host.addressed.front(), address}};
+  const auto spec = spec_for(sdk::NetworkMode::restricted, sdk::EgressMode::open);
+  auto body = instance_request(spec, seed_settings(), host, picked);
+  REQUIRE(body.has_value());
+  CHECK(devices_of(*body).at("eth0") == json::object{{"network", "errandtest0"},
+                                                     {"type", "nic"},
+                                                     {"ipv4.address", "10.254.214.37"}});
+  auto exec = guest_exec(spec, seed_settings(), picked);
+  REQUIRE(exec.has_value());
+  const std::vector<std::string> network_flags{"--ipv4",       "eth0=10.254.214.37/24",
+                                               "--gateway",    "10.254.214.1",
+                                               "--nameserver", "10.254.214.1"};
+  CHECK(std::search(exec->command.begin(), exec->command.end(), network_flags.begin(),
+                    network_flags.end()) != exec->command.end());
+  CHECK(std::find(exec->command.begin(), exec->command.end(), "--await-network") ==
+        exec->command.end());
+  // No nameserver flag when the bridge's dnsmasq answers no names.
+  host.addressed.front().nameserver = false;
+  exec = guest_exec(spec, seed_settings(), picked);
+  REQUIRE(exec.has_value());
+  CHECK(std::find(exec->command.begin(), exec->command.end(), "--nameserver") ==
+        exec->command.end());
 }
 
 TEST_CASE("only errand's floor goes in exec's environment; every other variable in the preamble") {

@@ -10,6 +10,7 @@
 
 #include "tests/support/temp_dir.hpp"
 #include "tests/unit/sandbox-incus/incus_test_host.hpp"
+#include "tests/unit/sandbox-incus/recorded_incus.hpp"
 
 using namespace errand::incus;
 using namespace errand::incus::test;
@@ -200,6 +201,41 @@ TEST_CASE("egress open keeps the profile's nic and says the allow-list is not en
              ContainsSubstring("sandbox.egress.allow and sandbox.egressPorts are not enforced"));
   REQUIRE(outcome.host.has_value());
   CHECK(outcome.host->nics == std::vector<std::string>{"eth0"});
+  // incusbr0 was not among the networks gathered: the guest must configure the nic itself.
+  CHECK(outcome.host->addressed.empty());
+  CHECK_THAT(all_of(outcome.report.notes),
+             ContainsSubstring("the nic eth0 is on the network incusbr0, which incusd would not "
+                               "describe, so errand gives it no address"));
+  CHECK_THAT(all_of(outcome.report.notes),
+             ContainsSubstring("a session whose guest has no default route 30 s after its start "
+                               "ends before its agent starts"));
+}
+
+TEST_CASE("under egress open, a nic on a managed bridge gets an address of errand's; another not") {
+  auto policy = seed_policy();
+  policy.egress = sdk::EgressMode::open;
+  auto d = seed_host();
+  auto& devices = (**d.profile).as_object()["devices"].as_object();
+  devices["eth0"] = json::object{{"network", "errandtest0"}, {"type", "nic"}};
+  devices["eth1"] = json::object{{"network", "eth0"}, {"type", "nic"}};
+  d.networks = {{"errandtest0", answer(recorded::kManagedBridge)},
+                {"eth0", answer(recorded::kUnmanagedInterface)}};
+  const auto outcome = build_probe_report(d, seed_settings(), policy);
+  CHECK(outcome.report.gaps.empty());
+  REQUIRE(outcome.host.has_value());
+  REQUIRE(outcome.host->addressed.size() == 1);
+  CHECK(outcome.host->addressed.front().device == "eth0");
+  const auto notes = all_of(outcome.report.notes);
+  CHECK_THAT(notes, ContainsSubstring("each session's eth0 gets an address of its own on "
+                                      "errandtest0 (10.254.214.1/24), routed through the bridge, "
+                                      "which also answers DNS"));
+  CHECK_THAT(notes, ContainsSubstring("the nic eth1 is on eth0, which is not a managed bridge with "
+                                      "an IPv4 subnet, so errand gives it no address"));
+  CHECK_THAT(notes, !ContainsSubstring("no default route 30 s"));
+  // Without egress open the nics are replaced, and nothing is addressed.
+  const auto proxied = build_probe_report(d, seed_settings(), seed_policy());
+  REQUIRE(proxied.host.has_value());
+  CHECK(proxied.host->addressed.empty());
 }
 
 TEST_CASE("/dev/kvm passed by the profile is reported as a wider surface") {

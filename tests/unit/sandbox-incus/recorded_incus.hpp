@@ -63,6 +63,29 @@ inline constexpr const char* kSeedProfile = R"({
  "name": "default", "project": "errand", "used_by": []
 })";
 
+// GET /1.0/networks/errandtest0: the managed bridge scripts/start-test-incus makes.
+inline constexpr const char* kManagedBridge = R"({
+ "config": {"ipv4.address": "10.254.214.1/24", "ipv4.firewall": "false", "ipv4.nat": "false",
+            "ipv6.address": "none"},
+ "description": "", "locations": ["none"], "managed": true, "name": "errandtest0",
+ "project": "default", "status": "Created", "type": "bridge",
+ "used_by": ["/1.0/profiles/default?project=errand"]
+})";
+
+// GET /1.0/networks/eth0: the host's own interface, which Incus lists but does not manage.
+inline constexpr const char* kUnmanagedInterface = R"({
+ "config": {}, "description": "", "locations": null, "managed": false, "name": "eth0",
+ "project": "default", "status": "", "type": "physical", "used_by": []
+})";
+
+// GET /1.0/networks/errandtest0/leases: one instance's pinned address and one DHCP lease.
+inline constexpr const char* kBridgeLeases = R"([
+ {"address": "10.254.214.50", "hostname": "t1", "hwaddr": "10:66:6a:b5:b4:d9",
+  "location": "none", "type": "static"},
+ {"address": "10.254.214.77", "hostname": "builder", "hwaddr": "10:66:6a:11:22:33",
+  "location": "none", "type": "dynamic"}
+])";
+
 inline constexpr const char* kBtrfsPool = R"({
  "config": {"size": "20GiB", "source": "/var/lib/incus/disks/default.img"},
  "description": "", "driver": "btrfs", "locations": ["none"], "name": "default",
