@@ -614,9 +614,8 @@ static void ignore_term(int sig) {
   (void)sig;
 }
 
-int main(int argc, char** argv) {
-  setvbuf(stdout, NULL, _IONBF, 0);
-  if (argc < 2) return 2;
+/* One check, as the command line names it: argv[1] is the check, argv[2...] its arguments. */
+static int run_check(int argc, char** argv) {
   const char* check = argv[1];
   if (!strcmp(check, "whoami")) {
     char cwd[512];
@@ -693,4 +692,57 @@ int main(int argc, char** argv) {
   }
   fprintf(stderr, "unknown check %s\n", check);
   return 2;
+}
+
+/* batch "CHECK ARG..." ...: each check in a child of its own, forked from the sandbox's first
+   process, so it is under the same confinement and what one check does (a new user namespace,
+   PTRACE_TRACEME) cannot change what the next one meets; a session per check costs a sandbox's
+   start and end each. Prints, for each, "== <check>", what it printed, then "== exit <code>" or
+   "== signal <number>". */
+enum { kBatchWords = 8 };
+
+static int run_batch(int count, char** checks) {
+  for (int i = 0; i < count; ++i) {
+    char words[512];
+    snprintf(words, sizeof words, "%s", checks[i]);
+    static char program[] = "escape_probe";
+    char* argv[kBatchWords + 2] = {program};
+    int argc = 1;
+    for (char* w = strtok(words, " "); w != NULL && argc <= kBatchWords; w = strtok(NULL, " "))
+      argv[argc++] = w;
+    if (argc < 2) return 2;
+    int out[2];
+    if (pipe(out) != 0) return refused(errno);
+    printf("== %s\n", checks[i]);
+    pid_t child = fork();
+    if (child < 0) return refused(errno);
+    if (child == 0) {
+      close(out[0]);
+      dup2(out[1], STDOUT_FILENO);
+      dup2(out[1], STDERR_FILENO);
+      close(out[1]);
+      _exit(run_check(argc, argv));
+    }
+    close(out[1]);
+    char buf[4096];
+    ssize_t n;
+    while ((n = read(out[0], buf, sizeof buf)) > 0 || (n < 0 && errno == EINTR))
+      if (n > 0) fwrite(buf, 1, (size_t)n, stdout);
+    close(out[0]);
+    int status = 0;
+    while (waitpid(child, &status, 0) < 0)
+      if (errno != EINTR) return refused(errno);
+    if (WIFSIGNALED(status))
+      printf("== signal %d\n", WTERMSIG(status));
+    else
+      printf("== exit %d\n", WEXITSTATUS(status));
+  }
+  return 0;
+}
+
+int main(int argc, char** argv) {
+  setvbuf(stdout, NULL, _IONBF, 0);
+  if (argc < 2) return 2;
+  if (!strcmp(argv[1], "batch")) return run_batch(argc - 2, argv + 2);
+  return run_check(argc, argv);
 }
