@@ -1,6 +1,6 @@
 #include "core/daemon/delegated_scope.hpp"
 
-#include "plugins/sandbox-bailey/common/cgroups.hpp"
+#include "common/cgroups/cgroups.hpp"
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -61,11 +61,10 @@ sdk::Result<fs::path> adopt_delegated_scope(const fs::path& scope, pid_t pid) {
   }
   // First out of the scope itself: the kernel enables controllers for the children only of a
   // cgroup with no process in it.
-  if (auto moved =
-          bailey::cgroups::write_control(process_child / "cgroup.procs", std::to_string(pid));
+  if (auto moved = cgroups::write_control(process_child / "cgroup.procs", std::to_string(pid));
       !moved)
     return moved.error();
-  const auto offered = bailey::cgroups::read_control(scope / "cgroup.controllers");
+  const auto offered = cgroups::read_control(scope / "cgroup.controllers");
   std::string enable;
   for (const char* controller : kControllers)
     if (listed(offered, controller))
@@ -73,8 +72,7 @@ sdk::Result<fs::path> adopt_delegated_scope(const fs::path& scope, pid_t pid) {
   if (enable.empty())
     return sdk::make_error(scope.string() +
                            " is given none of the memory, pids and cpu controllers");
-  if (auto enabled = bailey::cgroups::write_control(scope / "cgroup.subtree_control", enable);
-      !enabled)
+  if (auto enabled = cgroups::write_control(scope / "cgroup.subtree_control", enable); !enabled)
     return enabled.error();
   return sessions;
 }
@@ -83,9 +81,9 @@ std::string adopt_own_delegated_scope() {
   const char* root = std::getenv("BAILEY_CGROUP_ROOT");
   if (root != nullptr && *root != '\0') return {};
   const fs::path mount = "/sys/fs/cgroup";
-  if (!bailey::cgroups::on_cgroup2(mount)) return {};
+  if (!cgroups::on_cgroup2(mount)) return {};
   const auto scope =
-      delegated_scope_of(bailey::cgroups::read_control("/proc/self/cgroup"), mount, ::geteuid());
+      delegated_scope_of(cgroups::read_control("/proc/self/cgroup"), mount, ::geteuid());
   if (!scope) return {};
   const auto sessions = adopt_delegated_scope(*scope, ::getpid());
   if (!sessions)

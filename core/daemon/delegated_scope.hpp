@@ -5,7 +5,7 @@
 // but a v2 cgroup that enables controllers for its children may hold no process itself. So the
 // daemon moves itself into a "supervisor" child, enables the memory, pids and cpu controllers
 // for the scope's children and makes a "sessions" child beside it, which is the layout bailey
-// finds on its own (plugins/sandbox-bailey/common/cgroups.hpp, v2_sessions_beside) and the one
+// finds on its own (common/cgroups/cgroups.hpp, v2_sessions_beside) and the one
 // `errand up --cgroup-only` makes. Nothing here is needed, or done, when BAILEY_CGROUP_ROOT names
 // a root, when the daemon already runs in such a layout, or when its cgroup is not its own.
 

@@ -10,7 +10,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "plugins/sandbox-bailey/common/cgroups.hpp"
+#include "common/cgroups/cgroups.hpp"
 
 #ifndef CGROUP2_SUPER_MAGIC
 #define CGROUP2_SUPER_MAGIC 0x63677270
@@ -40,7 +40,7 @@ bool has_word(const std::string& text, const std::string& word) {
 
 // The controllers offered in dir/cgroup.controllers, as "+memory +pids +cpu".
 std::string offered_controllers(const std::string& dir) {
-  const auto offered = bailey::cgroups::read_control(dir + "/cgroup.controllers");
+  const auto offered = cgroups::read_control(dir + "/cgroup.controllers");
   std::string enable;
   for (const char* c : kControllers)
     if (has_word(offered, c)) enable += (enable.empty() ? "+" : " +") + std::string(c);
@@ -78,7 +78,7 @@ void remove_tree(const std::string& dir, std::string& stayed) {
     ::closedir(d);
     for (const auto& child : children) remove_tree(child, stayed);
   }
-  if (auto removed = bailey::cgroups::remove_dir(dir); !removed)
+  if (auto removed = cgroups::remove_dir(dir); !removed)
     stayed += (stayed.empty() ? "" : "; ") + removed.error().message;
 }
 
@@ -96,7 +96,7 @@ CgroupSubtree::CgroupSubtree(const CgroupSubtreePlan& plan) {
   for (const char* controller : kControllers) {
     std::string parent;
     if (plan.v1_below_own_cgroup) {
-      parent = bailey::cgroups::own_v1_cgroup(controller);
+      parent = cgroups::own_v1_cgroup(controller);
     } else if (const auto top = plan.mount + "/" + controller;
                is_filesystem(top, CGROUP_SUPER_MAGIC)) {
       parent = top;
@@ -140,16 +140,16 @@ sdk::Result<void> CgroupSubtree::create(const CgroupOwner& owner) const {
     // root, where no service manager enables them) is asked to pass it first.
     const auto parent = top_.substr(0, top_.rfind('/'));
     const auto wanted = offered_controllers(parent);
-    const auto enabled = bailey::cgroups::read_control(parent + "/cgroup.subtree_control");
+    const auto enabled = cgroups::read_control(parent + "/cgroup.subtree_control");
     for (const char* c : kControllers) {
       if (!has_word(wanted, std::string("+") + c) || has_word(enabled, c)) continue;
-      if (auto passed = bailey::cgroups::write_control(parent + "/cgroup.subtree_control",
-                                                       std::string("+") + c);
+      if (auto passed =
+              cgroups::write_control(parent + "/cgroup.subtree_control", std::string("+") + c);
           !passed)
         return passed;
     }
     if (const auto enable = offered_controllers(top_); !enable.empty()) {
-      if (auto on = bailey::cgroups::write_control(top_ + "/cgroup.subtree_control", enable); !on)
+      if (auto on = cgroups::write_control(top_ + "/cgroup.subtree_control", enable); !on)
         return on;
     }
     for (std::size_t i = 1; i < dirs_.size(); ++i)
@@ -167,7 +167,7 @@ sdk::Result<void> CgroupSubtree::join(pid_t pid) const {
   if (kind_ == Kind::none) return sdk::make_error("no cgroup subtree to join: " + describe());
   const auto who = std::to_string(pid == 0 ? ::getpid() : pid);
   for (const auto& file : join_files_)
-    if (auto joined = bailey::cgroups::write_control(file, who); !joined) return joined;
+    if (auto joined = cgroups::write_control(file, who); !joined) return joined;
   return {};
 }
 

@@ -31,13 +31,13 @@
 
 #include "common/broker_relay/broker_relay.hpp"
 #include "common/broker_relay/supervisor_signals.hpp"
-#include "plugins/sandbox-bailey/common/landlock_fence.hpp"
-#include "plugins/sandbox-bailey/common/seccomp_filter.hpp"
+#include "common/landlock/landlock_fence.hpp"
+#include "common/seccomp/seccomp_filter.hpp"
 
 namespace {
 
-using errand::bailey::SeccompFilter;
 using errand::broker_relay::Relay;
+using errand::seccomp::SeccompFilter;
 
 constexpr std::uint64_t kSignalTag = 1;
 // podman's own codes for a command that cannot be run, so the plugin reads both the same way.
@@ -50,19 +50,19 @@ constexpr int kNotFound = 127;
 }
 
 void load_filter_on_self() {
-  auto filter = errand::bailey::build_seccomp_filter();
+  auto filter = errand::seccomp::build_seccomp_filter();
   if (!filter) {
     std::fprintf(stderr, "errand-relay: building the syscall filter: %s\n",
                  filter.error().message.c_str());
     std::_Exit(kNotRunnable);
   }
-  const int rc = errand::bailey::load_seccomp_filter(*filter);
+  const int rc = errand::seccomp::load_seccomp_filter(*filter);
   if (rc != 0) die("loading the syscall filter", -rc);
 }
 
 // In the forked child: the fence goes on last, so the agent never runs without it.
 [[noreturn]] void exec_agent_fenced(char** argv) {
-  const int rc = errand::bailey::landlock::enter_fence();
+  const int rc = errand::landlock::enter_fence();
   if (rc != 0) die("entering the agent's Landlock domain", -rc);
   ::execvp(argv[0], argv);
   const int e = errno;

@@ -1,9 +1,9 @@
 // A message in the served channel opens a thread and starts a confined session; replies in the
 // thread are prompts; what the agent says and runs comes back to the thread.
 
+#include "common/cgroups/cgroups.hpp"
 #include "core/chat/render/transcript.hpp"
 #include "core/sessions/session_paths.hpp"
-#include "plugins/sandbox-bailey/common/cgroups.hpp"
 #include "tests/e2e/e2e_harness.hpp"
 #include "tests/support/temp_dir.hpp"
 
@@ -106,8 +106,7 @@ void opening_message_scenario(Backend backend) {
   // configuration asks for, so the daemon runs with full enforcement.
   const bool unenforced =
       log.find("unenforced guarantee(s) because sandbox.requireFullEnforcement is false") != npos;
-  if (backend == Backend::podman && !bailey::cgroups::on_cgroup2("/sys/fs/cgroup"))
-    CHECK(unenforced);
+  if (backend == Backend::podman && !cgroups::on_cgroup2("/sys/fs/cgroup")) CHECK(unenforced);
   if (backend == Backend::incus) CHECK_FALSE(unenforced);
   const auto ended = h.sessions_of(thread);
   REQUIRE(ended.size() == 1);

@@ -3,8 +3,8 @@
 // sandboxes may be left, every transcript line written before the kill must still be there and
 // whole, the thread must answer its next reply, and no turn may have run twice.
 
+#include "common/cgroups/cgroups.hpp"
 #include "core/chat/render/transcript.hpp"
-#include "plugins/sandbox-bailey/common/cgroups.hpp"
 #include "tests/e2e/e2e_harness.hpp"
 #include "tests/soak/soak_figures.hpp"
 #include "tests/soak/soak_random.hpp"
@@ -81,11 +81,10 @@ TranscriptDamage compare(const std::map<std::string, std::string>& before,
 // What the dead daemon's sandboxes could leave: the agents they ran (this process's copy of the
 // fake agent, which no other test process runs) and the session cgroups named with the daemon's
 // prefix. After the restart no session is live, so every one found is an orphan.
-std::size_t leftovers(const E2eHarness& h, const bailey::cgroups::Layout& layout) {
+std::size_t leftovers(const E2eHarness& h, const cgroups::Layout& layout) {
   const auto agents = e2e::processes_with(E2eHarness::fake_agent()).size();
   const auto cgroups =
-      bailey::cgroups::leftovers(layout, bailey::cgroups::daemon_prefix(h.state_dir().string()))
-          .size();
+      cgroups::leftovers(layout, cgroups::daemon_prefix(h.state_dir().string())).size();
   return agents + cgroups;
 }
 
@@ -105,11 +104,11 @@ TEST_CASE("kill -9 at a random point of a turn, restart, reconcile: nothing orph
   std::uniform_int_distribution<int> kill_after_ms(0, 2500);
 
   const char* cgroup_root = std::getenv("BAILEY_CGROUP_ROOT");
-  const auto layout = bailey::cgroups::detect(cgroup_root != nullptr ? cgroup_root : "");
+  const auto layout = cgroups::detect(cgroup_root != nullptr ? cgroup_root : "");
   report(kScenario, "session cgroups watched",
-         layout.kind == bailey::cgroups::Kind::none ? "none (this host gives bailey none)"
-         : layout.kind == bailey::cgroups::Kind::v2 ? "v2"
-                                                    : "v1");
+         layout.kind == cgroups::Kind::none ? "none (this host gives bailey none)"
+         : layout.kind == cgroups::Kind::v2 ? "v2"
+                                            : "v1");
 
   E2eHarness h;
   h.start();

@@ -29,7 +29,7 @@ sdk::Result<void> write_all(int fd, const void* data, std::size_t size) {
 
 }  // namespace
 
-sdk::Result<int> seal_compiled_filter(const CompiledFilter& filter) {
+sdk::Result<int> seal_compiled_filter(const seccomp::CompiledFilter& filter) {
   const int fd = ::memfd_create("errand-seccomp", MFD_CLOEXEC | MFD_ALLOW_SEALING);
   if (fd < 0) return sdk::make_error(std::string("memfd_create: ") + std::strerror(errno));
   const auto highest = static_cast<std::int32_t>(filter.highest_known);
@@ -45,7 +45,7 @@ sdk::Result<int> seal_compiled_filter(const CompiledFilter& filter) {
   return fd;
 }
 
-sdk::Result<CompiledFilter> read_sealed_filter(int fd) {
+sdk::Result<seccomp::CompiledFilter> read_sealed_filter(int fd) {
   const int seals = ::fcntl(fd, F_GET_SEALS);
   if (seals < 0 || (static_cast<unsigned>(seals) & kAllSeals) != kAllSeals)
     return sdk::make_error("the syscall filter handed to the launcher is not sealed");
@@ -59,7 +59,7 @@ sdk::Result<CompiledFilter> read_sealed_filter(int fd) {
     bytes.append(buf, static_cast<std::size_t>(n));
     at += n;
   }
-  CompiledFilter out;
+  seccomp::CompiledFilter out;
   std::int32_t highest = 0;
   const auto program_bytes = bytes.size() < sizeof highest ? 0 : bytes.size() - sizeof highest;
   if (program_bytes == 0 || program_bytes % sizeof(sock_filter) != 0 ||

@@ -7,15 +7,15 @@
 
 #include <errand/sdk/result.hpp>
 
-#include "plugins/sandbox-bailey/common/seccomp_filter.hpp"
+#include "common/seccomp/seccomp_filter.hpp"
 
 namespace errand::bailey {
 
 // A close-on-exec fd of the sealed file; the caller owns it.
-sdk::Result<int> seal_compiled_filter(const CompiledFilter& filter);
+sdk::Result<int> seal_compiled_filter(const seccomp::CompiledFilter& filter);
 
 // The filter in fd, refused unless the file is sealed against every change and holds a whole,
 // loadable program.
-sdk::Result<CompiledFilter> read_sealed_filter(int fd);
+sdk::Result<seccomp::CompiledFilter> read_sealed_filter(int fd);
 
 }  // namespace errand::bailey

@@ -13,8 +13,8 @@
 #include <cstring>
 #include <sstream>
 
-#include "plugins/sandbox-bailey/common/landlock_abi.hpp"
-#include "plugins/sandbox-bailey/common/seccomp_filter.hpp"
+#include "common/landlock/landlock_abi.hpp"
+#include "common/seccomp/seccomp_filter.hpp"
 
 namespace errand::bailey {
 
@@ -92,9 +92,9 @@ int try_recursive_mount_flags() {
 
 int try_seccomp() {
   // Compiled and loaded as every session's is: once in the plugin, loaded by the launcher.
-  const auto filter = CompiledFilter::compile();
+  const auto filter = seccomp::CompiledFilter::compile();
   if (!filter) return step_failed(1);
-  if (const int rc = load_compiled_filter(*filter); rc != 0) {
+  if (const int rc = seccomp::load_compiled_filter(*filter); rc != 0) {
     errno = -rc;
     return step_failed(2);
   }

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "plugins/sandbox-bailey/common/cgroups.hpp"
+#include "common/cgroups/cgroups.hpp"
 
 namespace errand::bailey {
 

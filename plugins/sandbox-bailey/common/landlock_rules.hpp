@@ -7,10 +7,13 @@
 #include <string>
 #include <vector>
 
-#include "plugins/sandbox-bailey/common/landlock_abi.hpp"
+#include "common/landlock/landlock_abi.hpp"
 #include "plugins/sandbox-bailey/common/policy.hpp"
 
 namespace errand::bailey::landlock {
+
+// bailey's rules are written in the kernel ABI's terms (common/landlock), as its own.
+using namespace errand::landlock;
 
 struct PathRule {
   std::string path;  // inside the sandbox

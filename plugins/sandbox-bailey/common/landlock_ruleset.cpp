@@ -9,7 +9,7 @@
 #include <cstring>
 #include <string>
 
-#include "plugins/sandbox-bailey/common/landlock_abi.hpp"
+#include "common/landlock/landlock_abi.hpp"
 #include "plugins/sandbox-bailey/common/landlock_rules.hpp"
 
 namespace errand::bailey::landlock {

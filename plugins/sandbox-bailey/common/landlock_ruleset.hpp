@@ -10,6 +10,9 @@
 
 namespace errand::bailey::landlock {
 
+// bailey's rules are written in the kernel ABI's terms (common/landlock), as its own.
+using namespace errand::landlock;
+
 // The ruleset's fd (the caller's to close), built for abi (the running kernel's, at most
 // kNewestKnownAbi). A path that does not exist gets no rule; a file's rights are narrowed to
 // the ones a file can have. An error names the step and the kernel's reason.

@@ -13,11 +13,11 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "common/landlock/landlock_abi.hpp"
 #include "common/pool_work.hpp"
 #include "common/process_spawn.hpp"
 #include "plugins/sandbox-bailey/common/filter_handoff.hpp"
 #include "plugins/sandbox-bailey/common/host_features.hpp"
-#include "plugins/sandbox-bailey/common/landlock_abi.hpp"
 #include "plugins/sandbox-bailey/common/launcher_protocol.hpp"
 #include "plugins/sandbox-bailey/common/policy_toml.hpp"
 #include "plugins/sandbox-bailey/impl/agent_program.hpp"
@@ -126,7 +126,7 @@ sdk::Result<fs::path> BaileyBackend::shared_resolv_conf(NetworkPlan plan) {
 sdk::Result<int> BaileyBackend::sealed_filter() {
   std::lock_guard lock(filter_mutex_);
   if (filter_fd_ >= 0) return filter_fd_;
-  auto compiled = CompiledFilter::compile();
+  auto compiled = seccomp::CompiledFilter::compile();
   if (!compiled)
     return make_error("could not compile the syscall filter: " + compiled.error().message);
   auto sealed = seal_compiled_filter(*compiled);

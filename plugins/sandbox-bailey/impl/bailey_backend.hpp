@@ -14,7 +14,7 @@
 #include <set>
 #include <string>
 
-#include "plugins/sandbox-bailey/common/cgroups.hpp"
+#include "common/cgroups/cgroups.hpp"
 #include "plugins/sandbox-bailey/common/policy.hpp"
 #include "plugins/sandbox-bailey/impl/bailey_process.hpp"
 

@@ -19,8 +19,8 @@
 #include <string>
 #include <string_view>
 
+#include "common/cgroups/cgroups.hpp"
 #include "common/disk_budget/disk_watch.hpp"
-#include "plugins/sandbox-bailey/common/cgroups.hpp"
 #include "plugins/sandbox-bailey/impl/launcher_spawn.hpp"
 
 namespace errand::bailey {

@@ -6,9 +6,9 @@
 
 #include "common/disk_budget/disk_report.hpp"
 #include "common/human_size.hpp"
+#include "common/landlock/landlock_abi.hpp"
+#include "common/seccomp/seccomp_filter.hpp"
 #include "common/syscall_denylist/syscall_denylist.hpp"
-#include "plugins/sandbox-bailey/common/landlock_abi.hpp"
-#include "plugins/sandbox-bailey/common/seccomp_filter.hpp"
 
 namespace errand::bailey {
 

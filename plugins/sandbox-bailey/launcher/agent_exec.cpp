@@ -16,9 +16,9 @@
 #include <string>
 #include <vector>
 
-#include "plugins/sandbox-bailey/common/landlock_abi.hpp"
+#include "common/landlock/landlock_abi.hpp"
+#include "common/seccomp/seccomp_filter.hpp"
 #include "plugins/sandbox-bailey/common/landlock_ruleset.hpp"
-#include "plugins/sandbox-bailey/common/seccomp_filter.hpp"
 
 #ifndef SYS_close_range
 #define SYS_close_range 436
@@ -117,7 +117,7 @@ void exec_agent(const Prepared& prepared, int exec_error_fd) {
   // was compiled once by the plugin: compiling here would cost every launch a millisecond.
   auto argv = pointers(p.argv);
   auto envp = pointers(prepared.envp);
-  const int rc = load_compiled_filter(prepared.filter);
+  const int rc = seccomp::load_compiled_filter(prepared.filter);
   if (rc != 0) die("loading the syscall filter", -rc);
   // Never a PATH search: its first directory is the session's own home, so a name looked up
   // here could be a program an earlier session of the thread planted. The daemon resolved it.

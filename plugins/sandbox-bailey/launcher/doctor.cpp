@@ -3,10 +3,10 @@
 #include <cstdlib>
 #include <iostream>
 
+#include "common/landlock/landlock_abi.hpp"
+#include "common/seccomp/seccomp_filter.hpp"
 #include "common/syscall_denylist/syscall_denylist.hpp"
 #include "plugins/sandbox-bailey/common/host_features.hpp"
-#include "plugins/sandbox-bailey/common/landlock_abi.hpp"
-#include "plugins/sandbox-bailey/common/seccomp_filter.hpp"
 
 namespace errand::bailey::launcher {
 

@@ -6,15 +6,15 @@
 #include <string>
 #include <vector>
 
+#include "common/seccomp/seccomp_filter.hpp"
 #include "plugins/sandbox-bailey/common/policy.hpp"
-#include "plugins/sandbox-bailey/common/seccomp_filter.hpp"
 
 namespace errand::bailey::launcher {
 
 struct Prepared {
   Policy policy;
-  std::vector<std::string> envp;  // "NAME=value", the whole environment of the agent
-  CompiledFilter filter;          // the plugin's, loaded by the agent's process last
+  std::vector<std::string> envp;   // "NAME=value", the whole environment of the agent
+  seccomp::CompiledFilter filter;  // the plugin's, loaded by the agent's process last
 };
 
 // Writes one line to the report pipe; never fails loudly (the daemon may be gone).

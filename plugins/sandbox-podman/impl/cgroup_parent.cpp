@@ -2,12 +2,11 @@
 
 #include <cstdlib>
 
-#include "plugins/sandbox-bailey/common/cgroups.hpp"
+#include "common/cgroups/cgroups.hpp"
 
 namespace errand::podman {
 
 CgroupParent find_cgroup_parent(const std::string& mount) {
-  namespace cgroups = bailey::cgroups;
   CgroupParent parent;
   const char* root = std::getenv("BAILEY_CGROUP_ROOT");
   const auto layout = cgroups::detect(root != nullptr ? root : "");

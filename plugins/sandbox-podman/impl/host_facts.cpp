@@ -5,7 +5,7 @@
 #include <boost/json/value.hpp>
 
 #include "common/account_name.hpp"
-#include "plugins/sandbox-bailey/common/landlock_abi.hpp"
+#include "common/landlock/landlock_abi.hpp"
 #include "plugins/sandbox-podman/impl/host_probe.hpp"
 #include "plugins/sandbox-podman/impl/image_contract.hpp"
 
@@ -69,7 +69,7 @@ HostFacts gather_host_facts(const PodmanEnvironment& env, const std::string& ima
   facts.pasta_path = installed_program("pasta");
   facts.slirp4netns_path = installed_program("slirp4netns");
   facts.image.name = image;
-  const auto landlock = bailey::landlock::query_abi();
+  const auto landlock = landlock::query_abi();
   facts.landlock_abi = landlock.abi;
   facts.landlock_error = landlock.error;
   if (env.program.empty()) {

@@ -9,13 +9,13 @@
 #include <fstream>
 #include <sstream>
 
+#include "common/cgroups/cgroups.hpp"
 #include "common/disk_budget/disk_watch.hpp"
-#include "plugins/sandbox-bailey/common/cgroups.hpp"
-#include "plugins/sandbox-bailey/common/landlock_abi.hpp"
+#include "common/landlock/landlock_abi.hpp"
+#include "common/seccomp/seccomp_filter.hpp"
 #include "plugins/sandbox-bailey/common/landlock_rules.hpp"
 #include "plugins/sandbox-bailey/common/landlock_ruleset.hpp"
 #include "plugins/sandbox-bailey/common/policy_toml.hpp"
-#include "plugins/sandbox-bailey/common/seccomp_filter.hpp"
 #include "tests/bench/launch/bench_measure.hpp"
 #include "tests/bench/launch/first_byte.hpp"
 
@@ -23,18 +23,18 @@ namespace errand::bench {
 
 namespace {
 
-namespace cg = bailey::cgroups;
+namespace cg = errand::cgroups;
 
 // The compiled filter loaded in a forked child (loading is for good), which reports how long
 // the load took; a negative figure when it failed.
-double time_filter_load(const bailey::CompiledFilter& filter) {
+double time_filter_load(const errand::seccomp::CompiledFilter& filter) {
   int report[2];
   if (::pipe(report) != 0) return -1;
   const pid_t pid = ::fork();
   if (pid == 0) {
     ::close(report[0]);
     const auto start = Clock::now();
-    const int rc = bailey::load_compiled_filter(filter);
+    const int rc = errand::seccomp::load_compiled_filter(filter);
     const double ms = rc == 0 ? ms_since(start) : -1;
     [[maybe_unused]] auto n = ::write(report[1], &ms, sizeof ms);
     ::_exit(0);
@@ -47,8 +47,8 @@ double time_filter_load(const bailey::CompiledFilter& filter) {
   return ms;
 }
 
-const bailey::CompiledFilter& compiled() {
-  static const auto filter = bailey::CompiledFilter::compile();
+const errand::seccomp::CompiledFilter& compiled() {
+  static const auto filter = errand::seccomp::CompiledFilter::compile();
   if (!filter) {
     std::fprintf(stderr, "bench_launch: %s\n", filter.error().message.c_str());
     std::exit(1);
@@ -60,7 +60,7 @@ const bailey::CompiledFilter& compiled() {
 
 void BaileyParts::compile_filter() {
   const auto start = Clock::now();
-  const auto filter = bailey::CompiledFilter::compile();
+  const auto filter = errand::seccomp::CompiledFilter::compile();
   filter_compile_ms = ms_since(start);
   if (!filter) ++failures;
 }
@@ -93,7 +93,7 @@ void BaileyParts::round(boost::asio::io_context& io, common::DiskWalker& walker,
   std::stringstream text;
   text << in.rdbuf();
   const auto policy = bailey::parse_policy(text.str());
-  const int abi = std::min(bailey::landlock::query_abi().abi, bailey::landlock::kNewestKnownAbi);
+  const int abi = std::min(errand::landlock::query_abi().abi, errand::landlock::kNewestKnownAbi);
   if (!policy || abi == 0) {
     ++failures;
   } else {

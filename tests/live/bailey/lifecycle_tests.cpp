@@ -14,7 +14,7 @@
 #include <thread>
 #include <vector>
 
-#include "plugins/sandbox-bailey/common/cgroups.hpp"
+#include "common/cgroups/cgroups.hpp"
 #include "plugins/sandbox-bailey/impl/launcher_spawn.hpp"
 #include "tests/live/bailey/live_harness.hpp"
 
@@ -63,7 +63,7 @@ asio::awaitable<void> sleep_for(milliseconds d) {
 TEST_CASE("stop sends SIGTERM to the whole sandbox and cleans up", "[live]") {
   require_full_host();
   Harness h(boost::json::object{{"pids", 64}, {"memory", "256m"}});
-  const auto layout = errand::bailey::cgroups::detect("");
+  const auto layout = errand::cgroups::detect("");
   auto spec = h.spec({"sleep", "30"});
   const auto session = spec.session_id;
   const auto pids_dir = fs::path(layout.pids) / h.backend().cgroup_name(session);
@@ -74,10 +74,9 @@ TEST_CASE("stop sends SIGTERM to the whole sandbox and cleans up", "[live]") {
         co_await sleep_for(milliseconds(300));
         seen_pids_max = read_line(pids_dir / "pids.max");
         // The host's own hierarchy says which file holds the limit: memory.max under v2.
-        seen_memory_limit =
-            read_line(memory_dir / (errand::bailey::cgroups::on_cgroup2(layout.memory)
-                                        ? "memory.max"
-                                        : "memory.limit_in_bytes"));
+        seen_memory_limit = read_line(memory_dir / (errand::cgroups::on_cgroup2(layout.memory)
+                                                        ? "memory.max"
+                                                        : "memory.limit_in_bytes"));
         co_return co_await p.stop(milliseconds(5000));
       });
   INFO(r.exit.detail << r.launch_error);
@@ -95,7 +94,7 @@ TEST_CASE("a sandbox that ignores SIGTERM is killed after the grace period, and 
           "[live]") {
   require_full_host();
   Harness h(boost::json::object{{"pids", 64}});
-  const auto layout = errand::bailey::cgroups::detect("");
+  const auto layout = errand::cgroups::detect("");
   auto spec = h.spec({"sleep", "30", "--ignore-term"});
   const auto session = spec.session_id;
   const auto procs = fs::path(layout.pids) / h.backend().cgroup_name(session) / "cgroup.procs";
@@ -151,7 +150,7 @@ TEST_CASE("sweep_orphans removes leftover cgroups and run directories and kills 
           "[live]") {
   require_full_host();
   Harness h;
-  const auto layout = errand::bailey::cgroups::detect("");
+  const auto layout = errand::cgroups::detect("");
   REQUIRE_FALSE(layout.pids.empty());
   const auto orphan_cgroup =
       fs::path(layout.pids) / h.backend().cgroup_name("orphan-" + std::to_string(::getpid()));
@@ -185,7 +184,7 @@ TEST_CASE("sweep_orphans removes leftover cgroups and run directories and kills 
 
 TEST_CASE("when the daemon dies its sandboxes die with it", "[live]") {
   require_full_host();
-  const auto layout = errand::bailey::cgroups::detect("");
+  const auto layout = errand::cgroups::detect("");
   int report[2];
   REQUIRE(::pipe(report) == 0);
   const std::string session = "orphaned-" + std::to_string(::getpid());
@@ -216,8 +215,8 @@ TEST_CASE("when the daemon dies its sandboxes die with it", "[live]") {
   std::istringstream(buf) >> launcher >> dead_root;
   int status = 0;
   ::waitpid(daemon, &status, 0);
-  const auto cgroup = fs::path(layout.pids) /
-                      (errand::bailey::cgroups::daemon_prefix(dead_root + "/state") + session);
+  const auto cgroup =
+      fs::path(layout.pids) / (errand::cgroups::daemon_prefix(dead_root + "/state") + session);
   bool gone = false;
   for (int i = 0; i < 100 && !gone; ++i) {
     std::this_thread::sleep_for(milliseconds(50));

@@ -7,7 +7,7 @@
 
 #include <catch2/catch_test_macros.hpp>
 
-#include "plugins/sandbox-bailey/common/seccomp_filter.hpp"
+#include "common/seccomp/seccomp_filter.hpp"
 #include "tests/live/bailey/live_harness.hpp"
 
 using namespace bailey_live;
@@ -41,7 +41,7 @@ TEST_CASE("syscall numbers past the highest this build knows answer ENOSYS", "[l
   Harness h;
   // The kernel here may implement the next number (6.18 has calls past Debian 12's
   // libseccomp table); only the filter makes it ENOSYS.
-  const int highest = errand::bailey::highest_known_syscall();
+  const int highest = errand::seccomp::highest_known_syscall();
   REQUIRE(highest > 0);
   for (const int nr : {highest + 1, highest + 2, 1000, 100000}) {
     const auto r = h.run(h.spec({"syscall-nr", std::to_string(nr)}));

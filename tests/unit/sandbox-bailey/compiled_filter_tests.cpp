@@ -16,14 +16,15 @@
 #include <cerrno>
 #include <cstring>
 
+#include "common/seccomp/seccomp_filter.hpp"
 #include "plugins/sandbox-bailey/common/filter_handoff.hpp"
-#include "plugins/sandbox-bailey/common/seccomp_filter.hpp"
 
 #ifndef AF_VSOCK
 #define AF_VSOCK 40
 #endif
 
 using namespace errand::bailey;
+namespace seccomp = errand::seccomp;
 
 namespace {
 
@@ -38,11 +39,11 @@ enum ChildOutcome {
   ordinary_call_refused = 6
 };
 
-int load_and_probe_in_child(const CompiledFilter& filter) {
+int load_and_probe_in_child(const seccomp::CompiledFilter& filter) {
   const pid_t pid = ::fork();
   REQUIRE(pid >= 0);
   if (pid == 0) {
-    if (load_compiled_filter(filter) != 0) ::_exit(load_failed);
+    if (seccomp::load_compiled_filter(filter) != 0) ::_exit(load_failed);
     errno = 0;
     if (::personality(0x0400000) != -1 || errno != EPERM) ::_exit(personality_allowed);
     errno = 0;
@@ -76,19 +77,19 @@ int memory_file(const void* bytes, std::size_t size, bool sealed) {
 }  // namespace
 
 TEST_CASE("the compiled filter makes the kernel answer as the built one does") {
-  const auto compiled = CompiledFilter::compile();
+  const auto compiled = seccomp::CompiledFilter::compile();
   REQUIRE(compiled.has_value());
-  CHECK(compiled->highest_known == highest_known_syscall());
+  CHECK(compiled->highest_known == seccomp::highest_known_syscall());
   CHECK_FALSE(compiled->program.empty());
   CHECK(load_and_probe_in_child(*compiled) == answered_as_built);
 }
 
 TEST_CASE("an empty compiled filter is refused rather than loaded as nothing") {
-  CHECK(load_compiled_filter(CompiledFilter{}) == -EINVAL);
+  CHECK(seccomp::load_compiled_filter(seccomp::CompiledFilter{}) == -EINVAL);
 }
 
 TEST_CASE("the sealed handoff delivers exactly the compiled program, and cannot be changed") {
-  const auto compiled = CompiledFilter::compile();
+  const auto compiled = seccomp::CompiledFilter::compile();
   REQUIRE(compiled.has_value());
   const auto fd = seal_compiled_filter(*compiled);
   REQUIRE(fd.has_value());
@@ -109,7 +110,7 @@ TEST_CASE("the sealed handoff delivers exactly the compiled program, and cannot 
 }
 
 TEST_CASE("a filter file that could still change, or holds no whole program, is refused") {
-  const auto compiled = CompiledFilter::compile();
+  const auto compiled = seccomp::CompiledFilter::compile();
   REQUIRE(compiled.has_value());
   std::string bytes(sizeof(std::int32_t), '\0');
   std::memcpy(bytes.data(), &compiled->highest_known, sizeof(std::int32_t));

@@ -5,6 +5,7 @@
 #include "tests/support/text_contains.hpp"
 
 using namespace errand::bailey;
+namespace cgroups = errand::cgroups;
 
 namespace {
 

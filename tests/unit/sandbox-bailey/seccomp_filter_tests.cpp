@@ -11,9 +11,10 @@
 #include <cerrno>
 #include <utility>
 
-#include "plugins/sandbox-bailey/common/seccomp_filter.hpp"
+#include "common/seccomp/seccomp_filter.hpp"
 
 using namespace errand::bailey;
+namespace seccomp = errand::seccomp;
 
 namespace {
 
@@ -25,11 +26,11 @@ enum FilterChildOutcome {
   filter_unknown_allowed = 3
 };
 
-int load_and_probe_in_child(const SeccompFilter& filter) {
+int load_and_probe_in_child(const seccomp::SeccompFilter& filter) {
   const pid_t pid = ::fork();
   REQUIRE(pid >= 0);
   if (pid == 0) {
-    if (load_seccomp_filter(filter) != 0) ::_exit(filter_load_failed);
+    if (seccomp::load_seccomp_filter(filter) != 0) ::_exit(filter_load_failed);
     errno = 0;
     if (::personality(0x0400000) != -1 || errno != EPERM) ::_exit(filter_personality_allowed);
     errno = 0;
@@ -47,26 +48,26 @@ int load_and_probe_in_child(const SeccompFilter& filter) {
 }  // namespace
 
 TEST_CASE("a built filter knows the architecture's highest syscall") {
-  const auto filter = build_seccomp_filter();
+  const auto filter = seccomp::build_seccomp_filter();
   REQUIRE(filter.has_value());
   CHECK(filter->highest_known() > 0);
-  CHECK(filter->highest_known() == highest_known_syscall());
+  CHECK(filter->highest_known() == seccomp::highest_known_syscall());
 }
 
 TEST_CASE("a moved filter is the one the kernel enforces, and the husk loads nothing") {
-  auto built = build_seccomp_filter();
+  auto built = seccomp::build_seccomp_filter();
   REQUIRE(built.has_value());
-  SeccompFilter moved = std::move(*built);
-  CHECK(load_seccomp_filter(*built) == -EINVAL);
+  seccomp::SeccompFilter moved = std::move(*built);
+  CHECK(seccomp::load_seccomp_filter(*built) == -EINVAL);
   CHECK(load_and_probe_in_child(moved) == filter_answered_as_built);
 }
 
 TEST_CASE("a filter assigned over another releases the old one and enforces the new") {
-  auto first = build_seccomp_filter();
-  auto second = build_seccomp_filter();
+  auto first = seccomp::build_seccomp_filter();
+  auto second = seccomp::build_seccomp_filter();
   REQUIRE(first.has_value());
   REQUIRE(second.has_value());
   *first = std::move(*second);
-  CHECK(load_seccomp_filter(*second) == -EINVAL);
+  CHECK(seccomp::load_seccomp_filter(*second) == -EINVAL);
   CHECK(load_and_probe_in_child(*first) == filter_answered_as_built);
 }

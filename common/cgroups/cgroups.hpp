@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-namespace errand::bailey::cgroups {
+namespace errand::cgroups {
 
 enum class Kind { none, v2, v1 };
 
@@ -90,4 +90,4 @@ std::vector<std::string> leftovers(const Layout& layout, const std::string& pref
 // so one daemon's sweep never touches another's sessions in a shared hierarchy.
 std::string daemon_prefix(const std::string& state_dir);
 
-}  // namespace errand::bailey::cgroups
+}  // namespace errand::cgroups

@@ -1,13 +1,13 @@
-#include "plugins/sandbox-bailey/common/landlock_fence.hpp"
+#include "common/landlock/landlock_fence.hpp"
 
 #include <fcntl.h>
 #include <unistd.h>
 
 #include <cerrno>
 
-#include "plugins/sandbox-bailey/common/landlock_abi.hpp"
+#include "common/landlock/landlock_abi.hpp"
 
-namespace errand::bailey::landlock {
+namespace errand::landlock {
 
 int enter_fence() noexcept {
   const auto abi = query_abi();
@@ -33,4 +33,4 @@ int enter_fence() noexcept {
   return result;
 }
 
-}  // namespace errand::bailey::landlock
+}  // namespace errand::landlock

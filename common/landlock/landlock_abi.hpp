@@ -41,7 +41,7 @@
 #define SYS_landlock_restrict_self 446
 #endif
 
-namespace errand::bailey::landlock {
+namespace errand::landlock {
 
 // The newest ABI whose rights this build knows. A newer kernel is used at this level and the
 // probe says what that leaves out.
@@ -91,4 +91,4 @@ std::vector<std::string> unenforced_by(int abi);
 // The size of the attribute struct an ABI accepts.
 std::size_t ruleset_attr_size(int abi) noexcept;
 
-}  // namespace errand::bailey::landlock
+}  // namespace errand::landlock

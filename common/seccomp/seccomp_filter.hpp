@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-namespace errand::bailey {
+namespace errand::seccomp {
 
 // A built filter, owning its libseccomp context: moving hands the context on, and the
 // destructor releases it, so no path (a failed rule, a failed load, an early exit) leaks it.
@@ -63,4 +63,4 @@ int load_compiled_filter(const CompiledFilter& filter);
 // The highest syscall number of the native architecture libseccomp can name.
 int highest_known_syscall();
 
-}  // namespace errand::bailey
+}  // namespace errand::seccomp

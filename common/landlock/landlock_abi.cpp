@@ -1,11 +1,11 @@
-#include "plugins/sandbox-bailey/common/landlock_abi.hpp"
+#include "common/landlock/landlock_abi.hpp"
 
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstddef>
 
-namespace errand::bailey::landlock {
+namespace errand::landlock {
 
 AbiQuery query_abi() noexcept {
   const long abi =
@@ -91,4 +91,4 @@ std::size_t ruleset_attr_size(int abi) noexcept {
   return offsetof(RulesetAttr, handled_access_net);
 }
 
-}  // namespace errand::bailey::landlock
+}  // namespace errand::landlock

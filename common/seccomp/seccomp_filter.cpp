@@ -1,4 +1,4 @@
-#include "plugins/sandbox-bailey/common/seccomp_filter.hpp"
+#include "common/seccomp/seccomp_filter.hpp"
 
 #include "common/syscall_denylist/syscall_denylist.hpp"
 
@@ -21,7 +21,7 @@
 #define CLONE_NEWCGROUP 0x02000000
 #endif
 
-namespace errand::bailey {
+namespace errand::seccomp {
 
 int highest_known_syscall() {
   // Linux numbers a native architecture's calls from 0 without large gaps, and no architecture
@@ -218,4 +218,4 @@ int load_compiled_filter(const CompiledFilter& filter) {
   return 0;
 }
 
-}  // namespace errand::bailey
+}  // namespace errand::seccomp

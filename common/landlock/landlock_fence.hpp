@@ -6,11 +6,11 @@
 // can write into the relay, the container's PID 1, even if the relay's own non-dumpable flag
 // were lost.
 
-namespace errand::bailey::landlock {
+namespace errand::landlock {
 
 // Moves the calling thread (and what it starts from now on) into a new domain whose one handled
 // right, execute, is granted beneath "/". Returns 0 or -errno of the step that failed; needs
 // no_new_privs, which loading errand's seccomp filter sets. Async-signal-safe.
 int enter_fence() noexcept;
 
-}  // namespace errand::bailey::landlock
+}  // namespace errand::landlock

@@ -1,4 +1,4 @@
-#include "plugins/sandbox-bailey/common/cgroups.hpp"
+#include "common/cgroups/cgroups.hpp"
 
 #include <dirent.h>
 #include <signal.h>
@@ -21,7 +21,7 @@
 #define CGROUP2_SUPER_MAGIC 0x63677270
 #endif
 
-namespace errand::bailey::cgroups {
+namespace errand::cgroups {
 
 namespace {
 
@@ -350,4 +350,4 @@ std::vector<std::string> leftovers(const Layout& layout, const std::string& pref
   return out;
 }
 
-}  // namespace errand::bailey::cgroups
+}  // namespace errand::cgroups
