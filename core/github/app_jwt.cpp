@@ -1,5 +1,7 @@
 #include "core/github/app_jwt.hpp"
 
+#include "common/base64/base64.hpp"
+
 #include <openssl/err.h>
 #include <openssl/evp.h>
 
@@ -12,30 +14,14 @@ namespace errand::github {
 
 namespace json = boost::json;
 
-std::string base64url(std::string_view bytes) {
-  // OpenSSL's encoder writes the standard alphabet with padding; the URL alphabet differs in
-  // two letters and leaves the padding out.
-  std::string out(4 * ((bytes.size() + 2) / 3) + 1, '\0');
-  const int written = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()),
-                                      reinterpret_cast<const unsigned char*>(bytes.data()),
-                                      static_cast<int>(bytes.size()));
-  out.resize(static_cast<std::size_t>(written));
-  while (!out.empty() && out.back() == '=') out.pop_back();
-  for (auto& c : out) {
-    if (c == '+') c = '-';
-    if (c == '/') c = '_';
-  }
-  return out;
-}
-
 sdk::Result<std::string> app_jwt(const AppKey& key, std::string_view app_id,
                                  std::chrono::system_clock::time_point now) {
   using std::chrono::seconds;
   const auto at = std::chrono::duration_cast<seconds>(now.time_since_epoch()).count();
   const json::value header{{"alg", "RS256"}, {"typ", "JWT"}};
   const json::value claims{{"iat", at - 60}, {"exp", at + 9 * 60}, {"iss", app_id}};
-  const std::string signed_part =
-      base64url(json::serialize(header)) + "." + base64url(json::serialize(claims));
+  const std::string signed_part = base64::encode_url(json::serialize(header)) + "." +
+                                  base64::encode_url(json::serialize(claims));
 
   std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> context(EVP_MD_CTX_new(),
                                                                   &EVP_MD_CTX_free);
@@ -52,7 +38,8 @@ sdk::Result<std::string> app_jwt(const AppKey& key, std::string_view app_id,
     ERR_clear_error();
     return sdk::make_error("could not sign the GitHub App's token request with its key");
   }
-  return signed_part + "." + base64url({reinterpret_cast<const char*>(signature.data()), length});
+  return signed_part + "." +
+         base64::encode_url({reinterpret_cast<const char*>(signature.data()), length});
 }
 
 }  // namespace errand::github

@@ -17,7 +17,4 @@ namespace errand::github {
 sdk::Result<std::string> app_jwt(const AppKey& key, std::string_view app_id,
                                  std::chrono::system_clock::time_point now);
 
-// base64url without padding, as JWTs write every part.
-std::string base64url(std::string_view bytes);
-
 }  // namespace errand::github

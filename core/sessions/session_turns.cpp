@@ -2,6 +2,8 @@
 // ACP session/prompt rendered into the thread. A slot is given back exactly once, on every path.
 
 #include "core/agent/state_files.hpp"
+
+#include "common/base64/base64.hpp"
 #include "core/sessions/attachment_inbox.hpp"
 #include "core/sessions/session.hpp"
 
@@ -17,33 +19,6 @@ namespace {
 
 bool is_image(const sdk::Attachment& attachment) {
   return attachment.content_type.rfind("image/", 0) == 0;
-}
-
-std::string base64(std::string_view bytes) {
-  static constexpr char kAlphabet[] =
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  out.reserve((bytes.size() + 2) / 3 * 4);
-  std::size_t i = 0;
-  for (; i + 2 < bytes.size(); i += 3) {
-    const auto n = (static_cast<unsigned char>(bytes[i]) << 16) |
-                   (static_cast<unsigned char>(bytes[i + 1]) << 8) |
-                   static_cast<unsigned char>(bytes[i + 2]);
-    out += kAlphabet[(n >> 18) & 63];
-    out += kAlphabet[(n >> 12) & 63];
-    out += kAlphabet[(n >> 6) & 63];
-    out += kAlphabet[n & 63];
-  }
-  if (i < bytes.size()) {
-    const bool two = i + 1 < bytes.size();
-    const auto n = (static_cast<unsigned char>(bytes[i]) << 16) |
-                   (two ? static_cast<unsigned char>(bytes[i + 1]) << 8 : 0);
-    out += kAlphabet[(n >> 18) & 63];
-    out += kAlphabet[(n >> 12) & 63];
-    out += two ? kAlphabet[(n >> 6) & 63] : '=';
-    out += '=';
-  }
-  return out;
 }
 
 }  // namespace
@@ -101,7 +76,8 @@ asio::awaitable<std::vector<agent::PromptBlock>> Session::prompt_blocks(const In
                           "` was not passed on: " + fetched.error().message);
         continue;
       }
-      blocks.push_back(agent::PromptBlock::of_image(base64(*fetched), attachment.content_type));
+      blocks.push_back(
+          agent::PromptBlock::of_image(base64::encode(*fetched), attachment.content_type));
       continue;
     }
     auto relative = inbox_relative_path(p.ref.message_id, attachment.filename);

@@ -1,5 +1,7 @@
 #include "plugins/broker/credentials.hpp"
 
+#include "common/base64/base64.hpp"
+
 #include "common/ascii_case.hpp"
 
 #include <openssl/crypto.h>
@@ -15,35 +17,6 @@ std::string_view trim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
   while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
   return s;
-}
-
-int base64_value(char c) {
-  if (c >= 'A' && c <= 'Z') return c - 'A';
-  if (c >= 'a' && c <= 'z') return c - 'a' + 26;
-  if (c >= '0' && c <= '9') return c - '0' + 52;
-  if (c == '+') return 62;
-  if (c == '/') return 63;
-  return -1;
-}
-
-std::optional<std::string> base64_decode(std::string_view in) {
-  while (!in.empty() && in.back() == '=') in.remove_suffix(1);
-  if (in.size() % 4 == 1) return std::nullopt;
-  std::string out;
-  out.reserve(in.size() * 3 / 4);
-  std::uint32_t acc = 0;
-  int bits = 0;
-  for (const char c : in) {
-    const int v = base64_value(c);
-    if (v < 0) return std::nullopt;
-    acc = (acc << 6) | static_cast<std::uint32_t>(v);
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      out.push_back(static_cast<char>((acc >> bits) & 0xFF));
-    }
-  }
-  return out;
 }
 
 }  // namespace
@@ -83,7 +56,7 @@ bool constant_time_equal(std::string_view a, std::string_view b) {
 std::optional<std::string> basic_auth_password(std::string_view header_value) {
   header_value = trim(header_value);
   if (!common::istarts_with(header_value, "basic ")) return std::nullopt;
-  const auto decoded = base64_decode(trim(header_value.substr(6)));
+  const auto decoded = base64::decode(trim(header_value.substr(6)));
   if (!decoded) return std::nullopt;
   const auto colon = decoded->find(':');
   if (colon == std::string::npos) return std::nullopt;

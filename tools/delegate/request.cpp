@@ -1,5 +1,7 @@
 #include "tools/delegate/request.hpp"
 
+#include "common/base64/base64.hpp"
+
 namespace errand::delegate {
 
 std::string percent_encode(const std::string& text) {
@@ -21,32 +23,6 @@ std::string percent_encode(const std::string& text) {
   return out;
 }
 
-std::string base64(const std::string& bytes) {
-  static constexpr char kAlphabet[] =
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  std::size_t i = 0;
-  for (; i + 3 <= bytes.size(); i += 3) {
-    const unsigned v = (static_cast<unsigned char>(bytes[i]) << 16) |
-                       (static_cast<unsigned char>(bytes[i + 1]) << 8) |
-                       static_cast<unsigned char>(bytes[i + 2]);
-    out += kAlphabet[(v >> 18) & 63];
-    out += kAlphabet[(v >> 12) & 63];
-    out += kAlphabet[(v >> 6) & 63];
-    out += kAlphabet[v & 63];
-  }
-  const std::size_t left = bytes.size() - i;
-  if (left > 0) {
-    unsigned v = static_cast<unsigned char>(bytes[i]) << 16;
-    if (left == 2) v |= static_cast<unsigned char>(bytes[i + 1]) << 8;
-    out += kAlphabet[(v >> 18) & 63];
-    out += kAlphabet[(v >> 12) & 63];
-    out += left == 2 ? kAlphabet[(v >> 6) & 63] : '=';
-    out += '=';
-  }
-  return out;
-}
-
 std::string request_head(const ProxyAddress& broker, const std::string& question,
                          const std::string& artefact_name, std::size_t body_bytes) {
   return "POST /delegate HTTP/1.1\r\n"
@@ -54,7 +30,7 @@ std::string request_head(const ProxyAddress& broker, const std::string& question
          broker.authority +
          "\r\n"
          "Proxy-Authorization: Basic " +
-         base64(broker.user + ":" + broker.credential) +
+         base64::encode(broker.user + ":" + broker.credential) +
          "\r\n"
          "X-Errand-Question: " +
          percent_encode(question) +

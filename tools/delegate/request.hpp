@@ -13,8 +13,6 @@ namespace errand::delegate {
 // Every byte but A-Z a-z 0-9 - . _ ~ as %XX, upper-case hex.
 std::string percent_encode(const std::string& text);
 
-std::string base64(const std::string& bytes);
-
 // The request line and headers, ending with the blank line; the body follows as it is.
 std::string request_head(const ProxyAddress& broker, const std::string& question,
                          const std::string& artefact_name, std::size_t body_bytes);

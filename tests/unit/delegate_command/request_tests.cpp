@@ -15,14 +15,6 @@ TEST_CASE("percent_encode keeps only the unreserved characters", "[delegate]") {
   CHECK(back == "line one\nline two: é");
 }
 
-TEST_CASE("base64 pads to whole quanta", "[delegate]") {
-  CHECK(base64("") == "");
-  CHECK(base64("f") == "Zg==");
-  CHECK(base64("fo") == "Zm8=");
-  CHECK(base64("foo") == "Zm9v");
-  CHECK(base64("errand:s3cret") == "ZXJyYW5kOnMzY3JldA==");
-}
-
 TEST_CASE("the request head is the wire's, header for header", "[delegate]") {
   ProxyAddress broker{"127.0.0.1", 3128, "errand", "s3cret", "127.0.0.1:3128"};
   CHECK(request_head(broker, "what failed?", "build.log", 42) ==

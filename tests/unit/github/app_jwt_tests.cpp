@@ -61,14 +61,6 @@ AppKey loaded(const errand::fakes::TestAppKey& key, const errand::test::TempDir&
 
 }  // namespace
 
-TEST_CASE("base64url leaves out padding and uses the URL alphabet", "[github][jwt]") {
-  CHECK(base64url("") == "");
-  CHECK(base64url("f") == "Zg");
-  CHECK(base64url("fo") == "Zm8");
-  CHECK(base64url("foo") == "Zm9v");
-  CHECK(base64url("\xfb\xff\xbf") == "-_-_");
-}
-
 TEST_CASE("the App's JWT is RS256, verifies with its public key, and carries iss, iat and exp",
           "[github][jwt][key:github.app.appId]") {
   errand::test::TempDir dir;
