@@ -36,6 +36,17 @@ asio::awaitable<sdk::Result<DiskUsage>> measure_disk_baseline(DiskWalker& walker
   co_return *measured;
 }
 
+asio::awaitable<sdk::Result<std::optional<DiskWatch>>> session_disk_watch(
+    std::shared_ptr<DiskWalker> walker, const sdk::LaunchSpec& spec,
+    std::shared_ptr<spdlog::logger> log) {
+  auto budget = session_disk_budget(spec);
+  if (!budget.measured()) co_return std::optional<DiskWatch>();
+  auto baseline = co_await measure_disk_baseline(*walker, budget, spec.session_id);
+  if (!baseline) co_return baseline.error();
+  co_return std::optional<DiskWatch>(std::in_place, std::move(walker), std::move(budget), *baseline,
+                                     std::move(log), spec.session_id);
+}
+
 DiskWatch::DiskWatch(std::shared_ptr<DiskWalker> walker, DiskBudget budget, DiskUsage baseline,
                      std::shared_ptr<spdlog::logger> log, std::string session_id)
     : walker_(std::move(walker)),

@@ -43,6 +43,15 @@ boost::asio::awaitable<sdk::Result<DiskUsage>> measure_disk_baseline(DiskWalker&
                                                                      const DiskBudget& budget,
                                                                      const std::string& session_id);
 
+class DiskWatch;
+
+// The watch of a launch whose policy budgets its disk, from a baseline taken now, before
+// anything of the session exists; nothing when it budgets none. Refused as
+// measure_disk_baseline refuses.
+boost::asio::awaitable<sdk::Result<std::optional<DiskWatch>>> session_disk_watch(
+    std::shared_ptr<DiskWalker> walker, const sdk::LaunchSpec& spec,
+    std::shared_ptr<spdlog::logger> log);
+
 class DiskWatch {
  public:
   DiskWatch(std::shared_ptr<DiskWalker> walker, DiskBudget budget, DiskUsage baseline,

@@ -101,11 +101,7 @@ BaileyBackend::BaileyBackend(const sdk::HostServices& host)
 }
 
 BaileyBackend::~BaileyBackend() {
-  {
-    std::lock_guard lock(active_mutex_);
-    for (auto& [id, weak] : active_)
-      if (auto state = weak.lock()) state->kill_soon();
-  }
+  active_.abandon_all();
   if (filter_fd_ >= 0) ::close(filter_fd_);
 }
 
@@ -168,8 +164,7 @@ sdk::EnforcementReport BaileyBackend::probe(const sdk::SandboxPolicy& policy) no
   }
 }
 
-sdk::Result<ProcessSetup> BaileyBackend::prepare(sdk::LaunchSpec& spec,
-                                                 const common::DiskUsage& baseline) {
+sdk::Result<ProcessSetup> BaileyBackend::prepare(sdk::LaunchSpec& spec) {
   if (!valid_session_id(spec.session_id))
     return make_error("the session id \"" + spec.session_id +
                           "\" is refused: use 1 to 128 letters, digits, '-', '_' or '.'",
@@ -244,8 +239,6 @@ sdk::Result<ProcessSetup> BaileyBackend::prepare(sdk::LaunchSpec& spec,
   if (auto written = write_private_file(policy_path, render_policy(built->policy)); !written)
     return undo(written.error());
 
-  setup.disk = common::session_disk_budget(spec);
-  setup.disk_baseline = baseline;
   setup.grace = spec.policy.limits.grace;
   setup.memory_limit = spec.policy.limits.memory_bytes;
   setup.pids_limit = spec.policy.limits.pids;
@@ -271,31 +264,20 @@ sdk::Result<ProcessSetup> BaileyBackend::prepare(sdk::LaunchSpec& spec,
 
 boost::asio::awaitable<sdk::Result<std::unique_ptr<sdk::SandboxProcess>>> BaileyBackend::launch(
     sdk::LaunchSpec spec) {
-  if (is_active(spec.session_id))
+  if (active_.is_live(spec.session_id))
     co_return make_error("a sandbox for session " + spec.session_id +
                              " is already running; stop it before launching another",
                          sdk::Error::Kind::refused);
   // The baseline is taken before anything is prepared, on the walker's thread: a large tree
   // costs this launch its own walk, never another launch a worker.
-  common::DiskUsage baseline;
-  if (const auto budget = common::session_disk_budget(spec); budget.measured()) {
-    auto measured = co_await common::measure_disk_baseline(*walker_, budget, spec.session_id);
-    if (!measured) co_return measured.error();
-    baseline = *measured;
-  }
-  auto work = [this, &spec, baseline] { return prepare(spec, baseline); };
+  auto disk = co_await common::session_disk_watch(walker_, spec, log_);
+  if (!disk) co_return disk.error();
+  auto work = [this, &spec] { return prepare(spec); };
   auto setup = co_await common::run_on_pool(*pool_, std::move(work));
   if (!setup) co_return setup.error();
-  auto state = std::make_shared<ProcessState>(executor_, pool_, walker_, log_, std::move(*setup));
-  {
-    std::lock_guard lock(active_mutex_);
-    std::erase_if(active_, [](const auto& entry) {
-      const auto state = entry.second.lock();
-      return !state || state->ended();
-    });
-    active_[spec.session_id] = state;
-  }
-  state->start();
+  auto state =
+      std::make_shared<ProcessState>(executor_, pool_, log_, std::move(*setup), std::move(*disk));
+  auto process = active_.adopt(spec.session_id, state);
   if (const auto started = co_await state->started(kStartTimeout); !started) {
     co_await state->finished();
     co_return make_error(
@@ -305,15 +287,7 @@ boost::asio::awaitable<sdk::Result<std::unique_ptr<sdk::SandboxProcess>>> Bailey
   if (log_)
     log_->info("session {}: sandbox started (launcher pid {})", spec.session_id,
                state->setup().handles.pid);
-  co_return std::unique_ptr<sdk::SandboxProcess>(std::make_unique<BaileyProcess>(state));
-}
-
-bool BaileyBackend::is_active(const std::string& session_id) {
-  std::lock_guard lock(active_mutex_);
-  const auto it = active_.find(session_id);
-  if (it == active_.end()) return false;
-  const auto state = it->second.lock();
-  return state && !state->ended();
+  co_return process;
 }
 
 sdk::SweepReport BaileyBackend::sweep_orphans() noexcept {
@@ -322,7 +296,7 @@ sdk::SweepReport BaileyBackend::sweep_orphans() noexcept {
     const auto prefix = cgroups::daemon_prefix(state_dir_.string());
     for (const auto& dir : cgroups::leftovers(cgroups_, prefix)) {
       const auto session = fs::path(dir).filename().string().substr(prefix.size());
-      if (is_active(session)) continue;
+      if (active_.is_live(session)) continue;
       const auto killed = cgroups::kill_all_in(dir);
       if (auto removed = cgroups::remove_dir(dir)) {
         ++report.removed;
@@ -337,7 +311,7 @@ sdk::SweepReport BaileyBackend::sweep_orphans() noexcept {
     std::error_code ec;
     for (const auto& entry : fs::directory_iterator(state_dir_ / "bailey" / "run", ec)) {
       const auto session = entry.path().filename().string();
-      if (is_active(session)) continue;
+      if (active_.is_live(session)) continue;
       pid_t pid = 0;
       unsigned long long start = 0;
       std::ifstream(entry.path() / "launcher") >> pid >> start;

@@ -8,13 +8,13 @@
 #include <errand/sdk/config_problems.hpp>
 #include <errand/sdk/host_services.hpp>
 #include <errand/sdk/sandbox_backend.hpp>
-#include <map>
 #include <memory>
 #include <mutex>
 #include <set>
 #include <string>
 
 #include "common/cgroups/cgroups.hpp"
+#include "common/sandbox_process/active_sessions.hpp"
 #include "plugins/sandbox-bailey/common/policy.hpp"
 #include "plugins/sandbox-bailey/impl/bailey_process.hpp"
 
@@ -45,8 +45,7 @@ class BaileyBackend final : public sdk::SandboxBackend {
 
  private:
   // Also settles spec.argv[0] as the absolute path the launcher will exec.
-  sdk::Result<ProcessSetup> prepare(sdk::LaunchSpec& spec, const common::DiskUsage& baseline);
-  bool is_active(const std::string& session_id);
+  sdk::Result<ProcessSetup> prepare(sdk::LaunchSpec& spec);
   // The agents' syscall filter, compiled at the first launch and sealed for every launcher to
   // read (filter_handoff.hpp); a failure is not kept, so the next launch tries again.
   sdk::Result<int> sealed_filter();
@@ -66,8 +65,7 @@ class BaileyBackend final : public sdk::SandboxBackend {
   std::set<NetworkPlan> resolv_written_;
   std::mutex filter_mutex_;
   int filter_fd_ = -1;
-  std::mutex active_mutex_;
-  std::map<std::string, std::weak_ptr<ProcessState>> active_;
+  sandbox_process::ActiveSessions<ProcessState> active_;
 };
 
 }  // namespace errand::bailey

@@ -94,9 +94,7 @@ IncusBackend::IncusBackend(const sdk::HostServices& host, IncusRequester request
 }
 
 IncusBackend::~IncusBackend() {
-  std::lock_guard lock(mutex_);
-  for (auto& [id, weak] : active_)
-    if (auto state = weak.lock()) state->remove_soon();
+  active_.abandon_all();
 }
 
 void IncusBackend::place_guest_init(const sdk::HostServices& host) {
@@ -115,14 +113,6 @@ void IncusBackend::place_guest_init(const sdk::HostServices& host) {
     return;
   }
   guest_init_ = target;
-}
-
-std::set<std::string> IncusBackend::live_sessions() const {
-  std::lock_guard lock(mutex_);
-  std::set<std::string> live;
-  for (const auto& [id, weak] : active_)
-    if (auto state = weak.lock(); state && !state->ended()) live.insert(id);
-  return live;
 }
 
 void IncusBackend::validate_config(const boost::json::object& config,
@@ -213,12 +203,8 @@ boost::asio::awaitable<sdk::Result<std::unique_ptr<sdk::SandboxProcess>>> IncusB
   if (!preamble) co_return preamble.error();
   const bool addressed = keeps_profile_nic(spec.policy) && !host->addressed.empty();
 
-  std::optional<common::DiskWatch> disk;
-  if (auto budget = common::session_disk_budget(spec); budget.measured()) {
-    auto baseline = co_await common::measure_disk_baseline(*walker_, budget, spec.session_id);
-    if (!baseline) co_return baseline.error();
-    disk.emplace(walker_, std::move(budget), *baseline, log_, spec.session_id);
-  }
+  auto disk = co_await common::session_disk_watch(walker_, spec, log_);
+  if (!disk) co_return disk.error();
 
   // Everything of this session, the client's connections included, runs on its own strand.
   auto strand = asio::make_strand(executor_);
@@ -279,18 +265,13 @@ boost::asio::awaitable<sdk::Result<std::unique_ptr<sdk::SandboxProcess>>> IncusB
 
   auto state =
       std::make_shared<InstanceState>(strand, client, log_, name, std::move(session->exec),
-                                      session->pid, std::move(disk), spec.policy.limits.grace);
-  state->start();
-  {
-    std::lock_guard lock(mutex_);
-    active_[spec.session_id] = state;
-  }
-  co_return std::unique_ptr<sdk::SandboxProcess>(std::make_unique<IncusProcess>(state));
+                                      session->pid, std::move(*disk), spec.policy.limits.grace);
+  co_return active_.adopt(spec.session_id, state);
 }
 
 sdk::SweepReport IncusBackend::sweep_orphans() noexcept {
   try {
-    return incus::sweep_orphans(requester_, daemon_mark_, live_sessions());
+    return incus::sweep_orphans(requester_, daemon_mark_, active_.live_ids());
   } catch (const std::exception& e) {
     sdk::SweepReport report;
     report.complete = false;

@@ -9,7 +9,6 @@
 #include <errand/sdk/config_problems.hpp>
 #include <errand/sdk/host_services.hpp>
 #include <errand/sdk/sandbox_backend.hpp>
-#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -18,6 +17,7 @@
 #include <vector>
 
 #include "common/disk_budget/disk_walker.hpp"
+#include "common/sandbox_process/active_sessions.hpp"
 #include "plugins/sandbox-incus/impl/address_picker.hpp"
 #include "plugins/sandbox-incus/impl/config_schema.hpp"
 #include "plugins/sandbox-incus/impl/incus_requester.hpp"
@@ -53,7 +53,6 @@ class IncusBackend final : public sdk::SandboxBackend {
   // Copies errand-guest-init from beside the plugin to where instances can mount it: the
   // project's disk paths cover the daemon's state directory, not the plugin's.
   void place_guest_init(const sdk::HostServices& host);
-  std::set<std::string> live_sessions() const;
 
   boost::asio::any_io_executor executor_;
   std::shared_ptr<spdlog::logger> log_;
@@ -64,10 +63,10 @@ class IncusBackend final : public sdk::SandboxBackend {
   std::filesystem::path guest_init_;  // the copy instances mount
   std::string guest_init_problem_;    // why there is none, for the probe
   std::shared_ptr<common::DiskWalker> walker_;
-  mutable std::mutex mutex_;
+  mutable std::mutex mutex_;  // contract_ and launch_host_
   std::optional<common::ImageContract> contract_;
   std::optional<LaunchHost> launch_host_;
-  std::map<std::string, std::weak_ptr<InstanceState>> active_;
+  sandbox_process::ActiveSessions<InstanceState> active_;
   std::shared_ptr<AddressPicker> address_picker_ = std::make_shared<AddressPicker>();
 };
 

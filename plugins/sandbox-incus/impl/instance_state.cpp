@@ -4,13 +4,10 @@
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
-#include <boost/asio/dispatch.hpp>
-#include <boost/asio/redirect_error.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/beast/http/verb.hpp>
 #include <boost/json/object.hpp>
 
-#include "common/stop_deadline.hpp"
 #include "plugins/sandbox-incus/guest/exit_codes.hpp"
 #include "plugins/sandbox-incus/impl/stop_deadlines.hpp"
 
@@ -78,88 +75,25 @@ InstanceState::InstanceState(asio::strand<asio::any_io_executor> strand,
                              std::shared_ptr<spdlog::logger> log, std::string name,
                              std::unique_ptr<ExecSession> exec, int pid,
                              std::optional<common::DiskWatch> disk, std::chrono::milliseconds grace)
-    : strand_(std::move(strand)),
+    : Lifecycle(std::move(strand), std::move(log), "session instance " + name, std::move(disk),
+                grace),
       client_(std::move(client)),
-      log_(std::move(log)),
       name_(std::move(name)),
       exec_(std::move(exec)),
-      pid_(pid),
-      changed_(strand_, std::chrono::steady_clock::time_point::max()),
-      disk_(std::move(disk)),
-      disk_timer_(strand_),
-      grace_(grace) {}
+      pid_(pid) {}
 
-void InstanceState::start() {
-  asio::co_spawn(
-      strand_, [self = shared_from_this()] { return self->watch(); }, asio::detached);
-  if (disk_)
-    asio::co_spawn(
-        strand_, [self = shared_from_this()] { return self->watch_disk(); }, asio::detached);
-}
-
-asio::awaitable<void> InstanceState::watch_disk() {
-  const auto over = co_await disk_->run(disk_timer_, [this] { return exited_; });
-  if (over) co_await stop(grace_, sdk::LimitCause::disk, *over);
-}
-
-asio::awaitable<void> InstanceState::wait_change() {
-  boost::system::error_code ignored;
-  co_await changed_.async_wait(asio::redirect_error(use_awaitable, ignored));
-}
-
-asio::awaitable<void> InstanceState::watch() {
+asio::awaitable<sdk::ExitInfo> InstanceState::await_exit() {
   const sdk::Result<int> code = co_await exec_->wait();
-  // From here the exit is being composed: a measurement still under way must not stop it.
-  exited_ = true;
-  disk_timer_.cancel();
-  changed_.cancel();  // a stop waiting for this end goes on at once
-  sdk::ExitInfo info;
-  if (code) {
-    info = exit_from_return(*code);
-  } else {
-    info.detail = "the agent's exit status was lost: " + code.error().message;
-  }
-  if (stop_requested_ && info.detail.empty()) info.detail = "stopped";
-  if (forced_cause_ != sdk::LimitCause::none) {
-    info.limit = forced_cause_;
-    info.detail = forced_detail_ + (info.detail.empty() ? "" : "; " + info.detail);
-  }
+  if (code) co_return exit_from_return(*code);
+  sdk::ExitInfo lost;
+  lost.detail = "the agent's exit status was lost: " + code.error().message;
+  co_return lost;
+}
+
+asio::awaitable<sdk::Result<void>> InstanceState::clean_up() {
   const auto removed = co_await remove_instance(*client_, name_);
-  info.cleanup_complete = removed.first;
-  info.cleanup_detail = removed.second;
-  if (!removed.first) log_->warn("{}", removed.second);
-  result_ = info;
-  ended_ = true;
-  changed_.cancel();
-}
-
-asio::awaitable<sdk::ExitInfo> InstanceState::finished() {
-  co_await asio::dispatch(strand_, use_awaitable);
-  while (!result_) co_await wait_change();
-  co_return *result_;
-}
-
-asio::awaitable<sdk::ExitInfo> InstanceState::stop(std::chrono::milliseconds grace,
-                                                   sdk::LimitCause cause, std::string detail) {
-  co_await asio::dispatch(strand_, use_awaitable);
-  if (!result_ && !stop_requested_ && !exited_) {
-    stop_requested_ = true;
-    forced_cause_ = cause;
-    forced_detail_ = std::move(detail);
-    if (auto gave_up = co_await stop_steps(grace)) co_return *gave_up;
-  }
-  co_return co_await finished();
-}
-
-asio::awaitable<bool> InstanceState::exited_within(std::chrono::milliseconds limit) {
-  std::function<bool()> exited = [this] { return exited_; };
-  co_return co_await common::wait_done_within(changed_, limit, std::move(exited));
-}
-
-void InstanceState::warn_overrun(std::string_view step, std::chrono::milliseconds deadline,
-                                 std::string_view escalation) const {
-  log_->warn("{}",
-             common::stop_overrun_warning("session instance " + name_, step, deadline, escalation));
+  if (!removed.first) co_return sdk::make_error(removed.second);
+  co_return sdk::Result<void>{};
 }
 
 asio::awaitable<bool> InstanceState::send_term() {
@@ -167,15 +101,16 @@ asio::awaitable<bool> InstanceState::send_term() {
   // incusd never takes in does not hold the stop; closing the control connection ends it.
   auto sent = std::make_shared<std::optional<sdk::Result<void>>>();
   asio::co_spawn(
-      strand_,
-      [self = shared_from_this(), sent]() -> asio::awaitable<void> {
+      strand(),
+      [self = std::static_pointer_cast<InstanceState>(shared_from_this()),
+       sent]() -> asio::awaitable<void> {
         *sent = co_await self->exec_->signal(SIGTERM);
-        self->changed_.cancel();
+        self->notify();
       },
       asio::detached);
-  std::function<bool()> settled = [this, sent] { return sent->has_value() || exited_; };
-  co_await common::wait_done_within(changed_, kSignalDeadline, std::move(settled));
-  if (!sent->has_value() && !exited_) {
+  std::function<bool()> settled = [this, sent] { return sent->has_value() || exited(); };
+  co_await holds_within(kSignalDeadline, std::move(settled));
+  if (!sent->has_value() && !exited()) {
     warn_overrun("sending SIGTERM", kSignalDeadline,
                  "closing the exec's control connection, which makes incusd kill "
                  "errand-guest-init");
@@ -183,7 +118,7 @@ asio::awaitable<bool> InstanceState::send_term() {
     co_return false;
   }
   if (sent->has_value() && !**sent)
-    log_->warn("session instance {}: SIGTERM not delivered: {}", name_, (*sent)->error().message);
+    log()->warn("{}: SIGTERM not delivered: {}", who(), (*sent)->error().message);
   co_return true;
 }
 
@@ -201,35 +136,26 @@ asio::awaitable<std::optional<sdk::ExitInfo>> InstanceState::stop_steps(
   warn_overrun("errand-guest-init's end after its control connection closed", kEndAfterKillDeadline,
                "stopping the instance with force");
   const auto removed = co_await remove_instance(*client_, name_, kForceStopRequestDeadline);
-  if (!removed.first) log_->warn("{}", removed.second);
+  if (!removed.first) log()->warn("{}", removed.second);
   if (co_await exited_within(kEndAfterForceStopDeadline)) co_return std::nullopt;
   warn_overrun("the exec's exit status after the forced stop", kEndAfterForceStopDeadline,
                "returning without it");
-  sdk::ExitInfo gave_up;
-  gave_up.signal = SIGKILL;
-  gave_up.limit = forced_cause_;
-  gave_up.detail = (forced_detail_.empty() ? std::string() : forced_detail_ + "; ") +
-                   "stopped with force; incusd never gave the agent's exit status";
+  auto gave_up = gave_up_exit("stopped with force; incusd never gave the agent's exit status");
   gave_up.cleanup_complete = removed.first;
   gave_up.cleanup_detail = removed.second;
   co_return gave_up;
 }
 
-void InstanceState::remove_soon() noexcept {
-  if (ended_) return;
+void InstanceState::abandon() noexcept {
   try {
     asio::co_spawn(
-        strand_,
+        strand(),
         [client = client_, name = name_]() -> asio::awaitable<void> {
           co_await remove_instance(*client, name, kDefaultDeadline);
         },
         asio::detached);
   } catch (...) {
   }
-}
-
-IncusProcess::~IncusProcess() {
-  state_->remove_soon();
 }
 
 }  // namespace errand::incus

@@ -60,11 +60,7 @@ PodmanBackend::PodmanBackend(const sdk::HostServices& host)
 }
 
 PodmanBackend::~PodmanBackend() {
-  {
-    std::lock_guard lock(mutex_);
-    for (auto& [id, weak] : active_)
-      if (auto state = weak.lock()) state->remove_soon();
-  }
+  active_.abandon_all();
   pool_->join();
 }
 
@@ -136,12 +132,8 @@ boost::asio::awaitable<sdk::Result<std::unique_ptr<sdk::SandboxProcess>>> Podman
                          "\" cannot name a container (letters, digits, '-', '_' and '.' only)");
   // The budget is measured on the host, over the directories mounted as /workspace and /state,
   // from a baseline taken before the container exists.
-  std::optional<common::DiskWatch> disk;
-  if (auto budget = common::session_disk_budget(spec); budget.measured()) {
-    auto baseline = co_await common::measure_disk_baseline(*walker_, budget, spec.session_id);
-    if (!baseline) co_return baseline.error();
-    disk.emplace(walker_, std::move(budget), *baseline, log_, spec.session_id);
-  }
+  auto disk = co_await common::session_disk_watch(walker_, spec, log_);
+  if (!disk) co_return disk.error();
   auto prepare = [this, spec]() -> sdk::Result<RunningPodman> {
     auto host = run_host();
     if (!host) return host.error();
@@ -160,13 +152,8 @@ boost::asio::awaitable<sdk::Result<std::unique_ptr<sdk::SandboxProcess>>> Podman
   if (!running) co_return running.error();
   auto state = std::make_shared<ContainerState>(executor_, pool_, log_, env_,
                                                 container_name(spec.session_id), *running,
-                                                std::move(disk), spec.policy.limits.grace);
-  state->start();
-  {
-    std::lock_guard lock(mutex_);
-    active_[spec.session_id] = state;
-  }
-  co_return std::unique_ptr<sdk::SandboxProcess>(std::make_unique<PodmanProcess>(state));
+                                                std::move(*disk), spec.policy.limits.grace);
+  co_return active_.adopt(spec.session_id, state);
 }
 
 sdk::SweepReport PodmanBackend::sweep_orphans() noexcept {
@@ -186,14 +173,10 @@ sdk::SweepReport PodmanBackend::sweep_orphans() noexcept {
     std::istringstream names(listed->out);
     for (std::string name; std::getline(names, name);) {
       if (name.empty()) continue;
-      {
-        std::lock_guard lock(mutex_);
-        bool owned = false;
-        for (const auto& [id, weak] : active_)
-          if (auto state = weak.lock(); state && !state->ended() && state->name() == name)
-            owned = true;
-        if (owned) continue;
-      }
+      bool owned = false;
+      active_.for_each_live(
+          [&](const std::string&, const ContainerState& state) { owned |= state.name() == name; });
+      if (owned) continue;
       auto rm = run_podman(env_, {"--log-level=error", "rm", "--force", "--ignore", name},
                            kRemoveDeadline);
       if (rm && rm->exit_code == 0) {

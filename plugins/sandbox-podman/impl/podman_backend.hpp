@@ -8,13 +8,13 @@
 #include <boost/asio/thread_pool.hpp>
 #include <errand/sdk/host_services.hpp>
 #include <errand/sdk/sandbox_backend.hpp>
-#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
 
 #include "common/disk_budget/disk_walker.hpp"
+#include "common/sandbox_process/active_sessions.hpp"
 #include "plugins/sandbox-podman/impl/config_schema.hpp"
 #include "plugins/sandbox-podman/impl/podman_command.hpp"
 #include "plugins/sandbox-podman/impl/podman_process.hpp"
@@ -59,9 +59,9 @@ class PodmanBackend final : public sdk::SandboxBackend {
   std::filesystem::path relay_;  // errand-relay, beside the plugin
   std::shared_ptr<boost::asio::thread_pool> pool_;
   std::shared_ptr<common::DiskWalker> walker_;  // every disk measurement
-  std::mutex mutex_;
+  std::mutex mutex_;                            // run_host_
   std::optional<RunHost> run_host_;
-  std::map<std::string, std::weak_ptr<ContainerState>> active_;
+  sandbox_process::ActiveSessions<ContainerState> active_;
   mutable std::mutex contract_mutex_;
   std::optional<std::vector<std::string>> image_providers_;
 };
