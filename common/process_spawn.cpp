@@ -60,12 +60,15 @@ sdk::Result<pid_t> spawn_process(const SpawnRequest& request) {
   auto a = pointers(argv);
   auto e = pointers(envp);
   pid_t pid = -1;
-  const int rc = ::posix_spawn(&pid, request.program.c_str(), &actions, &attr, a.data(), e.data());
+  const int rc =
+      request.search_path
+          ? ::posix_spawnp(&pid, request.program.c_str(), &actions, &attr, a.data(), e.data())
+          : ::posix_spawn(&pid, request.program.c_str(), &actions, &attr, a.data(), e.data());
   posix_spawn_file_actions_destroy(&actions);
   posix_spawnattr_destroy(&attr);
   if (rc != 0)
-    return make_error("could not start " + request.program + ": " + std::strerror(rc),
-                      sdk::Error::Kind::unavailable);
+    return make_error("cannot run " + request.program + ": " + std::strerror(rc),
+                      rc == ENOENT ? sdk::Error::Kind::not_found : sdk::Error::Kind::unavailable);
   return pid;
 }
 
@@ -81,6 +84,38 @@ sdk::Result<SpawnedProcess> spawn_with_pidfd(const SpawnRequest& request) {
     return make_error("pidfd_open on " + request.program + " failed: " + std::strerror(e));
   }
   return p;
+}
+
+void PipedProcess::close_all() noexcept {
+  for (int* fd : {&pidfd, &stdin_fd, &stdout_fd, &stderr_fd})
+    if (*fd >= 0) {
+      ::close(*fd);
+      *fd = -1;
+    }
+}
+
+sdk::Result<PipedProcess> spawn_piped(SpawnRequest request) {
+  int in[2] = {-1, -1}, out[2] = {-1, -1}, err[2] = {-1, -1};
+  if (::pipe2(in, O_CLOEXEC) != 0 || ::pipe2(out, O_CLOEXEC) != 0 || ::pipe2(err, O_CLOEXEC) != 0) {
+    const int e = errno;
+    for (int fd : {in[0], in[1], out[0], out[1], err[0], err[1]})
+      if (fd >= 0) ::close(fd);
+    return make_error("could not make the pipes for " + request.program + ": " + std::strerror(e));
+  }
+  // Above 2, so no dup2 in the child lands a pipe on itself and keeps close-on-exec.
+  for (int* fd : {&in[0], &in[1], &out[0], &out[1], &err[0], &err[1]})
+    *fd = move_fd_at_least(*fd, 3);
+  request.fds.insert(request.fds.begin(), {{in[0], 0}, {out[1], 1}, {err[1], 2}});
+  auto spawned = spawn_with_pidfd(request);
+  ::close(in[0]);
+  ::close(out[1]);
+  ::close(err[1]);
+  if (!spawned) {
+    for (int fd : {in[1], out[0], err[0]})
+      if (fd >= 0) ::close(fd);
+    return spawned.error();
+  }
+  return PipedProcess{spawned->pid, spawned->pidfd, in[1], out[0], err[0]};
 }
 
 }  // namespace errand::common

@@ -16,13 +16,14 @@
 namespace errand::common {
 
 struct SpawnRequest {
-  std::string program;  // an absolute path; argv[0] is the same
+  std::string program;  // argv[0] too; an absolute path unless search_path
   std::vector<std::string> args;
   std::vector<std::pair<std::string, std::string>> env;  // the child's whole environment
   // Each parent fd and the number it gets in the child; every fd from close_from up is closed.
   std::vector<std::pair<int, int>> fds;
   int close_from = 3;
-  std::string working_dir;  // empty: the parent's
+  std::string working_dir;   // empty: the parent's
+  bool search_path = false;  // a program without a slash is looked up on the daemon's PATH
 };
 
 sdk::Result<pid_t> spawn_process(const SpawnRequest& request);
@@ -35,6 +36,19 @@ struct SpawnedProcess {
 // spawn_process, then a pidfd for the child, opened while it is still our unreaped child so its
 // pid cannot have been reused. A child whose pidfd cannot be had is killed and reaped.
 sdk::Result<SpawnedProcess> spawn_with_pidfd(const SpawnRequest& request);
+
+struct PipedProcess {
+  pid_t pid = -1;
+  int pidfd = -1;
+  int stdin_fd = -1;          // write end
+  int stdout_fd = -1;         // read end
+  int stderr_fd = -1;         // read end
+  void close_all() noexcept;  // the pidfd and the three pipes
+};
+
+// spawn_with_pidfd with the child's stdin, stdout and stderr on three new pipes (request.fds
+// adds to them); the parent's ends, close-on-exec, and the pidfd are the caller's to close.
+sdk::Result<PipedProcess> spawn_piped(SpawnRequest request);
 
 // fd moved to the lowest free number at or above floor, close-on-exec, the original closed; -1
 // when fd was -1 or the move failed. Handing a child only fds above the numbers it gets means

@@ -1,8 +1,6 @@
 #include "core/agent/host_process.hpp"
 
 #include <fcntl.h>
-#include <spawn.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <boost/asio/as_tuple.hpp>
@@ -12,17 +10,14 @@
 #include <cerrno>
 #include <csignal>
 #include <cstdlib>
-#include <cstring>
+
+#include "common/process_spawn.hpp"
 
 namespace errand::agent {
 
 namespace asio = boost::asio;
 
 namespace {
-
-struct Pipe {
-  int read = -1, write = -1;
-};
 
 void close_fd(int& fd) {
   if (fd >= 0) ::close(fd);
@@ -41,65 +36,18 @@ sdk::Result<std::unique_ptr<HostProcess>> HostProcess::spawn(
     const std::vector<std::string>& argv, const EnvironmentList& environment,
     const std::filesystem::path& working_dir) {
   if (argv.empty() || argv.front().empty()) return sdk::make_error("no program to run was given");
-  Pipe in, out, err;
-  for (Pipe* p : {&in, &out, &err}) {
-    int fds[2];
-    if (::pipe2(fds, O_CLOEXEC) != 0) {
-      const std::string why = std::strerror(errno);
-      for (Pipe* q : {&in, &out, &err}) {
-        close_fd(q->read);
-        close_fd(q->write);
-      }
-      return sdk::make_error("cannot create a pipe for " + argv.front() + ": " + why);
-    }
-    p->read = fds[0];
-    p->write = fds[1];
-  }
-  std::vector<std::string> env_strings;
-  for (const auto& [name, value] : environment) env_strings.push_back(name + "=" + value);
-  std::vector<char*> args, env;
-  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  for (auto& e : env_strings) env.push_back(e.data());
-  env.push_back(nullptr);
-
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, in.read, STDIN_FILENO);
-  posix_spawn_file_actions_adddup2(&actions, out.write, STDOUT_FILENO);
-  posix_spawn_file_actions_adddup2(&actions, err.write, STDERR_FILENO);
-  if (!working_dir.empty()) posix_spawn_file_actions_addchdir_np(&actions, working_dir.c_str());
-  posix_spawnattr_t attributes;
-  posix_spawnattr_init(&attributes);
-  // The child starts with default signal handling and an empty mask, whatever the daemon set.
-  sigset_t all, none;
-  sigfillset(&all);
-  sigdelset(&all, SIGKILL);
-  sigdelset(&all, SIGSTOP);
-  sigemptyset(&none);
-  posix_spawnattr_setsigdefault(&attributes, &all);
-  posix_spawnattr_setsigmask(&attributes, &none);
-  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
-
-  pid_t pid = -1;
-  const int failed = ::posix_spawnp(&pid, args[0], &actions, &attributes, args.data(), env.data());
-  posix_spawn_file_actions_destroy(&actions);
-  posix_spawnattr_destroy(&attributes);
-  close_fd(in.read);
-  close_fd(out.write);
-  close_fd(err.write);
-  if (failed != 0) {
-    close_fd(in.write);
-    close_fd(out.read);
-    close_fd(err.read);
-    return sdk::make_error(
-        "cannot run " + argv.front() + ": " + std::strerror(failed),
-        failed == ENOENT ? sdk::Error::Kind::not_found : sdk::Error::Kind::failed);
-  }
+  common::SpawnRequest request;
+  request.program = argv.front();
+  request.search_path = true;
+  request.args.assign(argv.begin() + 1, argv.end());
+  request.env = environment;
+  request.working_dir = working_dir.string();
+  auto spawned = common::spawn_piped(std::move(request));
+  if (!spawned) return spawned.error();
   std::unique_ptr<HostProcess> process(new HostProcess());
-  process->pid_ = pid;
-  process->stdio_ = {in.write, out.read, err.read};
-  process->pidfd_ = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
+  process->pid_ = spawned->pid;
+  process->pidfd_ = spawned->pidfd;
+  process->stdio_ = {spawned->stdin_fd, spawned->stdout_fd, spawned->stderr_fd};
   return process;
 }
 

@@ -2,8 +2,9 @@
 
 // A program run directly on the host with its stdio on pipes and an environment built from
 // nothing: how the daemon asks the host's kage what it knows, and how tests run the fake agent
-// without a sandbox. posix_spawn keeps the multi-threaded daemon from running code between
-// fork and exec.
+// without a sandbox. Started by common::spawn_piped, as every program the daemon starts: no
+// code runs between fork and exec, the child holds none of the daemon's other descriptors, and
+// it leads a process group of its own.
 
 #include "core/agent/acp_types.hpp"
 

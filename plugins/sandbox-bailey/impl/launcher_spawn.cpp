@@ -54,30 +54,20 @@ void LauncherHandles::close_all() noexcept {
 sdk::Result<LauncherHandles> spawn_launcher(
     const std::string& launcher, const std::vector<std::string>& args,
     const std::vector<std::pair<std::string, std::string>>& env, int filter_fd) {
-  Pipe in, out, err, rep, life;
-  for (auto* p : {&in, &out, &err, &rep, &life}) {
+  Pipe rep, life;
+  for (auto* p : {&rep, &life}) {
     if (!p->open()) {
       const int e = errno;
-      for (auto* q : {&in, &out, &err, &rep, &life}) q->close();
+      for (auto* q : {&rep, &life}) q->close();
       return make_error(std::string("could not create the launcher's pipes: ") + std::strerror(e));
     }
   }
-  auto spawned = common::spawn_with_pidfd(launcher_request(launcher, args, env,
-                                                           {{in.read, 0},
-                                                            {out.write, 1},
-                                                            {err.write, 2},
-                                                            {life.read, kLifelineFd},
-                                                            {rep.write, kReportFd},
-                                                            {filter_fd, kFilterFd}}));
-  ::close(in.read);
-  ::close(out.write);
-  ::close(err.write);
+  auto spawned = common::spawn_piped(
+      launcher_request(launcher, args, env,
+                       {{life.read, kLifelineFd}, {rep.write, kReportFd}, {filter_fd, kFilterFd}}));
   ::close(life.read);
   ::close(rep.write);
   LauncherHandles h;
-  h.stdin_fd = in.write;
-  h.stdout_fd = out.read;
-  h.stderr_fd = err.read;
   h.report_fd = rep.read;
   h.lifeline_fd = life.write;
   if (!spawned) {
@@ -86,6 +76,9 @@ sdk::Result<LauncherHandles> spawn_launcher(
   }
   h.pid = spawned->pid;
   h.pidfd = spawned->pidfd;
+  h.stdin_fd = spawned->stdin_fd;
+  h.stdout_fd = spawned->stdout_fd;
+  h.stderr_fd = spawned->stderr_fd;
   return h;
 }
 

@@ -86,23 +86,20 @@ std::string installed_program(const std::string& name) {
 
 namespace {
 
-// podman with the given fds as its 0, 1 and 2 (stdin /dev/null when in_fd is -1), everything
-// else of the daemon's closed, run from / so no directory of the daemon's is held open or
-// resolved against.
+// podman with its environment, every fd of the daemon's closed but those the caller adds as its
+// 0, 1 and 2, run from / so no directory of the daemon's is held open or resolved against.
 sdk::Result<common::SpawnRequest> podman_request(
     const PodmanEnvironment& env, const std::vector<std::string>& args,
-    const std::vector<std::pair<std::string, std::string>>& extra, int in_fd, int out_fd,
-    int err_fd) {
+    const std::vector<std::pair<std::string, std::string>>& extra) {
   if (env.program.empty())
     return make_error("podman is not installed", sdk::Error::Kind::not_found);
-  auto variables = env.variables();
-  variables.insert(variables.end(), extra.begin(), extra.end());
-  return common::SpawnRequest{env.program.string(),
-                              args,
-                              std::move(variables),
-                              {{in_fd, 0}, {out_fd, 1}, {err_fd, 2}},
-                              3,
-                              "/"};
+  common::SpawnRequest request;
+  request.program = env.program.string();
+  request.args = args;
+  request.env = env.variables();
+  request.env.insert(request.env.end(), extra.begin(), extra.end());
+  request.working_dir = "/";
+  return request;
 }
 
 }  // namespace
@@ -120,7 +117,8 @@ sdk::Result<CommandOutput> run_podman(
   }
   const int null = common::move_fd_at_least(::open("/dev/null", O_RDONLY | O_CLOEXEC), 3);
   for (int* fd : {&out[0], &out[1], &err[0], &err[1]}) *fd = common::move_fd_at_least(*fd, 3);
-  auto request = podman_request(env, args, extra, null, out[1], err[1]);
+  auto request = podman_request(env, args, extra);
+  if (request) request->fds = {{null, 0}, {out[1], 1}, {err[1], 2}};
   auto pid = request ? common::spawn_process(*request) : sdk::Result<pid_t>(request.error());
   ::close(out[1]);
   ::close(err[1]);
@@ -148,44 +146,12 @@ sdk::Result<CommandOutput> run_podman(
   return output;
 }
 
-void RunningPodman::close_all() noexcept {
-  for (int* fd : {&pidfd, &stdin_fd, &stdout_fd, &stderr_fd})
-    if (*fd >= 0) {
-      ::close(*fd);
-      *fd = -1;
-    }
-}
-
 sdk::Result<RunningPodman> start_podman(
     const PodmanEnvironment& env, const std::vector<std::string>& args,
     const std::vector<std::pair<std::string, std::string>>& extra) {
-  int in[2] = {-1, -1}, out[2] = {-1, -1}, err[2] = {-1, -1};
-  if (::pipe2(in, O_CLOEXEC) != 0 || ::pipe2(out, O_CLOEXEC) != 0 || ::pipe2(err, O_CLOEXEC) != 0) {
-    const int e = errno;
-    for (int fd : {in[0], in[1], out[0], out[1], err[0], err[1]})
-      if (fd >= 0) ::close(fd);
-    return make_error(std::string("could not make the session's pipes: ") + std::strerror(e));
-  }
-  // Above 2, so no dup2 in the child lands a pipe on itself and keeps close-on-exec.
-  for (int* fd : {&in[0], &in[1], &out[0], &out[1], &err[0], &err[1]})
-    *fd = common::move_fd_at_least(*fd, 3);
-  auto request = podman_request(env, args, extra, in[0], out[1], err[1]);
-  auto spawned = request ? common::spawn_with_pidfd(*request)
-                         : sdk::Result<common::SpawnedProcess>(request.error());
-  ::close(in[0]);
-  ::close(out[1]);
-  ::close(err[1]);
-  RunningPodman r;
-  r.stdin_fd = in[1];
-  r.stdout_fd = out[0];
-  r.stderr_fd = err[0];
-  if (!spawned) {
-    r.close_all();
-    return spawned.error();
-  }
-  r.pid = spawned->pid;
-  r.pidfd = spawned->pidfd;
-  return r;
+  auto request = podman_request(env, args, extra);
+  if (!request) return request.error();
+  return common::spawn_piped(std::move(*request));
 }
 
 namespace {

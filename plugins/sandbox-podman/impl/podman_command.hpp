@@ -14,6 +14,8 @@
 #include <utility>
 #include <vector>
 
+#include "common/process_spawn.hpp"
+
 namespace errand::podman {
 
 struct PodmanEnvironment {
@@ -52,14 +54,7 @@ sdk::Result<CommandOutput> run_podman(
 
 // A `podman run` or `podman start --attach` left running: its stdio is the container's (passthrough
 // logs), its pidfd says when it ends. The fds belong to whoever holds this.
-struct RunningPodman {
-  pid_t pid = -1;
-  int pidfd = -1;
-  int stdin_fd = -1;   // write end
-  int stdout_fd = -1;  // read end
-  int stderr_fd = -1;  // read end
-  void close_all() noexcept;
-};
+using RunningPodman = common::PipedProcess;
 
 sdk::Result<RunningPodman> start_podman(
     const PodmanEnvironment& env, const std::vector<std::string>& args,
