@@ -1,11 +1,14 @@
-#include "common/broker_relay/supervisor_signals.hpp"
+#include "common/supervisor/supervisor.hpp"
 
 #include <sys/epoll.h>
 #include <sys/signalfd.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-namespace errand::broker_relay {
+#include <cerrno>
+#include <cstring>
+
+namespace errand::supervisor {
 
 sigset_t supervisor_signals() {
   sigset_t set;
@@ -47,4 +50,27 @@ std::optional<int> take_supervisor_signals(int signal_fd, pid_t agent,
   return agent_status;
 }
 
-}  // namespace errand::broker_relay
+sdk::Result<int> supervise_until_agent_ends(const Supervision& s) {
+  epoll_event events[64];
+  while (true) {
+    const int n = ::epoll_wait(s.epoll_fd, events, 64, -1);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      const int error = errno;
+      auto failed = sdk::make_error(std::string("epoll_wait: ") + std::strerror(error));
+      errno = error;
+      return failed;
+    }
+    for (int i = 0; i < n; ++i) {
+      const auto tag = events[i].data.u64;
+      if (tag != s.signal_tag) {
+        if (s.other) s.other(tag, events[i].events);
+        continue;
+      }
+      if (const auto status = take_supervisor_signals(s.signal_fd, s.agent, s.forward))
+        return *status;
+    }
+  }
+}
+
+}  // namespace errand::supervisor

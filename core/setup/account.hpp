@@ -21,7 +21,4 @@ struct Account {
 // From the password database, or nothing when there is no such account.
 std::optional<Account> find_account(const std::string& name);
 
-// Whether the group `group` lists the account as a member (its primary group aside).
-bool in_group(const std::string& account, const std::string& group);
-
 }  // namespace errand::setup

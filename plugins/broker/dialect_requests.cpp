@@ -53,13 +53,4 @@ DialectRequest probe_request(Dialect dialect, std::string_view model) {
   return {path_of(dialect), json::serialize(body), headers_of(dialect)};
 }
 
-const char* dialect_name(Dialect dialect) {
-  switch (dialect) {
-    case Dialect::anthropic: return "anthropic";
-    case Dialect::openai: return "openai";
-    case Dialect::unknown: return "unknown";
-  }
-  return "unknown";
-}
-
 }  // namespace errand::broker

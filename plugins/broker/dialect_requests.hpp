@@ -26,6 +26,4 @@ DialectRequest delegate_request(Dialect dialect, std::string_view model, std::st
 // The smallest call that makes a provider answer with its limit headers: one token of "ok".
 DialectRequest probe_request(Dialect dialect, std::string_view model);
 
-const char* dialect_name(Dialect dialect);
-
 }  // namespace errand::broker

@@ -30,9 +30,9 @@
 #include <utility>
 
 #include "common/broker_relay/broker_relay.hpp"
-#include "common/broker_relay/supervisor_signals.hpp"
 #include "common/landlock/landlock_fence.hpp"
 #include "common/seccomp/seccomp_filter.hpp"
+#include "common/supervisor/supervisor.hpp"
 
 namespace {
 
@@ -95,11 +95,11 @@ int main(int argc, char** argv) {
     if (!relay) die(failed_step);
   }
 
-  const sigset_t handled = errand::broker_relay::supervisor_signals();
+  const sigset_t handled = errand::supervisor::supervisor_signals();
   sigset_t previous;
   if (::sigprocmask(SIG_BLOCK, &handled, &previous) != 0) die("blocking signals");
   const int signal_fd =
-      errand::broker_relay::watch_supervisor_signals(epoll_fd, kSignalTag, failed_step);
+      errand::supervisor::watch_supervisor_signals(epoll_fd, kSignalTag, failed_step);
   if (signal_fd < 0) die(failed_step);
 
   const pid_t agent = ::fork();
@@ -109,22 +109,17 @@ int main(int argc, char** argv) {
     exec_agent_fenced(argv + 2);
   }
 
-  std::optional<int> agent_status;
-  epoll_event events[64];
-  while (!agent_status) {
-    const int n = ::epoll_wait(epoll_fd, events, 64, -1);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) die("epoll_wait");
-    for (int i = 0; i < n; ++i) {
-      const auto tag = events[i].data.u64;
-      if (tag == kSignalTag) {
-        agent_status = errand::broker_relay::take_supervisor_signals(
-            signal_fd, agent, [agent](int sig) { ::kill(agent, sig); });
-      } else if (relay && relay->owns(tag)) {
-        relay->on_event(tag, events[i].events);
-      }
-    }
-  }
+  errand::supervisor::Supervision supervision;
+  supervision.epoll_fd = epoll_fd;
+  supervision.signal_fd = signal_fd;
+  supervision.signal_tag = kSignalTag;
+  supervision.agent = agent;
+  supervision.forward = [agent](int sig) { ::kill(agent, sig); };
+  supervision.other = [&relay](std::uint64_t tag, std::uint32_t events) {
+    if (relay && relay->owns(tag)) relay->on_event(tag, events);
+  };
+  const auto agent_status = errand::supervisor::supervise_until_agent_ends(supervision);
+  if (!agent_status) die("epoll_wait");
   relay.reset();
   return exit_status_of(*agent_status);
 }

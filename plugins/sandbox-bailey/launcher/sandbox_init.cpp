@@ -19,7 +19,7 @@
 #include <optional>
 
 #include "common/broker_relay/broker_relay.hpp"
-#include "common/broker_relay/supervisor_signals.hpp"
+#include "common/supervisor/supervisor.hpp"
 #include "plugins/sandbox-bailey/common/launcher_protocol.hpp"
 #include "plugins/sandbox-bailey/launcher/agent_exec.hpp"
 #include "plugins/sandbox-bailey/launcher/sandbox_root.hpp"
@@ -114,7 +114,7 @@ void run_sandbox_init(const Prepared& prepared) {
   }
 
   std::string failed_step;
-  const int signal_fd = broker_relay::watch_supervisor_signals(epoll_fd, kSignalTag, failed_step);
+  const int signal_fd = supervisor::watch_supervisor_signals(epoll_fd, kSignalTag, failed_step);
   if (signal_fd < 0) fail_errno(failed_step);
 
   int exec_pipe[2];
@@ -135,28 +135,23 @@ void run_sandbox_init(const Prepared& prepared) {
   ::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
   quiet_init_stdio();
 
-  std::optional<int> agent_status;
-  epoll_event events[64];
-  while (!agent_status) {
-    const int n = ::epoll_wait(epoll_fd, events, 64, -1);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) break;
-    for (int i = 0; i < n; ++i) {
-      const auto tag = events[i].data.u64;
-      if (tag == kSignalTag) {
-        // Termination goes to every process in the namespace.
-        agent_status = broker_relay::take_supervisor_signals(signal_fd, agent,
-                                                             [](int sig) { ::kill(-1, sig); });
-      } else if (relay && relay->owns(tag)) {
-        relay->on_event(tag, events[i].events);
-      }
-    }
-  }
+  supervisor::Supervision supervision;
+  supervision.epoll_fd = epoll_fd;
+  supervision.signal_fd = signal_fd;
+  supervision.signal_tag = kSignalTag;
+  supervision.agent = agent;
+  // Termination goes to every process in the namespace.
+  supervision.forward = [](int sig) { ::kill(-1, sig); };
+  supervision.other = [&relay](std::uint64_t tag, std::uint32_t events) {
+    if (relay && relay->owns(tag)) relay->on_event(tag, events);
+  };
+  const auto agent_status = supervisor::supervise_until_agent_ends(supervision);
   // The session is the agent: whatever it left running goes with it.
   relay.reset();
   end_namespace();
   if (!agent_status)
-    report(format_error("the sandbox's supervisor lost track of the agent"));
+    report(format_error("the sandbox's supervisor lost track of the agent: " +
+                        agent_status.error().message));
   else if (WIFSIGNALED(*agent_status))
     report(format_exit_signal(WTERMSIG(*agent_status)));
   else

@@ -22,8 +22,8 @@
 #include <optional>
 #include <string>
 
-#include "common/broker_relay/supervisor_signals.hpp"
 #include "common/secret_preamble/secret_preamble.hpp"
+#include "common/supervisor/supervisor.hpp"
 #include "plugins/sandbox-incus/guest/agent_process.hpp"
 #include "plugins/sandbox-incus/guest/descendants.hpp"
 #include "plugins/sandbox-incus/guest/exit_codes.hpp"
@@ -94,13 +94,13 @@ int main(int argc, char** argv) {
   if (!environment) fail(environment.error().message);
   if (::prctl(PR_SET_CHILD_SUBREAPER, 1) != 0) fail_errno("PR_SET_CHILD_SUBREAPER", errno);
 
-  const sigset_t handled = errand::broker_relay::supervisor_signals();
+  const sigset_t handled = errand::supervisor::supervisor_signals();
   if (::sigprocmask(SIG_BLOCK, &handled, nullptr) != 0) fail_errno("blocking signals", errno);
   const int epoll_fd = ::epoll_create1(EPOLL_CLOEXEC);
   if (epoll_fd < 0) fail_errno("epoll_create1", errno);
   std::string failed_step;
   const int signal_fd =
-      errand::broker_relay::watch_supervisor_signals(epoll_fd, kSignalTag, failed_step);
+      errand::supervisor::watch_supervisor_signals(epoll_fd, kSignalTag, failed_step);
   if (signal_fd < 0) fail_errno(failed_step, errno);
 
   std::optional<RelayProcess> relay;
@@ -118,28 +118,25 @@ int main(int argc, char** argv) {
     end_session(agent.failure_code);
   }
 
-  std::optional<int> agent_status;
-  epoll_event events[8];
-  while (!agent_status) {
-    const int n = ::epoll_wait(epoll_fd, events, 8, -1);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      ::kill(agent.pid, SIGKILL);
-      end_session(kInitFailed);
-    }
-    for (int i = 0; i < n && !agent_status; ++i) {
-      if (events[i].data.u64 == kSignalTag) {
-        agent_status = errand::broker_relay::take_supervisor_signals(
-            signal_fd, agent.pid, [&](int sig) { ::kill(agent.pid, sig); });
-      } else if (events[i].data.u64 == kRelayTag) {
-        ::kill(agent.pid, SIGKILL);
-        const std::string line =
-            "errand-guest-init: the relay to the broker ended while the agent ran; the session "
-            "ends rather than go on without its network\n";
-        [[maybe_unused]] const auto written = ::write(STDERR_FILENO, line.data(), line.size());
-        end_session(kInitFailed);
-      }
-    }
+  errand::supervisor::Supervision supervision;
+  supervision.epoll_fd = epoll_fd;
+  supervision.signal_fd = signal_fd;
+  supervision.signal_tag = kSignalTag;
+  supervision.agent = agent.pid;
+  supervision.forward = [&](int sig) { ::kill(agent.pid, sig); };
+  supervision.other = [&](std::uint64_t tag, std::uint32_t) {
+    if (tag != kRelayTag) return;
+    ::kill(agent.pid, SIGKILL);
+    const std::string line =
+        "errand-guest-init: the relay to the broker ended while the agent ran; the session "
+        "ends rather than go on without its network\n";
+    [[maybe_unused]] const auto written = ::write(STDERR_FILENO, line.data(), line.size());
+    end_session(kInitFailed);
+  };
+  const auto agent_status = errand::supervisor::supervise_until_agent_ends(supervision);
+  if (!agent_status) {
+    ::kill(agent.pid, SIGKILL);
+    end_session(kInitFailed);
   }
   // end_descendants ends the relay with the rest.
   end_session(exit_status_of(*agent_status));
