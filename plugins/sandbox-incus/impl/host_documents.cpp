@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 
@@ -100,9 +101,14 @@ HostDocuments gather_host_documents(const IncusSettings& settings, const IncusRe
     if (const auto pool = root_pool(**d.profile); plain_name(pool))
       d.pool = get(request, "/1.0/storage-pools/" + pool);
     const auto& devices = member(**d.profile, "devices");
-    for (const auto& nic : nic_devices(devices))
-      if (const auto network = text_at(member(devices, nic), "network"); plain_name(network))
+    for (const auto& nic : nic_devices(devices)) {
+      const auto network = text_at(member(devices, nic), "network");
+      // Two nics on one bridge need its description once.
+      const bool gathered = std::any_of(d.networks.begin(), d.networks.end(),
+                                        [&](const auto& known) { return known.first == network; });
+      if (plain_name(network) && !gathered)
         d.networks.emplace_back(network, get(request, "/1.0/networks/" + network));
+    }
   }
   d.alias = get(request, "/1.0/images/aliases/" + settings.image);
   if (answered(d.alias))

@@ -46,7 +46,8 @@ struct HostDocuments {
   Answer alias;     // GET /1.0/images/aliases/<image>
   Answer image;     // GET /1.0/images/<the alias's target>
   Answer golden;    // GET /1.0/instances/<golden>
-  // GET /1.0/networks/<name> for each network a nic of the profile names, in the profile's order.
+  // GET /1.0/networks/<name> for each network a nic of the profile names, once each, in the
+  // profile's order.
   std::vector<std::pair<std::string, Answer>> networks;
 };
 

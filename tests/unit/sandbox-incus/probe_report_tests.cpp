@@ -7,6 +7,7 @@
 #include <catch2/catch_test_macros.hpp>
 #include <catch2/matchers/catch_matchers_string.hpp>
 #include <filesystem>
+#include <map>
 
 #include "tests/support/temp_dir.hpp"
 #include "tests/unit/sandbox-incus/incus_test_host.hpp"
@@ -209,6 +210,43 @@ TEST_CASE("egress open keeps the profile's nic and says the allow-list is not en
   CHECK_THAT(all_of(outcome.report.notes),
              ContainsSubstring("a session whose guest has no default route 30 s after its start "
                                "ends before its agent starts"));
+}
+
+TEST_CASE("two nics on one bridge ask incusd to describe the bridge once") {
+  errand::test::TempDir dir;
+  auto s = seed_settings();
+  s.socket = dir.path() / "incus.socket";
+  const int fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
+  REQUIRE(fd >= 0);
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  std::snprintf(addr.sun_path, sizeof addr.sun_path, "%s", s.socket.c_str());
+  REQUIRE(::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
+  auto profile = json::parse(recorded::kSeedProfile);
+  auto& devices = profile.as_object()["devices"].as_object();
+  devices["eth0"] = json::object{{"network", "errandtest0"}, {"type", "nic"}};
+  devices["eth1"] = json::object{{"network", "errandtest0"}, {"type", "nic"}};
+  const std::string profile_text = json::serialize(profile);
+  std::map<std::string, int> asked;
+  const IncusRequester recorded_host = [&](std::string_view, std::string_view path,
+                                           std::optional<json::value>) {
+    ++asked[std::string(path)];
+    const std::map<std::string, std::string> answers{
+        {"/1.0", recorded::kServer},
+        {"/1.0/projects/" + s.project, recorded::kSeedProject},
+        {"/1.0/profiles/default", profile_text},
+        {"/1.0/networks/errandtest0", recorded::kManagedBridge}};
+    const auto found = answers.find(std::string(path));
+    if (found == answers.end())
+      return sdk::Result<json::value>(sdk::make_error("not found", sdk::Error::Kind::not_found));
+    return sdk::Result<json::value>(json::parse(found->second));
+  };
+  const auto d = gather_host_documents(s, recorded_host);
+  ::close(fd);
+  CHECK(asked["/1.0/profiles/default"] == 1);
+  CHECK(asked["/1.0/networks/errandtest0"] == 1);
+  REQUIRE(d.networks.size() == 1);
+  CHECK(d.networks.front().first == "errandtest0");
 }
 
 TEST_CASE("under egress open, a nic on a managed bridge gets an address of errand's; another not") {
