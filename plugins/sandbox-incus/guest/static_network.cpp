@@ -9,8 +9,9 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <charconv>
 #include <cstring>
+
+#include "common/ipv4/ipv4_text.hpp"
 
 namespace errand::incus::guest {
 
@@ -93,9 +94,10 @@ sdk::Result<void> write_resolv_conf(const std::string& text) {
 }  // namespace
 
 std::optional<in_addr> parse_ipv4(std::string_view text) {
+  const auto address = ipv4::parse_address(text);
+  if (!address) return std::nullopt;
   in_addr out{};
-  const std::string copy(text);
-  if (::inet_pton(AF_INET, copy.c_str(), &out) != 1) return std::nullopt;
+  out.s_addr = htonl(*address);
   return out;
 }
 
@@ -109,16 +111,10 @@ sdk::Result<InterfaceAddress> parse_interface_address(std::string_view text) {
   if (out.interface.empty() || out.interface.size() >= IFNAMSIZ ||
       out.interface.find('/') != std::string::npos)
     return sdk::make_error("'" + out.interface + "' is not an interface name");
-  const auto address = parse_ipv4(text.substr(equals + 1, slash - equals - 1));
-  if (!address)
-    return sdk::make_error("'" + std::string(text.substr(equals + 1, slash - equals - 1)) +
-                           "' is not an IPv4 address");
-  out.address = *address;
-  const auto digits = text.substr(slash + 1);
-  const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), out.prefix);
-  if (digits.empty() || ec != std::errc{} || end != digits.data() + digits.size() ||
-      out.prefix < 1 || out.prefix > 32)
-    return sdk::make_error("'" + std::string(digits) + "' is not a prefix length from 1 to 32");
+  const auto cidr = ipv4::parse_cidr(text.substr(equals + 1));
+  if (!cidr) return cidr.error();
+  out.address.s_addr = htonl(cidr->address);
+  out.prefix = cidr->prefix;
   return out;
 }
 

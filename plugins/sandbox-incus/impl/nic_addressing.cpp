@@ -1,9 +1,6 @@
 #include "plugins/sandbox-incus/impl/nic_addressing.hpp"
 
-#include <arpa/inet.h>
-
-#include <charconv>
-
+#include "common/ipv4/ipv4_text.hpp"
 #include "plugins/sandbox-incus/impl/host_documents.hpp"
 
 namespace errand::incus {
@@ -15,34 +12,16 @@ namespace {
 // The widest subnet that leaves a host address beside the bridge: a /30 has two.
 constexpr int kNarrowestPrefix = 30;
 
-std::optional<std::uint32_t> parse_ipv4(std::string_view text) {
-  in_addr a{};
-  const std::string copy(text);
-  if (::inet_pton(AF_INET, copy.c_str(), &a) != 1) return std::nullopt;
-  return ntohl(a.s_addr);
-}
-
 }  // namespace
 
 std::optional<Ipv4Subnet> parse_bridge_subnet(std::string_view cidr) {
-  const auto slash = cidr.find('/');
-  if (slash == std::string_view::npos) return std::nullopt;
-  const auto gateway = parse_ipv4(cidr.substr(0, slash));
-  const auto digits = cidr.substr(slash + 1);
-  int prefix = -1;
-  const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), prefix);
-  if (!gateway || digits.empty() || ec != std::errc{} || end != digits.data() + digits.size() ||
-      prefix < 1 || prefix > kNarrowestPrefix)
-    return std::nullopt;
-  return Ipv4Subnet{*gateway, prefix};
+  const auto parsed = ipv4::parse_cidr(cidr, kNarrowestPrefix);
+  if (!parsed) return std::nullopt;
+  return Ipv4Subnet{parsed->address, parsed->prefix};
 }
 
 std::string ipv4_text(std::uint32_t address) {
-  in_addr a{};
-  a.s_addr = htonl(address);
-  char text[INET_ADDRSTRLEN] = {};
-  ::inet_ntop(AF_INET, &a, text, sizeof text);
-  return text;
+  return ipv4::address_text(address);
 }
 
 std::optional<AddressedNic> addressed_nic(const std::string& device,
@@ -70,7 +49,7 @@ std::set<std::uint32_t> leased_addresses(const json::value& leases) {
   std::set<std::uint32_t> out;
   if (!leases.is_array()) return out;
   for (const auto& lease : leases.as_array())
-    if (const auto a = parse_ipv4(text_at(lease, "address"))) out.insert(*a);
+    if (const auto a = ipv4::parse_address(text_at(lease, "address"))) out.insert(*a);
   return out;
 }
 
