@@ -5,9 +5,9 @@
 #include <boost/asio/use_awaitable.hpp>
 #include <stdexcept>
 
+#include "plugins/broker/admission/grant_store.hpp"
 #include "plugins/broker/broker_session.hpp"
-#include "plugins/broker/grant_store.hpp"
-#include "plugins/broker/usage_refresh.hpp"
+#include "plugins/broker/provider/usage_refresh.hpp"
 
 namespace errand::broker {
 namespace asio = boost::asio;

@@ -1,7 +1,7 @@
 #include "plugins/broker/broker_core.hpp"
 
 #include "common/tls_client.hpp"
-#include "plugins/broker/lookup_pool.hpp"
+#include "plugins/broker/relay/lookup_pool.hpp"
 
 #include <spdlog/sinks/null_sink.h>
 

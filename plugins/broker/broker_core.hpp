@@ -21,10 +21,10 @@
 #include <string>
 #include <unordered_map>
 
-#include "plugins/broker/host_addresses.hpp"
-#include "plugins/broker/provider_pacer.hpp"
-#include "plugins/broker/provider_pool.hpp"
-#include "plugins/broker/resolver.hpp"
+#include "plugins/broker/admission/host_addresses.hpp"
+#include "plugins/broker/provider/provider_pacer.hpp"
+#include "plugins/broker/provider/provider_pool.hpp"
+#include "plugins/broker/relay/resolver.hpp"
 #include "plugins/broker/settings.hpp"
 
 namespace errand::broker {

@@ -9,8 +9,8 @@
 #include <boost/asio/detached.hpp>
 #include <boost/asio/post.hpp>
 
-#include "plugins/broker/connection.hpp"
-#include "plugins/broker/credentials.hpp"
+#include "plugins/broker/admission/credentials.hpp"
+#include "plugins/broker/relay/connection.hpp"
 
 namespace errand::broker {
 namespace asio = boost::asio;

@@ -18,9 +18,9 @@
 #include <set>
 #include <string>
 
+#include "plugins/broker/admission/grant_store.hpp"
+#include "plugins/broker/admission/refusal_limits.hpp"
 #include "plugins/broker/broker_core.hpp"
-#include "plugins/broker/grant_store.hpp"
-#include "plugins/broker/refusal_limits.hpp"
 
 namespace errand::broker {
 

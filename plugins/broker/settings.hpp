@@ -16,8 +16,8 @@
 #include <vector>
 
 #include "common/address_ranges.hpp"
-#include "plugins/broker/capabilities.hpp"
-#include "plugins/broker/host_names.hpp"
+#include "plugins/broker/admission/capabilities.hpp"
+#include "plugins/broker/admission/host_names.hpp"
 
 namespace errand::broker {
 

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "plugins/broker/key_scrubber.hpp"
+#include "plugins/broker/provider/key_scrubber.hpp"
 #include "tests/bench/broker/bench_clients.hpp"
 #include "tests/bench/broker/provider_latency.hpp"
 #include "tests/bench/broker/relay_peer.hpp"

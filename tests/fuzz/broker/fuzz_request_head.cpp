@@ -8,9 +8,9 @@
 #include <string_view>
 #include <variant>
 
-#include "plugins/broker/host_names.hpp"
-#include "plugins/broker/path_rules.hpp"
-#include "plugins/broker/request_head.hpp"
+#include "plugins/broker/admission/host_names.hpp"
+#include "plugins/broker/admission/path_rules.hpp"
+#include "plugins/broker/relay/request_head.hpp"
 
 namespace {
 

@@ -1,7 +1,7 @@
 #include <catch2/catch_test_macros.hpp>
 #include <catch2/generators/catch_generators.hpp>
 
-#include "plugins/broker/address_judge.hpp"
+#include "plugins/broker/admission/address_judge.hpp"
 
 using errand::broker::judge_address;
 

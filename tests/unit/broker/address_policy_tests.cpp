@@ -10,8 +10,8 @@
 #include <stdexcept>
 #include <thread>
 
-#include "plugins/broker/address_judge.hpp"
-#include "plugins/broker/address_policy.hpp"
+#include "plugins/broker/admission/address_judge.hpp"
+#include "plugins/broker/admission/address_policy.hpp"
 
 using namespace errand::broker;
 namespace ip = boost::asio::ip;

@@ -4,7 +4,7 @@
 
 #include <boost/json/parse.hpp>
 
-#include "plugins/broker/capabilities.hpp"
+#include "plugins/broker/admission/capabilities.hpp"
 
 using namespace errand::broker;
 

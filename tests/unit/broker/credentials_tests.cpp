@@ -4,7 +4,7 @@
 #include <regex>
 #include <set>
 
-#include "plugins/broker/credentials.hpp"
+#include "plugins/broker/admission/credentials.hpp"
 
 using namespace errand::broker;
 

@@ -5,9 +5,9 @@
 
 #include <boost/beast/http/message.hpp>
 
-#include "plugins/broker/answer_stream.hpp"
-#include "plugins/broker/delegate_call.hpp"
-#include "plugins/broker/delegate_request.hpp"
+#include "plugins/broker/delegate/delegate_call.hpp"
+#include "plugins/broker/delegate/delegate_request.hpp"
+#include "plugins/broker/provider/answer_stream.hpp"
 
 using namespace errand::broker;
 namespace http = boost::beast::http;

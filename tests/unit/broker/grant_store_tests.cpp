@@ -5,7 +5,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "plugins/broker/grant_store.hpp"
+#include "plugins/broker/admission/grant_store.hpp"
 #include "tests/unit/broker/support/broker_harness.hpp"
 
 using namespace errand::broker;

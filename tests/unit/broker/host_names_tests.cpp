@@ -1,6 +1,6 @@
 #include <catch2/catch_test_macros.hpp>
 
-#include "plugins/broker/host_names.hpp"
+#include "plugins/broker/admission/host_names.hpp"
 
 using namespace errand::broker;
 

@@ -2,7 +2,7 @@
 
 #include <random>
 
-#include "plugins/broker/key_scrubber.hpp"
+#include "plugins/broker/provider/key_scrubber.hpp"
 
 using errand::broker::scrub_whole;
 using errand::broker::StreamingScrubber;

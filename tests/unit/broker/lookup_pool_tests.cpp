@@ -9,7 +9,7 @@
 #include <memory>
 #include <thread>
 
-#include "plugins/broker/lookup_pool.hpp"
+#include "plugins/broker/relay/lookup_pool.hpp"
 #include "tests/unit/broker/support/fixed_resolver.hpp"
 #include "tests/unit/broker/support/stalling_lookup.hpp"
 

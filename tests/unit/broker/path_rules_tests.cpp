@@ -1,7 +1,7 @@
 #include <catch2/catch_test_macros.hpp>
 #include <catch2/generators/catch_generators.hpp>
 
-#include "plugins/broker/path_rules.hpp"
+#include "plugins/broker/admission/path_rules.hpp"
 
 using namespace errand::broker;
 

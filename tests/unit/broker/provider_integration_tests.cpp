@@ -7,7 +7,7 @@
 #include <future>
 #include <thread>
 
-#include "plugins/broker/lookup_pool.hpp"
+#include "plugins/broker/relay/lookup_pool.hpp"
 
 #include "tests/fakes/upstream/fake_upstream.hpp"
 #include "tests/fakes/upstream/test_ca.hpp"

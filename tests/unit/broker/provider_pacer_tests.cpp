@@ -7,7 +7,7 @@
 #include <boost/asio/use_future.hpp>
 #include <thread>
 
-#include "plugins/broker/provider_pacer.hpp"
+#include "plugins/broker/provider/provider_pacer.hpp"
 
 using namespace errand::broker;
 using namespace std::chrono;

@@ -10,8 +10,8 @@
 #include <boost/asio/ip/tcp.hpp>
 #include <thread>
 
-#include "plugins/broker/address_judge.hpp"
-#include "plugins/broker/host_addresses.hpp"
+#include "plugins/broker/admission/address_judge.hpp"
+#include "plugins/broker/admission/host_addresses.hpp"
 #include "tests/fakes/upstream/fake_upstream.hpp"
 #include "tests/fakes/upstream/raw_tcp_server.hpp"
 #include "tests/fakes/upstream/test_ca.hpp"

@@ -5,7 +5,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "plugins/broker/request_head.hpp"
+#include "plugins/broker/relay/request_head.hpp"
 #include "tests/support/test_paths.hpp"
 
 using namespace errand::broker;

@@ -1,4 +1,4 @@
-#include "plugins/broker/usage_headers.hpp"
+#include "plugins/broker/provider/usage_headers.hpp"
 
 #include <catch2/catch_test_macros.hpp>
 

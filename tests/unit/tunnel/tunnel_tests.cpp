@@ -13,7 +13,7 @@
 #include <optional>
 #include <thread>
 
-#include "plugins/broker/tunnel.hpp"
+#include "plugins/broker/relay/tunnel.hpp"
 #include "tests/unit/tunnel/pipe_openers.hpp"
 #include "tests/unit/tunnel/stream_checks.hpp"
 

@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "plugins/broker/resolver.hpp"
+#include "plugins/broker/relay/resolver.hpp"
 
 namespace errand::broker::testing {
 

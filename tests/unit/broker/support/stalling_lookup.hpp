@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "plugins/broker/lookup_pool.hpp"
+#include "plugins/broker/relay/lookup_pool.hpp"
 
 namespace errand::broker::testing {
 
