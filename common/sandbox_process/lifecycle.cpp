@@ -15,11 +15,12 @@ namespace errand::sandbox_process {
 using asio::use_awaitable;
 
 Lifecycle::Lifecycle(asio::strand<asio::any_io_executor> strand,
-                     std::shared_ptr<spdlog::logger> log, std::string who,
+                     std::shared_ptr<spdlog::logger> log, std::string who, ProcessView view,
                      std::optional<common::DiskWatch> disk, std::chrono::milliseconds grace)
     : strand_(std::move(strand)),
       log_(std::move(log)),
       who_(std::move(who)),
+      view_(view),
       disk_(std::move(disk)),
       grace_(grace),
       changed_(strand_, asio::steady_timer::time_point::max()),

@@ -32,12 +32,21 @@ namespace errand::sandbox_process {
 
 namespace asio = boost::asio;
 
+// What the session reads through sdk::SandboxProcess: a host pid and the agent's stdio. The
+// descriptors stay the backend's, open as long as the lifecycle lives.
+struct ProcessView {
+  int pid = -1;
+  int stdin_fd = -1;
+  int stdout_fd = -1;
+  int stderr_fd = -1;
+};
+
 class Lifecycle : public std::enable_shared_from_this<Lifecycle> {
  public:
   // who names the sandbox in log lines ("session 42", "session container errand-42"); every
   // member runs on strand.
   Lifecycle(asio::strand<asio::any_io_executor> strand, std::shared_ptr<spdlog::logger> log,
-            std::string who, std::optional<common::DiskWatch> disk,
+            std::string who, ProcessView view, std::optional<common::DiskWatch> disk,
             std::chrono::milliseconds grace);
   virtual ~Lifecycle();
   Lifecycle(const Lifecycle&) = delete;
@@ -55,11 +64,7 @@ class Lifecycle : public std::enable_shared_from_this<Lifecycle> {
   // True once the sandbox has ended and been cleaned up; safe from any thread.
   bool ended() const noexcept { return ended_.load(); }
 
-  // What the session reads through sdk::SandboxProcess; the descriptors stay the backend's.
-  virtual int pid() const noexcept = 0;
-  virtual int stdin_fd() const noexcept = 0;
-  virtual int stdout_fd() const noexcept = 0;
-  virtual int stderr_fd() const noexcept = 0;
+  const ProcessView& view() const noexcept { return view_; }
   // The owner dropped a sandbox that may still run: nothing may outlive its owner
   // unsupervised, so it is ended without waiting. Called from a destructor, on any thread.
   virtual void abandon() noexcept = 0;
@@ -110,6 +115,7 @@ class Lifecycle : public std::enable_shared_from_this<Lifecycle> {
   asio::strand<asio::any_io_executor> strand_;
   std::shared_ptr<spdlog::logger> log_;
   std::string who_;
+  ProcessView view_;
   std::optional<common::DiskWatch> disk_;
   std::chrono::milliseconds grace_;
   asio::steady_timer changed_;

@@ -15,10 +15,10 @@ class ProcessHandle final : public sdk::SandboxProcess {
  public:
   explicit ProcessHandle(std::shared_ptr<Lifecycle> lifecycle) : lifecycle_(std::move(lifecycle)) {}
   ~ProcessHandle() override;
-  int pid() const noexcept override { return lifecycle_->pid(); }
-  int stdin_fd() const noexcept override { return lifecycle_->stdin_fd(); }
-  int stdout_fd() const noexcept override { return lifecycle_->stdout_fd(); }
-  int stderr_fd() const noexcept override { return lifecycle_->stderr_fd(); }
+  int pid() const noexcept override { return lifecycle_->view().pid; }
+  int stdin_fd() const noexcept override { return lifecycle_->view().stdin_fd; }
+  int stdout_fd() const noexcept override { return lifecycle_->view().stdout_fd; }
+  int stderr_fd() const noexcept override { return lifecycle_->view().stderr_fd; }
   boost::asio::awaitable<sdk::ExitInfo> wait() override;
   boost::asio::awaitable<sdk::ExitInfo> stop(std::chrono::milliseconds grace) override;
 

@@ -39,6 +39,8 @@ ProcessState::ProcessState(asio::any_io_executor executor, std::shared_ptr<asio:
                            std::shared_ptr<spdlog::logger> log, ProcessSetup setup,
                            std::optional<common::DiskWatch> disk)
     : Lifecycle(asio::make_strand(executor), std::move(log), "session " + setup.session_id,
+                {setup.handles.pid, setup.handles.stdin_fd, setup.handles.stdout_fd,
+                 setup.handles.stderr_fd},
                 std::move(disk), setup.grace),
       pool_(std::move(pool)),
       setup_(std::move(setup)),

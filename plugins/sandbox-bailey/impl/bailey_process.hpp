@@ -40,10 +40,6 @@ class ProcessState final : public sandbox_process::Lifecycle {
   asio::awaitable<sdk::Result<void>> started(std::chrono::milliseconds timeout);
   const ProcessSetup& setup() const { return setup_; }
 
-  int pid() const noexcept override { return setup_.handles.pid; }
-  int stdin_fd() const noexcept override { return setup_.handles.stdin_fd; }
-  int stdout_fd() const noexcept override { return setup_.handles.stdout_fd; }
-  int stderr_fd() const noexcept override { return setup_.handles.stderr_fd; }
   // Kills without waiting; cleanup still happens when the launcher is gone.
   void abandon() noexcept override;
 

@@ -75,12 +75,12 @@ InstanceState::InstanceState(asio::strand<asio::any_io_executor> strand,
                              std::shared_ptr<spdlog::logger> log, std::string name,
                              std::unique_ptr<ExecSession> exec, int pid,
                              std::optional<common::DiskWatch> disk, std::chrono::milliseconds grace)
-    : Lifecycle(std::move(strand), std::move(log), "session instance " + name, std::move(disk),
+    : Lifecycle(std::move(strand), std::move(log), "session instance " + name,
+                {pid, exec->stdin_fd(), exec->stdout_fd(), exec->stderr_fd()}, std::move(disk),
                 grace),
       client_(std::move(client)),
       name_(std::move(name)),
-      exec_(std::move(exec)),
-      pid_(pid) {}
+      exec_(std::move(exec)) {}
 
 asio::awaitable<sdk::ExitInfo> InstanceState::await_exit() {
   const sdk::Result<int> code = co_await exec_->wait();

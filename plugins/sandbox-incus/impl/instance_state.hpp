@@ -30,18 +30,14 @@ sdk::ExitInfo exit_from_return(int code);
 
 class InstanceState final : public sandbox_process::Lifecycle {
  public:
-  // client runs on strand, which every member of this object uses too.
+  // client runs on strand, which every member of this object uses too. pid is the instance's
+  // init on the host: the exec'd process has no host pid Incus reports.
   InstanceState(asio::strand<asio::any_io_executor> strand, std::shared_ptr<IncusClient> client,
                 std::shared_ptr<spdlog::logger> log, std::string name,
                 std::unique_ptr<ExecSession> exec, int pid, std::optional<common::DiskWatch> disk,
                 std::chrono::milliseconds grace);
 
   const std::string& name() const { return name_; }
-  // The instance's init on the host (the exec'd process has no host pid Incus reports).
-  int pid() const noexcept override { return pid_; }
-  int stdin_fd() const noexcept override { return exec_->stdin_fd(); }
-  int stdout_fd() const noexcept override { return exec_->stdout_fd(); }
-  int stderr_fd() const noexcept override { return exec_->stderr_fd(); }
   // Removes the instance without waiting.
   void abandon() noexcept override;
 
@@ -59,7 +55,6 @@ class InstanceState final : public sandbox_process::Lifecycle {
   std::shared_ptr<IncusClient> client_;
   std::string name_;
   std::unique_ptr<ExecSession> exec_;
-  int pid_;
 };
 
 }  // namespace errand::incus

@@ -59,6 +59,7 @@ ContainerState::ContainerState(asio::any_io_executor executor,
                                std::optional<common::DiskWatch> disk,
                                std::chrono::milliseconds grace)
     : Lifecycle(asio::make_strand(executor), std::move(log), "session container " + name,
+                {running.pid, running.stdin_fd, running.stdout_fd, running.stderr_fd},
                 std::move(disk), grace),
       pool_(std::move(pool)),
       env_(std::move(env)),

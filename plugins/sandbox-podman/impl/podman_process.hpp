@@ -36,10 +36,6 @@ class ContainerState final : public sandbox_process::Lifecycle {
   ~ContainerState() override;
 
   const std::string& name() const { return name_; }
-  int pid() const noexcept override { return running_.pid; }
-  int stdin_fd() const noexcept override { return running_.stdin_fd; }
-  int stdout_fd() const noexcept override { return running_.stdout_fd; }
-  int stderr_fd() const noexcept override { return running_.stderr_fd; }
   // Removes the container on the pool without waiting.
   void abandon() noexcept override;
 

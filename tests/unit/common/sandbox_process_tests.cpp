@@ -36,7 +36,8 @@ enum class StopSteps { end_the_sandbox, give_up };
 class ScriptedSandbox final : public sp::Lifecycle {
  public:
   ScriptedSandbox(asio::io_context& io, StopSteps steps)
-      : Lifecycle(asio::make_strand(io), nullptr, "scripted sandbox", std::nullopt, 1000ms),
+      : Lifecycle(asio::make_strand(io), nullptr, "scripted sandbox", {4242, 10, 11, 12},
+                  std::nullopt, 1000ms),
         steps_(steps),
         exit_timer_(strand(), asio::steady_timer::time_point::max()) {}
 
@@ -48,10 +49,6 @@ class ScriptedSandbox final : public sp::Lifecycle {
     });
   }
 
-  int pid() const noexcept override { return 4242; }
-  int stdin_fd() const noexcept override { return 10; }
-  int stdout_fd() const noexcept override { return 11; }
-  int stderr_fd() const noexcept override { return 12; }
   void abandon() noexcept override { ++abandoned; }
 
   std::vector<std::string> asked;
