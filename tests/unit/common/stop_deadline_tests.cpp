@@ -34,6 +34,9 @@ Waited wait_with(std::chrono::milliseconds limit,
   asio::steady_timer changed(strand, asio::steady_timer::time_point::max());
   asio::steady_timer changer(strand);
   bool ended = false;
+  // Taken before the change is armed: the change's own clock starts there, so a wait that
+  // ended with it cannot measure shorter than change_after.
+  const auto started = std::chrono::steady_clock::now();
   if (change_after) {
     changer.expires_after(*change_after);
     changer.async_wait([&](boost::system::error_code ec) {
@@ -42,7 +45,6 @@ Waited wait_with(std::chrono::milliseconds limit,
       changed.cancel();
     });
   }
-  const auto started = std::chrono::steady_clock::now();
   auto result = asio::co_spawn(strand, wait_done_within(changed, limit, [&] { return ended; }),
                                asio::use_future);
   while (result.wait_for(0ms) != std::future_status::ready) io.run_one();
