@@ -4,7 +4,6 @@
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
-#include <boost/asio/use_awaitable.hpp>
 #include <boost/beast/http/verb.hpp>
 #include <boost/json/object.hpp>
 
@@ -13,7 +12,6 @@
 
 namespace errand::incus {
 
-using asio::use_awaitable;
 namespace http = boost::beast::http;
 
 namespace {

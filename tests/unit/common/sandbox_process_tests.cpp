@@ -107,6 +107,14 @@ std::future<sdk::ExitInfo> stop_of(asio::io_context& io,
   return asio::co_spawn(io, sandbox->stop(1000ms, cause, std::move(detail)), asio::use_future);
 }
 
+// Ends sandbox with exit and runs io until the lifecycle has told its end.
+sdk::ExitInfo end_and_tell(asio::io_context& io, const std::shared_ptr<ScriptedSandbox>& sandbox,
+                           const sdk::ExitInfo& exit) {
+  sandbox->end_with(exit);
+  auto finished = asio::co_spawn(io, sandbox->finished(), asio::use_future);
+  return run_until(io, finished);
+}
+
 }  // namespace
 
 TEST_CASE("a sandbox's end is described, then cleaned up, and only then told") {
@@ -137,9 +145,7 @@ TEST_CASE("a cleanup that fails is told with the end, saying what remains") {
   sandbox->start();
   sdk::ExitInfo exit;
   exit.exit_code = 0;
-  sandbox->end_with(exit);
-  auto finished = asio::co_spawn(io, sandbox->finished(), asio::use_future);
-  const auto told = run_until(io, finished);
+  const auto told = end_and_tell(io, sandbox, exit);
   CHECK_FALSE(told.cleanup_complete);
   CHECK(told.cleanup_detail == *sandbox->cleanup_failure);
 }
@@ -195,9 +201,7 @@ TEST_CASE("stop steps that give up answer every caller with their exit, the forc
   sdk::ExitInfo late;
   late.signal = SIGKILL;
   late.detail = "the agent was killed by SIGKILL";
-  sandbox->end_with(late);
-  auto finished = asio::co_spawn(io, sandbox->finished(), asio::use_future);
-  const auto told = run_until(io, finished);
+  const auto told = end_and_tell(io, sandbox, late);
   CHECK(told.limit == sdk::LimitCause::pids);
   CHECK(told.detail == "too many processes; the agent was killed by SIGKILL");
   CHECK(told.cleanup_complete);
@@ -210,9 +214,7 @@ TEST_CASE("a stop after the end returns that end and runs no stop step") {
   sdk::ExitInfo exit;
   exit.exit_code = 0;
   exit.detail = "the agent exited with 0";
-  sandbox->end_with(exit);
-  auto finished = asio::co_spawn(io, sandbox->finished(), asio::use_future);
-  run_until(io, finished);
+  end_and_tell(io, sandbox, exit);
   auto stopped = stop_of(io, sandbox, sdk::LimitCause::disk, "too late");
   const auto told = run_until(io, stopped);
   CHECK(sandbox->stop_steps_run == 0);
@@ -237,9 +239,7 @@ TEST_CASE("a dropped handle ends a running sandbox, and leaves an ended one alon
   ended->start();
   sdk::ExitInfo exit;
   exit.exit_code = 0;
-  ended->end_with(exit);
-  auto finished = asio::co_spawn(io, ended->finished(), asio::use_future);
-  run_until(io, finished);
+  end_and_tell(io, ended, exit);
   { sp::ProcessHandle handle(ended); }
   CHECK(ended->abandoned == 0);
   running->end_with(exit);
@@ -261,9 +261,7 @@ TEST_CASE("the registry of running sandboxes counts what still runs, and ends on
   // adopt() started the watch: the end is seen without anyone calling start().
   sdk::ExitInfo exit;
   exit.exit_code = 0;
-  first->end_with(exit);
-  auto finished = asio::co_spawn(io, first->finished(), asio::use_future);
-  run_until(io, finished);
+  end_and_tell(io, first, exit);
   CHECK_FALSE(active.is_live("s1"));
   CHECK(active.live_ids() == std::set<std::string>{"s2"});
 

@@ -34,6 +34,17 @@ IncusRequester unreachable(int& calls) {
   };
 }
 
+// A unix socket bound at path, where the probe looks for incusd's; the caller closes it.
+int bound_socket(const std::filesystem::path& path) {
+  const int fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
+  REQUIRE(fd >= 0);
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  std::snprintf(addr.sun_path, sizeof addr.sun_path, "%s", path.c_str());
+  REQUIRE(::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
+  return fd;
+}
+
 json::object warning_of_type(const char* type, const char* message) {
   auto w = json::parse(recorded::kWarnings).as_array().at(1).as_object();
   w["type"] = type;
@@ -62,12 +73,7 @@ TEST_CASE("a socket the account may not use is refused with the incus-admin comm
   errand::test::TempDir dir;
   auto s = seed_settings();
   s.socket = dir.path() / "incus.socket";
-  const int fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
-  REQUIRE(fd >= 0);
-  sockaddr_un addr{};
-  addr.sun_family = AF_UNIX;
-  std::snprintf(addr.sun_path, sizeof addr.sun_path, "%s", s.socket.c_str());
-  REQUIRE(::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
+  const int fd = bound_socket(s.socket);
   REQUIRE(::chmod(s.socket.c_str(), 0) == 0);
   int calls = 0;
   const auto d = gather_host_documents(s, unreachable(calls));
@@ -216,12 +222,7 @@ TEST_CASE("two nics on one bridge ask incusd to describe the bridge once") {
   errand::test::TempDir dir;
   auto s = seed_settings();
   s.socket = dir.path() / "incus.socket";
-  const int fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
-  REQUIRE(fd >= 0);
-  sockaddr_un addr{};
-  addr.sun_family = AF_UNIX;
-  std::snprintf(addr.sun_path, sizeof addr.sun_path, "%s", s.socket.c_str());
-  REQUIRE(::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
+  const int fd = bound_socket(s.socket);
   auto profile = json::parse(recorded::kSeedProfile);
   auto& devices = profile.as_object()["devices"].as_object();
   devices["eth0"] = json::object{{"network", "errandtest0"}, {"type", "nic"}};
