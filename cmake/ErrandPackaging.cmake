@@ -3,8 +3,9 @@
 #               (the command, the plugins and launchers in /usr/lib/errand, the web interface),
 #               the data directory (ErrandData.cmake), the man page, both init systems' service
 #               files and the package documentation;
-#   errand-dev  the `dev` component: the SDK headers, the static errand_sdk library and the
-#               errand-sdk CMake package (sdk/CMakeLists.txt), for building a plugin.
+#   errand-dev  the `dev` component: the SDK headers, the static errand_sdk library, the sandbox
+#               kit's libraries and headers (common/CMakeLists.txt) and the errand-sdk CMake
+#               package (sdk/CMakeLists.txt), for building a plugin.
 # Included by the top-level CMakeLists.txt after every subdirectory, so all install rules exist.
 
 include("${CMAKE_CURRENT_LIST_DIR}/ErrandData.cmake")
@@ -126,10 +127,11 @@ set(CPACK_DEBIAN_RUNTIME_PACKAGE_CONTROL_EXTRA "${ERRAND_PACKAGING_DIR}/debian/c
 
 set(CPACK_DEBIAN_DEV_PACKAGE_NAME errand-dev)
 set(CPACK_DEBIAN_DEV_PACKAGE_SECTION libdevel)
-# The SDK's CMake package finds Boost.JSON 1.81 exactly, spdlog and fmt (errand-sdkConfig.cmake)
-# and its headers include Boost's; a plugin is loaded only by the same errand version.
+# The SDK's CMake package finds Boost.JSON 1.81 exactly, spdlog, fmt and, for the kit, OpenSSL
+# (errand-sdkConfig.cmake), and its headers include Boost's; a plugin is loaded only by the same
+# errand version.
 set(CPACK_DEBIAN_DEV_PACKAGE_DEPENDS
-    "errand (= ${PROJECT_VERSION}), libboost1.81-dev, libboost-json1.81-dev, libspdlog-dev, libfmt-dev")
+    "errand (= ${PROJECT_VERSION}), libboost1.81-dev, libboost-json1.81-dev, libspdlog-dev, libfmt-dev, libssl-dev")
 set(CPACK_DEBIAN_DEV_DESCRIPTION
     "plugin SDK for errand
 The headers, the static errand_sdk library and the errand-sdk CMake package

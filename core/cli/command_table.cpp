@@ -145,7 +145,7 @@ const std::vector<CliCommand>& table() {
       },
       {
           .name = "setup",
-          .synopsis = "setup <bailey|podman|incus|agents> [--dry-run] [--account NAME] "
+          .synopsis = "setup <bailey|podman|incus|BACKEND|agents> [--dry-run] [--account NAME] "
                       "[--config PATH] [--golden]",
           .summary = "prepare this host for errand with a sandbox backend (as root)",
           .description =
@@ -155,8 +155,11 @@ const std::vector<CliCommand>& table() {
               "and says so. A step that fails stops the run, naming the step, the reason and what "
               "to do; running setup again continues from there. Long steps (package installs, "
               "image builds) print a progress line while they run; their output goes to "
-              "/var/log/errand/setup.log.\n\nbailey, which every backend starts with: the "
-              "account (a system account with its own group, no login shell, stateDir as its "
+              "/var/log/errand/setup.log.\n\nThe backend is any sandbox plugin errand finds (as "
+              "errand run finds them); its own steps come from the setup program its plugin "
+              "ships, after the core's.\n\nThe core's steps, which every backend starts with "
+              "(and all that bailey needs): the account (a system account with its own group, no "
+              "login shell, stateDir as its "
               "home); the configuration, written from the shipped example when there is none "
               "(never overwritten; mode 0640, root and the account's group); projectRoot and "
               "stateDir (0700), owned by the account; the bundled agents (claude-agent-acp and "

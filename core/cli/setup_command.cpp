@@ -16,8 +16,6 @@ int setup_command(const std::vector<std::string>& args) {
     const auto& arg = args[i];
     if (arg == "--dry-run") {
       options.dry_run = true;
-    } else if (arg == "--golden") {
-      options.golden = true;
     } else if (arg == "--account" || arg == "--config") {
       if (i + 1 == args.size() || args[i + 1].empty()) return refuse(arg + " needs a value");
       const auto& value = args[++i];
@@ -27,6 +25,9 @@ int setup_command(const std::vector<std::string>& args) {
         if (value.front() != '/') return refuse("--config needs an absolute path");
         options.host.config = value;
       }
+    } else if (arg.starts_with("--") && arg.size() > 2) {
+      // The backend's own (--golden is incus's): its plugin's setup program says which it takes.
+      options.backend_options.push_back(arg);
     } else if (!arg.empty() && arg.front() == '-') {
       return refuse("unknown option \"" + arg + "\"");
     } else if (options.backend.empty()) {
@@ -36,7 +37,9 @@ int setup_command(const std::vector<std::string>& args) {
     }
   }
   if (options.backend.empty())
-    return refuse("name the backend: bailey, podman or incus (or agents alone)");
+    return refuse(
+        "name the backend: bailey, podman or incus (errand's own), another sandbox plugin's name "
+        "(errand plugins list), or agents alone");
   return setup::run_setup(options, std::cout, std::cerr);
 }
 

@@ -16,8 +16,8 @@
 #include <thread>
 #include <vector>
 
+#include "common/setup_steps/program_run.hpp"
 #include "core/setup/errand_cgroup.hpp"
-#include "core/setup/program_run.hpp"
 
 namespace errand::setup {
 

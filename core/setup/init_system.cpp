@@ -34,6 +34,15 @@ InitSystem detect_init(const HostPaths& host) {
   return InitSystem::none;
 }
 
+std::string_view init_word(InitSystem init) {
+  switch (init) {
+    case InitSystem::systemd: return "systemd";
+    case InitSystem::openrc: return "openrc";
+    case InitSystem::none: break;
+  }
+  return "none";
+}
+
 std::string init_name(InitSystem init) {
   switch (init) {
     case InitSystem::systemd: return "systemd";

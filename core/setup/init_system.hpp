@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "core/setup/host_paths.hpp"
 
@@ -14,6 +15,8 @@ enum class InitSystem { systemd, openrc, none };
 
 InitSystem detect_init(const HostPaths& host);
 std::string init_name(InitSystem init);
+// "systemd", "openrc" or "none": how a backend's setup program is told (backend_hook.hpp).
+std::string_view init_word(InitSystem init);
 
 // The installed systemd unit (the administrator's copy in /etc first), or nothing.
 std::optional<std::filesystem::path> installed_systemd_unit(const HostPaths& host);

@@ -2,10 +2,10 @@
 
 #include <boost/json/value.hpp>
 
+#include "common/setup_steps/step_report.hpp"
 #include "core/config/jsonc.hpp"
 #include "core/config/read_text_file.hpp"
 #include "core/sandbox/sandbox_choice.hpp"
-#include "core/setup/step_report.hpp"
 
 namespace errand::setup {
 

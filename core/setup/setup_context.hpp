@@ -7,11 +7,11 @@
 #include <optional>
 #include <string>
 
-#include "core/setup/account.hpp"
-#include "core/setup/data_dir.hpp"
+#include "common/setup_steps/account.hpp"
+#include "common/setup_steps/data_dir.hpp"
+#include "common/setup_steps/step_report.hpp"
 #include "core/setup/host_paths.hpp"
 #include "core/setup/setup_config.hpp"
-#include "core/setup/step_report.hpp"
 
 namespace errand::setup {
 

@@ -2,9 +2,12 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+#include <optional>
 #include <ostream>
 #include <system_error>
 
+#include "core/setup/backend_hook_run.hpp"
 #include "core/setup/steps.hpp"
 
 namespace errand::setup {
@@ -35,7 +38,8 @@ class DryRunLog {
   fs::path path_;
 };
 
-void bailey_steps(SetupContext& context) {
+// What every backend needs, before its own steps.
+void core_steps(SetupContext& context) {
   step_log_dir(context);
   step_account(context);
   step_config_file(context);
@@ -45,20 +49,67 @@ void bailey_steps(SetupContext& context) {
   step_service(context);
 }
 
+// Whose option flag is, among the backends other than chosen, said in a refusal; nothing when no
+// backend takes it.
+std::optional<std::string> option_of_another(const SetupBackends& backends,
+                                             const SetupBackend& chosen, const std::string& flag,
+                                             const std::vector<BackendOption>& chosen_options) {
+  for (const auto& other : backends.all()) {
+    if (other.name == chosen.name) continue;
+    const auto theirs = backend_options(other);
+    if (!theirs) continue;
+    for (const auto& option : *theirs) {
+      if (option.flag != flag) continue;
+      std::string taken;
+      for (const auto& own : chosen_options) taken += (taken.empty() ? "" : ", ") + own.flag;
+      return flag + " " + option.what + ", which only the " + other.name + " backend has (" +
+             chosen.name + "'s setup takes " +
+             (taken.empty() ? std::string("no option of its own") : taken) + ")";
+    }
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 int run_setup(const SetupOptions& options, std::ostream& out, std::ostream& err) {
-  const bool podman = options.backend == "podman";
-  const bool incus = options.backend == "incus";
   const bool agents_only = options.backend == "agents";
-  if (options.backend != "bailey" && !podman && !incus && !agents_only) {
-    err << "errand setup: unknown backend \"" << options.backend
-        << "\" (expected bailey, podman or incus, or agents for the bundled agents alone)\n";
-    return 2;
-  }
-  if (options.golden && !incus) {
-    err << "errand setup: --golden makes a golden instance, which only the incus backend has ("
-        << options.backend << " starts every session from its image)\n";
+  std::optional<SetupBackend> backend;
+  if (!agents_only) {
+    const auto dirs = setup_plugin_dirs(options.host.config);
+    const auto backends = SetupBackends::scan(dirs);
+    const auto* found = backends.find(options.backend);
+    if (found == nullptr) {
+      err << "errand setup: unknown backend \"" << options.backend << "\" ";
+      if (backends.all().empty()) {
+        std::string searched;
+        for (std::size_t i = 0; i < dirs.size(); ++i)
+          searched += (i == 0 ? "" : i + 1 == dirs.size() ? " or " : ", ") + dirs[i].string();
+        err << "(no sandbox plugin is in " << searched
+            << "; ERRAND_PLUGIN_PATH or plugins.path names where they are; agents installs "
+               "the bundled agents alone)\n";
+      } else {
+        err << "(expected " << backends.names() << ", or agents for the bundled agents alone)\n";
+      }
+      return 2;
+    }
+    backend = *found;
+    const auto accepted = backend_options(*backend);
+    if (!accepted) {
+      err << "errand setup: the " << backend->name
+          << " backend cannot say its options: " << accepted.error().message << "\n";
+      return 2;
+    }
+    for (const auto& flag : options.backend_options) {
+      const bool own = std::any_of(accepted->begin(), accepted->end(),
+                                   [&](const BackendOption& o) { return o.flag == flag; });
+      if (own) continue;
+      const auto theirs = option_of_another(backends, *backend, flag, *accepted);
+      err << "errand setup: " << (theirs ? *theirs : "unknown option \"" + flag + "\"") << "\n";
+      return 2;
+    }
+  } else if (!options.backend_options.empty()) {
+    err << "errand setup: unknown option \"" << options.backend_options.front() << "\"\n";
     return 2;
   }
   if (::geteuid() != 0 && agents_only) {
@@ -93,18 +144,9 @@ int run_setup(const SetupOptions& options, std::ostream& out, std::ostream& err)
       return 0;
     }
     load_configuration(context);
-    bailey_steps(context);
-    if (podman) {
-      step_podman_packages(context);
-      step_podman_account(context);
-      step_podman_image(context);
-    }
-    if (incus) {
-      step_incus_packages(context);
-      step_incus_host(context);
-      step_incus_image(context);
-      if (options.golden) step_incus_golden(context);
-    }
+    core_steps(context);
+    run_backend_program(*backend, hook_request(context, HookMode::setup, options.backend_options),
+                        context.data, report);
     report_left_to_fill(context);
   } catch (const StepFailed& failed) {
     out.flush();

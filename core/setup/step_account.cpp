@@ -1,4 +1,4 @@
-#include "core/setup/program_run.hpp"
+#include "common/setup_steps/program_run.hpp"
 #include "core/setup/steps.hpp"
 
 namespace errand::setup {

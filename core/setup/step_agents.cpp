@@ -17,9 +17,9 @@
 #include <sstream>
 #include <system_error>
 
+#include "common/setup_steps/debian_packages.hpp"
+#include "common/setup_steps/program_run.hpp"
 #include "core/agent/bundled_agents.hpp"
-#include "core/setup/debian_packages.hpp"
-#include "core/setup/program_run.hpp"
 #include "core/setup/steps.hpp"
 
 namespace errand::setup {
@@ -266,7 +266,7 @@ void step_agents(SetupContext& context) {
   // npm is run, so it must be there: Debian's when the host has none (a Node.js installed
   // otherwise, with its npm on PATH, is used as it is).
   if (capture_program({"npm", "--version"}).exit_code != 0)
-    ensure_packages(context, {"nodejs", "npm"}, std::nullopt);
+    ensure_packages(context.report, context.log, {"nodejs", "npm"}, std::nullopt);
   const bool replacing = fs::exists(status);
   if (!context.dry_run()) install_agents(context, package, lockfile, hash);
   const std::string what = "the bundled agents " + names + " ";

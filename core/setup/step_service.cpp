@@ -1,7 +1,7 @@
 #include <sstream>
 
+#include "common/setup_steps/program_run.hpp"
 #include "core/setup/init_system.hpp"
-#include "core/setup/program_run.hpp"
 #include "core/setup/steps.hpp"
 
 namespace errand::setup {

@@ -7,7 +7,7 @@
 
 namespace errand::setup {
 
-// bailey's, which every backend needs.
+// The core's, which every backend needs.
 void step_log_dir(SetupContext& context);
 void step_account(SetupContext& context);
 void step_config_file(SetupContext& context);
@@ -19,15 +19,6 @@ void step_service(SetupContext& context);
 // Not a change: names the values of the configuration still left to fill in.
 void report_left_to_fill(SetupContext& context);
 
-// podman's.
-void step_podman_packages(SetupContext& context);
-void step_podman_account(SetupContext& context);
-void step_podman_image(SetupContext& context);
-
-// incus's.
-void step_incus_packages(SetupContext& context);
-void step_incus_host(SetupContext& context);
-void step_incus_image(SetupContext& context);
-void step_incus_golden(SetupContext& context);
+// A backend's own steps are its plugin's (backend_hook_run.hpp).
 
 }  // namespace errand::setup

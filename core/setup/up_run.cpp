@@ -5,10 +5,11 @@
 #include <ostream>
 #include <system_error>
 
+#include "common/setup_steps/program_run.hpp"
+#include "core/setup/backend_hook_run.hpp"
 #include "core/setup/daemon_launch.hpp"
 #include "core/setup/errand_cgroup.hpp"
 #include "core/setup/init_system.hpp"
-#include "core/setup/program_run.hpp"
 #include "core/setup/steps.hpp"
 
 namespace errand::setup {
@@ -40,17 +41,22 @@ void up_cgroup(SetupContext& context, const std::optional<pid_t>& join_pid) {
                          "move process " + std::to_string(*join_pid) + " into " + where);
 }
 
+// What the configured backend brings back after a boot: its plugin's setup program's `up`.
 void up_backend(SetupContext& context) {
-  const auto& backend = context.values.backend;
-  if (backend == "incus") {
-    if (detect_init(context.host) != InitSystem::none) {
-      context.report.already(init_name(detect_init(context.host)) + " starts incusd");
-      return;
-    }
-    step_incus_host(context);
-  } else if (backend == "podman") {
-    step_podman_account(context);
+  const auto& name = context.values.backend;
+  const auto dirs = setup_plugin_dirs(context.host.config);
+  const auto backends = SetupBackends::scan(dirs);
+  const auto* backend = backends.find(name);
+  if (backend == nullptr) {
+    std::string searched;
+    for (const auto& dir : dirs) searched += (searched.empty() ? "" : ", ") + dir.string();
+    throw StepFailed(
+        "finding the " + name + " backend",
+        "sandbox.backend names " + name + ", and no sandbox plugin of that name is in " + searched,
+        "install the plugin, or name an installed one in sandbox.backend");
   }
+  run_backend_program(*backend, hook_request(context, HookMode::up, {}), context.data,
+                      context.report);
 }
 
 void up_service(SetupContext& context) {

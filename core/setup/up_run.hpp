@@ -1,8 +1,9 @@
 #pragma once
 
 // `errand up`: after a boot, brings back what does not survive one (the cgroup subtree on a
-// host without systemd, incusd where no init system starts it, the podman account's runtime
-// directory) and starts the service.
+// host without systemd, and what the configured backend's setup program brings back: incusd
+// where no init system starts it, the podman account's runtime directory) and starts the
+// service.
 
 #include <sys/types.h>
 

@@ -59,3 +59,53 @@ copy_with_change virtual_appended egress_broker.hpp \
   's/^\(  virtual void on_delegate_finished(.*\)$/\1\n  virtual void on_abi_growth() noexcept {}/'
 check_copy virtual_appended refused "in a way older plugins do not notice" "on_abi_growth" \
   "bump ERRAND_ABI_MINOR"
+
+# A member appended to LaunchSpec, which errand makes and hands whole to a backend: growth (a
+# plugin built before reads only the members it knows, none of which moved), so a minor bump.
+copy_with_change launch_spec_grown sandbox_backend.hpp \
+  's|^\(  std::optional<std::filesystem::path> tools_dir;\)$|\1\n  int abi_growth = 0;|'
+check_copy launch_spec_grown refused "in a way older plugins do not notice" "abi_growth" \
+  "bump ERRAND_ABI_MINOR"
+if grep -qF "changed incompatibly" <<<"$("$here/scripts/abi-check" --sdk "$work/launch_spec_grown" \
+  --build "$build" 2>&1)"; then
+  fail "case launch_spec_grown: an appended LaunchSpec member was called incompatible"
+fi
+
+# The same append to EnforcementGap, which a backend makes, in a vector its report returns:
+# errand would step through the vector with the wrong size, so it breaks plugins.
+copy_with_change gap_grown sandbox_backend.hpp \
+  's|^\(  std::string reason;     // why, and what would fix it\)$|\1\n  int abi_growth = 0;|'
+check_copy gap_grown refused "changed incompatibly" "abi_growth" "bump ERRAND_ABI_MAJOR"
+
+# Each append with its minor bump made and baselined, as a change is landed: the LaunchSpec one
+# passes, and the EnforcementGap one is refused for breaking what 5.x plugins were built with.
+# Sets grown to the version it bumped to.
+bump_and_baseline() { # <copy>
+  local header="$work/$1/errand/sdk/plugin_abi.h" major minor
+  major=$(awk '$1 == "#define" && $2 == "ERRAND_ABI_MAJOR" { print $3 }' "$header")
+  minor=$(awk '$1 == "#define" && $2 == "ERRAND_ABI_MINOR" { print $3 }' "$header")
+  sed -i "s/^#define ERRAND_ABI_MINOR $minor\$/#define ERRAND_ABI_MINOR $((minor + 1))/" "$header"
+  rm -rf "$work/baselines-$1"
+  mkdir -p "$work/baselines-$1"
+  cp "$here/tests/abi/sdk-$major.$minor.xml" "$work/baselines-$1/" ||
+    fail "case $1: no baseline for the SDK's own $major.$minor"
+  "$here/scripts/abi-baseline" --sdk "$work/$1" --baselines "$work/baselines-$1" \
+    --build "$build" >/dev/null || fail "case $1: abi-baseline could not write $major.$((minor + 1))"
+  grown="$major.$((minor + 1))"
+}
+bump_and_baseline launch_spec_grown
+output=$("$here/scripts/abi-check" --sdk "$work/launch_spec_grown" \
+  --baselines "$work/baselines-launch_spec_grown" --build "$build" 2>&1) ||
+  fail "case launch_spec_bumped: abi-check refused LaunchSpec's append at $grown: $output"
+grep -qF "matches its ABI $grown baseline" <<<"$output" ||
+  fail "case launch_spec_bumped: $output"
+echo "ok: case launch_spec_bumped"
+bump_and_baseline gap_grown
+set +e
+output=$("$here/scripts/abi-check" --sdk "$work/gap_grown" --baselines "$work/baselines-gap_grown" \
+  --build "$build" 2>&1)
+status=$?
+set -e
+[ "$status" -eq 1 ] && grep -qF "is a minor bump over" <<<"$output" ||
+  fail "case gap_bumped: a minor bump for EnforcementGap's append was let through: $output"
+echo "ok: case gap_bumped"

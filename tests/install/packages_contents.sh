@@ -49,7 +49,9 @@ expect runtime /usr/bin/errand -rwxr-xr-x
 for dir in "$source_dir"/plugins/*/; do
   [ -f "$dir/CMakeLists.txt" ] && expect runtime "/usr/lib/errand/$(basename "$dir").so"
 done
-for launcher in errand-bailey errand-relay errand-guest-init errand-supervised errand-systemd-start; do
+# sandbox-podman-setup and sandbox-incus-setup: those backends' own steps of `errand setup`.
+for launcher in errand-bailey errand-relay errand-guest-init errand-supervised errand-systemd-start \
+  sandbox-podman-setup sandbox-incus-setup; do
   expect runtime "/usr/lib/errand/$launcher" -rwxr-xr-x
 done
 # The agent's delegate command, handed to sandboxes as <plugin dir>/tools.
@@ -88,7 +90,12 @@ fi
 step "checking the errand-dev package's files"
 expect dev /usr/include/errand/sdk/plugin.hpp
 expect dev /usr/include/errand/sdk/plugin_abi.h
-grep -q ' /usr/lib/[^/]*/liberrand_sdk\.a$' "$work/dev.list" || problems+=("dev package lacks liberrand_sdk.a")
+for lib in sdk common disk_budget sandbox_process supervisor broker_relay setup_steps; do
+  grep -q " /usr/lib/[^/]*/liberrand_$lib\.a$" "$work/dev.list" || problems+=("dev package lacks liberrand_$lib.a")
+done
+# The sandbox kit's headers, included as "common/..." from include/errand/kit.
+expect dev /usr/include/errand/kit/common/sandbox_process/lifecycle.hpp
+expect dev /usr/include/errand/kit/common/process_spawn.hpp
 for f in errand-sdkConfig.cmake errand-sdkConfigVersion.cmake errand-sdk-targets.cmake ErrandPlugin.cmake; do
   grep -q " /usr/lib/[^/]*/cmake/errand-sdk/$f$" "$work/dev.list" || problems+=("dev package lacks cmake/errand-sdk/$f")
 done

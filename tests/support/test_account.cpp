@@ -12,7 +12,7 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "core/setup/account.hpp"
+#include "common/setup_steps/account.hpp"
 #include "tests/support/delegated_cgroups.hpp"
 #include "tests/support/root_preparation.hpp"
 

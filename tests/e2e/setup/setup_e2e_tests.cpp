@@ -7,7 +7,7 @@
 // from (ERRAND_DATA_DIR, assembled here from the checkout) names temporary projectRoot and
 // stateDir, so /etc/errand and /srv are left alone. The errand account and its cgroup subtree
 // are real: when this test created them, it removes them at the end.
-#include "core/setup/account.hpp"
+#include "common/setup_steps/account.hpp"
 #include "core/setup/daemon_launch.hpp"
 #include "core/setup/errand_cgroup.hpp"
 #include "core/setup/setup_config.hpp"
@@ -75,8 +75,14 @@ struct ScratchHost {
     fs::remove_all(root, ec);
   }
 
+  // Where setup finds the backends' plugins (and their setup programs): errand's own, as built.
+  std::string plugin_path = errand::test::build_path("plugins").string();
+
   std::vector<std::string> environment() const {
-    return {"ERRAND_DATA_DIR=" + data.string(), "PATH=/usr/sbin:/usr/bin:/sbin:/bin", "HOME=/root"};
+    std::vector<std::string> env{"ERRAND_DATA_DIR=" + data.string(),
+                                 "PATH=/usr/sbin:/usr/bin:/sbin:/bin", "HOME=/root"};
+    if (!plugin_path.empty()) env.push_back("ERRAND_PLUGIN_PATH=" + plugin_path);
+    return env;
   }
   Finished errand(std::vector<std::string> args, std::vector<std::string> extra_env = {}) const {
     std::vector<std::string> argv{errand_binary().string()};
@@ -317,9 +323,7 @@ TEST_CASE(
   std::error_code ec;
   const auto log_start = fs::exists(log, ec) ? fs::file_size(log) : 0;
   REQUIRE_FALSE(setup::running_daemon("/run/errand/errand.pid"));
-  const auto up =
-      host.errand({"up", "--config", filled.string()},
-                  {"ERRAND_PLUGIN_PATH=" + errand::test::build_path("plugins").string()});
+  const auto up = host.errand({"up", "--config", filled.string()});
   INFO("errand up:\n" << up.out << up.err);
   REQUIRE(up.exit_code == 0);
   CHECK(up.out.find("done: started `errand run` as errand") != npos);
@@ -426,6 +430,56 @@ TEST_CASE(
   CHECK(golden.exit_code == 2);
   CHECK(golden.err.find("--golden makes a golden instance, which only the incus backend has") !=
         npos);
+}
+
+TEST_CASE(
+    "a new backend is its plugin folder alone: errand setup fixture runs the core's steps, then "
+    "the fixture plugin's own",
+    "[e2e][setup]") {
+  ScratchHost host;
+  const auto account =
+      std::string(std::getenv("ERRAND_TEST_ACCOUNT") != nullptr ? std::getenv("ERRAND_TEST_ACCOUNT")
+                                                                : "errand-test");
+  REQUIRE(setup::find_account(account));
+  host.plugin_path = errand::test::build_path("tests/daemon-plugins").string();
+  const std::string mark = host.state.string() + "/fixture-backend-mark";
+
+  const auto dry = host.errand(
+      {"setup", "fixture", "--dry-run", "--account", account, "--config", host.config.string()});
+  INFO("dry run:\n" << dry.out << dry.err);
+  REQUIRE(dry.exit_code == 0);
+  const auto core_step = dry.out.find("would: create projectRoot " + host.projects.string());
+  const auto own_step = dry.out.find("would: write the fixture backend's mark " + mark);
+  CHECK(core_step != npos);
+  CHECK(own_step != npos);
+  CHECK(core_step < own_step);
+  // Counted with the core's: the closing line says how many steps would change.
+  CHECK(dry.out.find("\ndry run, nothing changed: ") != npos);
+  CHECK_FALSE(fs::exists(host.state));
+
+  // A failed step of the backend's reaches the operator as the core's own do, and stops the run.
+  const auto failed = host.errand({"setup", "fixture", "--dry-run", "--fail", "--account", account,
+                                   "--config", host.config.string()});
+  INFO("failed:\n" << failed.out << failed.err);
+  CHECK(failed.exit_code == 1);
+  CHECK(failed.err.find("failed: the fixture backend's mark " + mark +
+                        ": --fail asked this step to fail\nwhat to do: run setup again "
+                        "without --fail\n") != npos);
+  CHECK(failed.out.find("left for you") == npos);
+
+  // The configuration's plugins.path finds the plugin too, as it does for errand run.
+  host.plugin_path.clear();
+  auto example = errand::test::read_file(host.data / "config.example.json");
+  example = replaced(example, "{",
+                     "{\"plugins\": {\"path\": [\"" +
+                         errand::test::build_path("tests/daemon-plugins").string() + "\"]},");
+  fs::create_directories(host.config.parent_path());
+  errand::test::write_file(host.config, example);
+  const auto configured = host.errand(
+      {"setup", "fixture", "--dry-run", "--account", account, "--config", host.config.string()});
+  INFO("configured:\n" << configured.out << configured.err);
+  CHECK(configured.exit_code == 0);
+  CHECK(configured.out.find("would: write the fixture backend's mark " + mark) != npos);
 }
 
 }  // namespace errand::e2e

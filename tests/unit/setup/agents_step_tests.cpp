@@ -3,8 +3,8 @@
 // own words and leaving nothing half-made, and the dry run. As root, like the step itself: the
 // install comes from root's npm cache, which scripts/setup's `npm ci` of the same lockfile
 // filled, so it does not need the registry (npm_config_prefer_offline).
+#include "common/setup_steps/program_run.hpp"
 #include "core/agent/bundled_agents.hpp"
-#include "core/setup/program_run.hpp"
 #include "core/setup/steps.hpp"
 
 #include "tests/support/scoped_env.hpp"

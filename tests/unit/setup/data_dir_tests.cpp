@@ -1,6 +1,6 @@
-#include "core/setup/data_dir.hpp"
+#include "common/setup_steps/data_dir.hpp"
 
-#include "core/setup/step_report.hpp"
+#include "common/setup_steps/step_report.hpp"
 #include "tests/support/temp_dir.hpp"
 
 #include <catch2/catch_test_macros.hpp>

@@ -1,6 +1,6 @@
 #include "core/setup/setup_config.hpp"
 
-#include "core/setup/step_report.hpp"
+#include "common/setup_steps/step_report.hpp"
 #include "tests/support/temp_dir.hpp"
 
 #include <boost/json/parse.hpp>

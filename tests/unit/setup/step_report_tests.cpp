@@ -1,4 +1,4 @@
-#include "core/setup/step_report.hpp"
+#include "common/setup_steps/step_report.hpp"
 
 #include <catch2/catch_test_macros.hpp>
 #include <sstream>

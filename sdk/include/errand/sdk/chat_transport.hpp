@@ -101,6 +101,8 @@ struct OutFile {
   std::string bytes;
 };
 
+// Grows at its end in a minor version: errand makes it and hands it whole to a plugin
+// (docs/plugins.md, "Growing a structure").
 struct OutMessage {
   std::string text;
   std::vector<OutFile> files;

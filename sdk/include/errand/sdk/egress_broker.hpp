@@ -18,6 +18,8 @@ namespace errand::sdk {
 
 // What one session's broker enforces, filled by the core from the session's SandboxPolicy: the
 // broker reads none of sandbox.* itself, and a session keeps what it was opened with.
+// Grows at its end in a minor version: errand makes it and hands it whole to a plugin
+// (docs/plugins.md, "Growing a structure").
 struct BrokerSessionSpec {
   std::string session_id;
   std::filesystem::path socket_path;        // stateDir/brokers/<id>.sock, outside the state dir
@@ -45,6 +47,8 @@ struct BrokerSession {
 
 enum class GrantSpan { once, until, always };
 
+// Grows at its end in a minor version: errand makes it and hands it whole to a plugin
+// (docs/plugins.md, "Growing a structure").
 struct GrantRequest {
   std::string host;  // an exact name, or *.example.com
   GrantSpan span = GrantSpan::once;

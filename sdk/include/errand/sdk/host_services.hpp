@@ -72,6 +72,8 @@ class BOOST_SYMBOL_VISIBLE ReceiptSink {
   virtual void record(const ProviderReceipt& receipt) noexcept = 0;
 };
 
+// Grows at its end in a minor version: errand makes it and hands it whole to a plugin
+// (docs/plugins.md, "Growing a structure").
 struct HostServices {
   // The plugin's strands live on this executor; blocking work goes elsewhere.
   boost::asio::any_io_executor executor;

@@ -4,9 +4,11 @@
  * descriptor. The host reads that symbol from the ELF before it ever calls dlopen, then checks
  * struct_size, the ABI version and the toolchain id before it trusts anything else in the
  * descriptor. The version is the contract for every SDK type a plugin shares with the host:
- * growth a plugin built before it cannot notice (a descriptor field or a virtual function
- * appended, a new type) bumps ERRAND_ABI_MINOR; anything else that changes a layout, a
- * signature or a vtable bumps ERRAND_ABI_MAJOR and resets the minor. CI checks the headers
+ * growth a plugin built before it cannot notice (a descriptor field, a virtual function or a
+ * member of a structure the host makes and hands whole to a plugin appended, a new type) bumps
+ * ERRAND_ABI_MINOR; anything else that changes a layout, a signature or a vtable bumps
+ * ERRAND_ABI_MAJOR and resets the minor (tests/abi/growable-types.abignore names the structures
+ * that may grow). CI checks the headers
  * against the committed baseline for this version (tests/abi, docs/plugins.md).
  *   1.0  the descriptor, ChatTransport, SandboxBackend, EgressBroker
  *   1.1  BrokerEvents::on_provider_usage

@@ -54,6 +54,8 @@ struct EnforcementReport {
 };
 
 // One launch: who, where, what to run. Everything the configuration decides is in policy.
+// Grows at its end in a minor version: errand makes it and hands it whole to a plugin
+// (docs/plugins.md, "Growing a structure").
 struct LaunchSpec {
   std::string session_id;
   std::filesystem::path project_dir;  // seen at /workspace, writable

@@ -1,4 +1,4 @@
-#include "core/setup/program_run.hpp"
+#include "common/setup_steps/program_run.hpp"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -98,7 +98,12 @@ ProgramResult run_program(const ProgramRun& run, StepReport* report) {
   auto next_progress = started + run.progress_every;
   std::string pending;
   char buffer[4096];
+  ProgramResult result;
   auto take_line = [&](const std::string& line) {
+    if (!run.keep_lines_starting.empty() && line.starts_with(run.keep_lines_starting)) {
+      result.kept.push_back(line);
+      return;
+    }
     if (report != nullptr && report->relay(line)) return;
     const auto text = line + "\n";
     if (::write(log_fd, text.data(), text.size()) < 0) {
@@ -135,7 +140,6 @@ ProgramResult run_program(const ProgramRun& run, StepReport* report) {
   while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {
   }
   ::close(log_fd);
-  ProgramResult result;
   result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   if (result.exit_code != 0) result.output_tail = file_tail(run.log, 15);
   return result;

@@ -1,4 +1,4 @@
-#include "core/setup/account.hpp"
+#include "common/setup_steps/account.hpp"
 
 #include <pwd.h>
 

@@ -1,9 +1,9 @@
-#include "core/setup/data_dir.hpp"
+#include "common/setup_steps/data_dir.hpp"
 
 #include <cstdlib>
 #include <system_error>
 
-#include "core/setup/step_report.hpp"
+#include "common/setup_steps/step_report.hpp"
 
 namespace errand::setup {
 

@@ -1,6 +1,6 @@
-#include "core/setup/debian_packages.hpp"
+#include "common/setup_steps/debian_packages.hpp"
 
-#include "core/setup/program_run.hpp"
+#include "common/setup_steps/program_run.hpp"
 
 namespace errand::setup {
 
@@ -24,22 +24,23 @@ std::vector<std::string> missing_packages(const std::vector<std::string>& packag
   return missing;
 }
 
-void ensure_packages(SetupContext& context, const std::vector<std::string>& packages,
+void ensure_packages(StepReport& report, const std::filesystem::path& log,
+                     const std::vector<std::string>& packages,
                      const std::optional<std::string>& release) {
   const auto missing = missing_packages(packages);
   const std::string from = release ? " from " + *release : "";
   if (missing.empty()) {
-    context.report.already("the packages " + joined(packages) + " are installed");
+    report.already("the packages " + joined(packages) + " are installed");
     return;
   }
   const std::string step = "installing " + joined(missing);
-  if (!context.dry_run()) {
+  if (!report.dry_run()) {
     const std::string remedy = "install them by hand (apt-get install" +
                                (release ? " -t " + *release : std::string()) + " " +
                                joined(missing) + ") and read apt's reason, then run setup again";
     const std::vector<std::string> env = {"DEBIAN_FRONTEND=noninteractive"};
-    run_program_or_fail({{"apt-get", "update", "-q"}, "updating apt's lists", context.log, env},
-                        nullptr, step, remedy);
+    run_program_or_fail({{"apt-get", "update", "-q"}, "updating apt's lists", log, env}, nullptr,
+                        step, remedy);
     std::vector<std::string> install = {"apt-get", "install", "-y", "-q",
                                         "--no-install-recommends"};
     if (release) {
@@ -47,10 +48,10 @@ void ensure_packages(SetupContext& context, const std::vector<std::string>& pack
       install.push_back(*release);
     }
     install.insert(install.end(), missing.begin(), missing.end());
-    run_program_or_fail({install, step, context.log, env}, nullptr, step, remedy);
+    run_program_or_fail({install, step, log, env}, nullptr, step, remedy);
   }
-  context.report.changed("installed " + joined(missing) + from,
-                         "install " + joined(missing) + from + " (apt-get)");
+  report.changed("installed " + joined(missing) + from,
+                 "install " + joined(missing) + from + " (apt-get)");
 }
 
 }  // namespace errand::setup

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "core/setup/step_report.hpp"
+#include "common/setup_steps/step_report.hpp"
 
 namespace errand::setup {
 
@@ -31,11 +31,15 @@ struct ProgramRun {
   // PATH including the sbin directories).
   std::vector<std::string> env;
   std::chrono::seconds progress_every{12};
+  // Lines of stdout starting with this (when not empty) are kept for the caller, not logged: what
+  // a program says back to errand rather than to the operator.
+  std::string keep_lines_starting;
 };
 
 struct ProgramResult {
-  int exit_code = -1;       // 128 + signal when killed
-  std::string output_tail;  // the log's last lines, for a failure's message
+  int exit_code = -1;             // 128 + signal when killed
+  std::string output_tail;        // the log's last lines, for a failure's message
+  std::vector<std::string> kept;  // the lines ProgramRun::keep_lines_starting chose
 };
 
 // Runs to completion. Lines of stdout that are step lines go to report (when not null); every
