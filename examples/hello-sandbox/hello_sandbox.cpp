@@ -67,10 +67,14 @@ class HelloProcess final : public sp::Lifecycle {
 
   asio::awaitable<std::optional<sdk::ExitInfo>> stop_steps(
       std::chrono::milliseconds grace) override {
+    // Each wait's answer is named before it is tested: GCC 12 destroyed the awaitable of an
+    // `if (co_await ...) co_return` twice here (a crash the example's test caught).
     send(SIGTERM);
-    if (co_await exited_within(grace)) co_return std::nullopt;
+    const bool ended_by_term = co_await exited_within(grace);
+    if (ended_by_term) co_return std::nullopt;
     send(SIGKILL);
-    if (co_await exited_within(5s)) co_return std::nullopt;
+    const bool ended_by_kill = co_await exited_within(5s);
+    if (ended_by_kill) co_return std::nullopt;
     co_return gave_up_exit("the agent did not end after SIGKILL");
   }
 
