@@ -300,11 +300,12 @@ asio::awaitable<void> SessionManager::channel_prompt(const sdk::InboundMessage& 
                                                      const std::string& text) {
   std::string prompt_text;
   SessionPlan plan = fresh_channel_plan(text, prompt_text);
-  if (co_await refuse_if_project_live(message, plan.project_name,
-                                      "already has a live session; write in its thread, or "
-                                      "`!stop` that session first"))
-    co_return;
-  if (!co_await complete_plan(plan, message, "no session was started: ")) co_return;
+  const bool refused = co_await refuse_if_project_live(
+      message, plan.project_name,
+      "already has a live session; write in its thread, or `!stop` that session first");
+  if (refused) co_return;
+  const bool planned = co_await complete_plan(plan, message, "no session was started: ");
+  if (!planned) co_return;
   choose_start_provider(plan);
   plan.opening = message.ref;
   plan.thread_name = thread_name_from(text);
@@ -334,13 +335,13 @@ asio::awaitable<void> SessionManager::thread_prompt(const sdk::InboundMessage& m
     co_await refuse_turn(message, sentence, TurnOutcome::rejected);
     co_return;
   }
-  if (co_await refuse_if_project_live(message, record.project_name,
-                                      "has a live session in another thread; `!stop` it there "
-                                      "first"))
-    co_return;
+  const bool refused = co_await refuse_if_project_live(
+      message, record.project_name, "has a live session in another thread; `!stop` it there first");
+  if (refused) co_return;
   SessionPlan plan;
   plan.session_id = new_session_id(is_project_name(record.project_name) ? record.project_name : "");
-  if (!co_await complete_plan(plan, message, "the session was not resumed: ")) co_return;
+  const bool planned = co_await complete_plan(plan, message, "the session was not resumed: ");
+  if (!planned) co_return;
   plan.thread_id = record.thread_id;
   plan.project_name = record.project_name;
   plan.project_dir = record.project_path;

@@ -294,11 +294,13 @@ asio::awaitable<void> WebApi::stream_sessions(EventStream& out) {
     auto body = co_await sessions_body();
     auto now_text = page_json(body);
     if (now_text != last) {
-      if (!co_await out.send("sessions", now_text)) co_return;
+      const bool sent = co_await out.send("sessions", now_text);
+      if (!sent) co_return;
       last = std::move(now_text);
       quiet_since = std::chrono::steady_clock::now();
     } else if (std::chrono::steady_clock::now() - quiet_since > kKeepAliveEvery) {
-      if (!co_await out.keep_alive()) co_return;
+      const bool kept = co_await out.keep_alive();
+      if (!kept) co_return;
       quiet_since = std::chrono::steady_clock::now();
     }
     co_await pause(kSessionsEvery);
@@ -344,7 +346,8 @@ asio::awaitable<void> WebApi::stream_thread(EventStream& out, std::string thread
       context_.log->warn("thread {}: {}", thread_id, lines.error().message);
     } else {
       for (const auto& line : *lines) {
-        if (!co_await out.send("entry", page_json(line))) co_return;
+        const bool sent = co_await out.send("entry", page_json(line));
+        if (!sent) co_return;
         said = true;
       }
     }
@@ -358,7 +361,8 @@ asio::awaitable<void> WebApi::stream_thread(EventStream& out, std::string thread
                                 {"files", std::move(files)},
                                 {"edited", message.edited},
                                 {"removed", message.removed}};
-        if (!co_await out.send("message", page_json(data))) co_return;
+        const bool sent = co_await out.send("message", page_json(data));
+        if (!sent) co_return;
         said = true;
       }
     }
@@ -367,7 +371,8 @@ asio::awaitable<void> WebApi::stream_thread(EventStream& out, std::string thread
       if (known) {
         auto row_text = page_json(row_of(*known));
         if (row_text != last_row) {
-          if (!co_await out.send("state", row_text)) co_return;
+          const bool sent = co_await out.send("state", row_text);
+          if (!sent) co_return;
           last_row = std::move(row_text);
           said = true;
         }
@@ -376,7 +381,8 @@ asio::awaitable<void> WebApi::stream_thread(EventStream& out, std::string thread
     if (said) {
       quiet_since = std::chrono::steady_clock::now();
     } else if (std::chrono::steady_clock::now() - quiet_since > kKeepAliveEvery) {
-      if (!co_await out.keep_alive()) co_return;
+      const bool kept = co_await out.keep_alive();
+      if (!kept) co_return;
       quiet_since = std::chrono::steady_clock::now();
     }
     ++round;

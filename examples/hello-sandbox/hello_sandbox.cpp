@@ -67,8 +67,8 @@ class HelloProcess final : public sp::Lifecycle {
 
   asio::awaitable<std::optional<sdk::ExitInfo>> stop_steps(
       std::chrono::milliseconds grace) override {
-    // Each wait's answer is named before it is tested: GCC 12 destroyed the awaitable of an
-    // `if (co_await ...) co_return` twice here (a crash the example's test caught).
+    // Each wait's answer is named before it is tested: GCC 12 mis-builds an if whose condition
+    // starts with co_await (this stop crashed so; tests/tools/coroutine-condition-check).
     send(SIGTERM);
     const bool ended_by_term = co_await exited_within(grace);
     if (ended_by_term) co_return std::nullopt;

@@ -138,7 +138,8 @@ asio::awaitable<Ending> streamed(CallState& state) {
     texts.clear();
     state.stream.feed(piece.bytes, texts);
     for (const auto& text : texts) {
-      if (!co_await state.out.frame("text", text)) {
+      const bool framed = co_await state.out.frame("text", text);
+      if (!framed) {
         state.call.close();
         co_return state.broken("", ReceiptOutcome::interrupted, status);
       }
@@ -221,7 +222,8 @@ asio::awaitable<void> answer_delegate(BrokerSession& session, Connection& connec
                question.question.size(), core.scrub_secrets(question.artefact_name),
                question.artefact.size(), delegate.model, provider.name);
   Ending ending;
-  if (!co_await out.head()) {
+  const bool headed = co_await out.head();
+  if (!headed) {
     ending = state.broken("", ReceiptOutcome::interrupted, 0);
   } else {
     ending = co_await converse(state, timer);

@@ -280,7 +280,8 @@ boost::asio::awaitable<RelayOutcome> relay_response(
         scrubber->feed(piece, scrubbed);
         piece = scrubbed;
       }
-      if (!co_await send(piece)) {
+      const bool sent = co_await send(piece);
+      if (!sent) {
         out.end = RelayEnd::client_gone;
         out.keep_alive = false;
         co_return out;
@@ -296,7 +297,8 @@ boost::asio::awaitable<RelayOutcome> relay_response(
   if (scrubber) {
     scrubbed.clear();
     scrubber->finish(scrubbed);
-    if (!co_await send(scrubbed)) {
+    const bool sent = co_await send(scrubbed);
+    if (!sent) {
       out.end = RelayEnd::client_gone;
       out.keep_alive = false;
       co_return out;

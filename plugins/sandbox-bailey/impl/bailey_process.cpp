@@ -195,7 +195,8 @@ asio::awaitable<std::optional<sdk::ExitInfo>> ProcessState::stop_steps(
   // Every step of the stop has its deadline (escalate_after); this bounds the whole, so a
   // sandbox the kernel cannot end (a process in uninterruptible sleep) does not hold the stop.
   const auto bound = grace + 2 * kEndAfterKillDeadline + kCleanupAllowance;
-  if (co_await ended_within(bound)) co_return std::nullopt;
+  const bool ended = co_await ended_within(bound);
+  if (ended) co_return std::nullopt;
   warn_overrun("the stop", bound,
                "returning without the sandbox's end; what it leaves is the orphan sweep's");
   auto gave_up = gave_up_exit("stopped; the sandbox had not ended " +
@@ -213,7 +214,8 @@ asio::awaitable<void> ProcessState::escalate_after(std::chrono::milliseconds gra
   warn_overrun("the agent's end after SIGTERM", grace,
                "sending SIGKILL to the launcher and to every process in the session's cgroups");
   kill_now();
-  if (co_await ended_within(kEndAfterKillDeadline)) co_return;
+  const bool ended = co_await ended_within(kEndAfterKillDeadline);
+  if (ended) co_return;
   // The launcher is reaped once its report pipe closes; a process that escaped the kill and
   // still holds the pipe would keep that from ever happening, so stop reading it.
   warn_overrun("the launcher's end after SIGKILL", kEndAfterKillDeadline,

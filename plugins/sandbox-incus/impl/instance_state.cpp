@@ -123,19 +123,23 @@ asio::awaitable<bool> InstanceState::send_term() {
 asio::awaitable<std::optional<sdk::ExitInfo>> InstanceState::stop_steps(
     std::chrono::milliseconds grace) {
   // watch() wakes these waits as soon as the exit status arrives.
-  if (co_await send_term()) {
-    if (co_await exited_within(grace)) co_return std::nullopt;
+  const bool term_sent = co_await send_term();
+  if (term_sent) {
+    const bool ended_by_term = co_await exited_within(grace);
+    if (ended_by_term) co_return std::nullopt;
     warn_overrun("the agent's end after SIGTERM", grace,
                  "closing the exec's control connection, which makes incusd kill "
                  "errand-guest-init");
     exec_->kill();
   }
-  if (co_await exited_within(kEndAfterKillDeadline)) co_return std::nullopt;
+  const bool ended_by_close = co_await exited_within(kEndAfterKillDeadline);
+  if (ended_by_close) co_return std::nullopt;
   warn_overrun("errand-guest-init's end after its control connection closed", kEndAfterKillDeadline,
                "stopping the instance with force");
   const auto removed = co_await remove_instance(*client_, name_, kForceStopRequestDeadline);
   if (!removed.first) log()->warn("{}", removed.second);
-  if (co_await exited_within(kEndAfterForceStopDeadline)) co_return std::nullopt;
+  const bool ended_by_force = co_await exited_within(kEndAfterForceStopDeadline);
+  if (ended_by_force) co_return std::nullopt;
   warn_overrun("the exec's exit status after the forced stop", kEndAfterForceStopDeadline,
                "returning without it");
   auto gave_up = gave_up_exit("stopped with force; incusd never gave the agent's exit status");

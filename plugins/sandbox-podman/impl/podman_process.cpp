@@ -159,18 +159,21 @@ asio::awaitable<std::optional<sdk::ExitInfo>> ContainerState::stop_steps(
     // The grace is the agent's: a container that has ended within it needs no SIGKILL, though
     // podman start may take a moment longer to notice.
     std::string status;
-    if (!co_await exited_within(grace)) status = co_await container_status();
+    const bool ended_by_term = co_await exited_within(grace);
+    if (!ended_by_term) status = co_await container_status();
     if (status == "running") {
       warn_overrun("the agent's end after SIGTERM", grace,
                    "sending SIGKILL (podman kill --signal KILL)");
       co_await podman_step(sigkill);
     }
   }
-  if (co_await exited_within(kEndAfterKillDeadline)) co_return std::nullopt;
+  const bool ended_by_kill = co_await exited_within(kEndAfterKillDeadline);
+  if (ended_by_kill) co_return std::nullopt;
   warn_overrun("podman start's end after the container was killed", kEndAfterKillDeadline,
                "removing it with podman rm --force --time 0");
   co_await podman_step(remove);
-  if (co_await exited_within(kEndAfterKillDeadline)) co_return std::nullopt;
+  const bool ended_by_removal = co_await exited_within(kEndAfterKillDeadline);
+  if (ended_by_removal) co_return std::nullopt;
   warn_overrun("podman start's end after the container was removed", kEndAfterKillDeadline,
                "killing podman start's process group (pid " + std::to_string(running_.pid) +
                    ") with SIGKILL");

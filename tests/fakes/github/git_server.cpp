@@ -206,7 +206,8 @@ asio::awaitable<void> serve_git(FakeGithub::Impl& impl, beast::tcp_stream stream
       // The body was not read, so the connection cannot carry another request.
       const bool body_pending = !parser.is_done();
       response.keep_alive(request.keep_alive() && !body_pending);
-      if (!co_await answer(stream, response) || body_pending || !request.keep_alive()) break;
+      const bool answered = co_await answer(stream, response);
+      if (!answered || body_pending || !request.keep_alive()) break;
       continue;
     }
 
@@ -239,7 +240,8 @@ asio::awaitable<void> serve_git(FakeGithub::Impl& impl, beast::tcp_stream stream
     response.body() = std::move(parsed->body);
     const bool keep = request.keep_alive() && body_complete;
     response.keep_alive(keep);
-    if (!co_await answer(stream, response) || !keep) break;
+    const bool answered = co_await answer(stream, response);
+    if (!answered || !keep) break;
   }
   boost::system::error_code ignored;
   stream.socket().shutdown(tcp::socket::shutdown_both, ignored);

@@ -131,7 +131,8 @@ struct UpstreamSession {
         asio::steady_timer timer(executor, reply.gap);
         co_await timer.async_wait(asio::as_tuple(asio::use_awaitable));
       }
-      if (!co_await send(reply.pieces[i])) co_return false;
+      const bool sent = co_await send(reply.pieces[i]);
+      if (!sent) co_return false;
     }
     if (reply.generated_bytes > 0) {
       const std::string filler(64 * 1024, 'x');
@@ -139,7 +140,8 @@ struct UpstreamSession {
       while (left > 0) {
         const std::size_t n =
             static_cast<std::size_t>(std::min<std::uint64_t>(left, filler.size()));
-        if (!co_await send(std::string_view(filler).substr(0, n))) co_return false;
+        const bool sent = co_await send(std::string_view(filler).substr(0, n));
+        if (!sent) co_return false;
         left -= n;
       }
     }
