@@ -1,8 +1,11 @@
 #pragma once
 
-// The one table of chat commands. `!name args` in a message and the slash command of the same
-// name come from it, and so does the !help text, so the three can never disagree.
+// The chat commands as the rest of the daemon reads them. Each command's definition and its
+// handler are written together in core/commands/ (one file per command, or per small family);
+// command_table() lists them. `!name args` in a message, the slash command of the same name, the
+// !help text and the commands reference page all come from that table, so they never disagree.
 
+#include <boost/asio/awaitable.hpp>
 #include <errand/sdk/chat_transport.hpp>
 #include <optional>
 #include <span>
@@ -10,8 +13,17 @@
 #include <string_view>
 #include <vector>
 
+namespace errand::commands {
+struct CommandCall;
+}
+
 namespace errand::chat {
 
+// What runs a command once its arguments and the caller's access are checked.
+using CommandHandler = boost::asio::awaitable<void> (*)(const commands::CommandCall& call);
+
+// Names each command for the code that must tell one from another (the classifier's grant
+// arguments, !then taken as a prompt).
 enum class CommandId {
   help,
   status,
@@ -75,8 +87,10 @@ struct CommandDefinition {
   CommandPlace place = CommandPlace::both;
   // Where an argument is given, where it may be used (!model <name> needs a session).
   std::optional<CommandPlace> place_with_arguments = std::nullopt;
+  CommandHandler handle = nullptr;
 };
 
+// In the order !help lists them (core/commands/command_table.cpp).
 const std::vector<CommandDefinition>& command_table();
 const CommandDefinition* find_command(std::string_view name);
 

@@ -1,8 +1,8 @@
 #pragma once
 
-// docs/reference/commands.md: the chat command table (core/chat/commands.cpp) as Markdown, one
-// row per command with where it works, who may use it, its arguments and what it does.
-// `errand reference commands` prints it; a test fails while the committed page differs.
+// docs/reference/commands.md: the chat command table (core/commands/command_table.cpp) as Markdown,
+// one row per command with where it works, who may use it, its arguments and what it does. `errand
+// reference commands` prints it; a test fails while the committed page differs.
 
 #include <string>
 

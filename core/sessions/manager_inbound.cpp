@@ -1,7 +1,10 @@
-// Inbound messages: where they were written (the served channel, a thread the daemon knows, or
-// neither), who wrote them, and what they are (an aside, a command, a prompt).
+// Inbound messages and slash commands: where they were written (the served channel, a thread the
+// daemon knows, or neither), who wrote them, and what they are (an aside, a command, a prompt);
+// a prompt's session planned and launched, a command checked for access and handed to its
+// handler (core/commands/), and the answers and refusals they get.
 
 #include "core/agent/kage_catalog_source.hpp"
+#include "core/chat/commands.hpp"
 #include "core/sessions/fallback_start.hpp"
 #include "core/sessions/session_manager.hpp"
 #include "core/sessions/session_naming.hpp"
@@ -36,7 +39,17 @@ void SessionManager::reply(const ReplyTo& to, std::string text) {
   asio::co_spawn(strand_, send, asio::detached);
 }
 
-asio::awaitable<std::optional<SessionManager::KnownThread>> SessionManager::find_thread(
+void SessionManager::note_refusal(const ReplyTo& to, const std::string& sentence) {
+  if (web_verdict_ && !to.slash && to.message.message_id == web_verdict_->message_id)
+    web_verdict_->refusal = sentence;
+}
+
+void SessionManager::refuse(const ReplyTo& to, const std::string& sentence) {
+  note_refusal(to, sentence);
+  reply(to, sentence);
+}
+
+asio::awaitable<std::optional<KnownThread>> SessionManager::find_thread(
     const std::string& thread_id) {
   KnownThread known;
   if (const auto it = thread_sessions_.find(thread_id); it != thread_sessions_.end()) {
@@ -54,7 +67,7 @@ asio::awaitable<std::optional<SessionManager::KnownThread>> SessionManager::find
   co_return known;
 }
 
-asio::awaitable<std::optional<SessionManager::KnownThread>> SessionManager::adopt_lost_thread(
+asio::awaitable<std::optional<KnownThread>> SessionManager::adopt_lost_thread(
     const std::string& thread_id) {
   auto lookup = [thread_id](ThreadsDb& db) { return db.find_unrecorded_opening(thread_id); };
   auto opening = co_await services_->threads.run(lookup);
@@ -189,16 +202,16 @@ asio::awaitable<sdk::Result<std::shared_ptr<const agent::AgentGlue>>> SessionMan
   const auto& config = *settings_.config;
   const std::string kind = agent::agent_kind(config);
   if (glue_ && glue_kind_ == kind) co_return glue_;
-  if (agent::glue_needs_kage_catalog(config) && !kage_catalog_) {
+  if (agent::glue_needs_kage_catalog(config) && !providers_.kage_catalog) {
     // The daemon hands over the catalog it learnt at start-up; this asks only when a reload
     // switched agent.kind to kage afterwards.
     auto discovered = co_await agent::kage_catalog_for(
         strand_, agent::kage_discovery_options(config),
         agent::image_kage_of(services_->backend, services_->capabilities), log_);
     if (!discovered) co_return discovered.error();
-    kage_catalog_ = std::move(*discovered);
+    providers_.kage_catalog = std::move(*discovered);
   }
-  auto glue = agent::make_agent_glue(config, kage_catalog_ ? &*kage_catalog_ : nullptr);
+  auto glue = agent::make_agent_glue(config, providers_.catalog());
   if (!glue) co_return glue.error();
   glue_ = std::shared_ptr<const agent::AgentGlue>(std::move(*glue));
   glue_kind_ = kind;
@@ -389,6 +402,64 @@ void SessionManager::handle_deleted(const sdk::MessageDeleted& deleted) {
   if (it == thread_sessions_.end()) return;
   if (const auto session = sessions_.find(it->second); session != sessions_.end())
     session->second->withdraw(deleted.ref.message_id);
+}
+
+void SessionManager::choose_start_provider(SessionPlan& plan) const {
+  auto choice = choose_start(*settings_.config, [this](std::string_view provider) {
+    return providers_.spent_now(provider, services_->queue.snapshot(), services_->clock.now());
+  });
+  if (!choice.notice.empty()) log_->info("session {}: {}", plan.session_id, choice.notice);
+  plan.provider = std::move(choice.provider);
+  if (!choice.model.empty()) plan.model = std::move(choice.model);
+  plan.start_notice = std::move(choice.notice);
+}
+
+void SessionManager::restore_start_provider(SessionPlan& plan,
+                                            std::string_view recorded_model) const {
+  auto restored = restore_thread_model(*settings_.config, recorded_model);
+  plan.provider = std::move(restored.provider);
+  plan.model = std::move(restored.model);
+}
+
+asio::awaitable<void> SessionManager::run_command(const chat::ParsedCommand& command,
+                                                  const ReplyTo& to,
+                                                  const std::optional<KnownThread>& thread) {
+  const std::string action = "!" + std::string(command.definition->name);
+  const std::string owner = thread ? thread->owner_id() : std::string();
+  chat::AccessRequest request{
+      to.author_id, owner, action,
+      thread ? std::span<const std::string>(thread->guests()) : std::span<const std::string>()};
+  if (auto allowed = chat::check_access(command.required_access(), request, settings_.access);
+      !allowed) {
+    refuse(to, allowed.error().message);
+    co_return;
+  }
+  const commands::CommandCall call{command, to, thread, *this};
+  // Named before the await: GCC 12 mishandles temporaries inside a co_await expression.
+  auto handling = command.definition->handle(call);
+  co_await std::move(handling);
+}
+
+asio::awaitable<void> SessionManager::handle_slash(const sdk::CommandCall& call) {
+  const bool in_channel = call.channel_id == settings_.channel_id;
+  std::optional<KnownThread> thread;
+  if (!in_channel) thread = co_await find_thread(call.channel_id);
+  const sdk::CommandCall acknowledged = call;
+  auto ack = co_await services_->chat.acknowledge(acknowledged, sdk::Visibility::everyone);
+  if (!ack)
+    log_->warn("slash command /{} could not be acknowledged: {}", call.name, ack.error().message);
+  const auto to = ReplyTo::command(call);
+  if (!in_channel && !thread) {
+    reply(to, "errand answers its commands in the served channel and in its sessions' threads");
+    co_return;
+  }
+  const auto where = in_channel ? chat::Where::channel : chat::Where::thread;
+  auto parsed = chat::parse_slash_command(call, where);
+  if (const auto* refusal = std::get_if<chat::CommandRefusal>(&parsed)) {
+    reply(to, refusal->sentence);
+    co_return;
+  }
+  co_await run_command(std::get<chat::ParsedCommand>(parsed), to, thread);
 }
 
 }  // namespace errand::sessions

@@ -13,8 +13,25 @@ namespace asio = boost::asio;
 
 std::shared_ptr<Session> Session::create(std::shared_ptr<const SessionServices> services,
                                          SessionPlan plan, Hooks hooks) {
-  return std::shared_ptr<Session>(
-      new Session(std::move(services), std::move(plan), std::move(hooks)));
+  auto session =
+      std::shared_ptr<Session>(new Session(std::move(services), std::move(plan), std::move(hooks)));
+  std::weak_ptr<Session> weak = session;
+  session->github_ = SessionGithub::create(
+      SessionGithub::Context{.strand = session->strand_,
+                             .clock = session->services_->clock,
+                             .log = session->log_,
+                             .session_id = session->id(),
+                             .state_dir = session->paths_.state,
+                             .keep_secret =
+                                 [weak](const std::string& token) {
+                                   if (auto self = weak.lock()) self->secrets_.add(token);
+                                 },
+                             .notice =
+                                 [weak](const std::string& text) {
+                                   if (auto self = weak.lock(); self && self->renderer_)
+                                     self->renderer_->notice(text);
+                                 }});
+  return session;
 }
 
 Session::Session(std::shared_ptr<const SessionServices> services, SessionPlan plan, Hooks hooks)

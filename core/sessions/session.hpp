@@ -16,9 +16,6 @@
 #include "core/chat/command_arguments.hpp"
 #include "core/chat/render/thread_renderer.hpp"
 #include "core/chat/render/transcript.hpp"
-#include "core/github/github_api.hpp"
-#include "core/github/installation_token_keeper.hpp"
-#include "core/github/sandbox_identity.hpp"
 #include "core/sandbox/policy_from_config.hpp"
 #include "core/sessions/carried_grants.hpp"
 #include "core/sessions/chat_reply.hpp"
@@ -26,6 +23,7 @@
 #include "core/sessions/house_rules.hpp"
 #include "core/sessions/live_sessions.hpp"
 #include "core/sessions/permission_gate.hpp"
+#include "core/sessions/session_github.hpp"
 #include "core/sessions/session_paths.hpp"
 #include "core/sessions/session_secrets.hpp"
 #include "core/sessions/session_services.hpp"
@@ -129,16 +127,6 @@ class Session : public std::enable_shared_from_this<Session> {
   boost::asio::awaitable<void> fail_start(const std::string& why);
   void create_renderer();
 
-  // session_github.cpp
-  boost::asio::awaitable<sdk::Result<void>> open_github();
-  sdk::Result<void> write_github_files(const std::vector<github::IdentityFile>& files);
-  void took_github_token(const std::string& token);
-  void drop_github_token();
-  void close_github();
-  boost::asio::awaitable<void> answer_pull_request(std::shared_ptr<Session> self, std::string title,
-                                                   ReplyTo to);
-  boost::asio::awaitable<sdk::Result<std::string>> pull_request(std::string title);
-
   // session_stop.cpp
   boost::asio::awaitable<void> shut_down();
   void drop_waiting_prompts();
@@ -165,6 +153,8 @@ class Session : public std::enable_shared_from_this<Session> {
   // session_commands.cpp
   void on_permission(agent::PermissionRequest request, agent::PermissionResponder responder);
   std::string status_text() const;
+  boost::asio::awaitable<void> answer_pull_request(std::shared_ptr<Session> self, std::string title,
+                                                   ReplyTo to);
 
   // On the strand: held while starting, submitted for a turn once ready, refused once stopping.
   void take_turn(InboundPrompt prompt);
@@ -194,12 +184,8 @@ class Session : public std::enable_shared_from_this<Session> {
   std::shared_ptr<chat::ThreadRenderer> renderer_;
   std::optional<chat::TranscriptWriter> transcript_;
   std::optional<sdk::BrokerSession> broker_session_;
-  std::vector<CarriedGrant> carried_grants_;      // this thread's `always` grants
-  std::optional<github::GithubSettings> github_;  // none: the session has no GitHub identity
-  agent::EnvironmentList github_env_;
-  std::string github_token_;  // the static token or the App token now valid; empty: none
-  std::shared_ptr<github::GithubApi> github_api_;
-  std::shared_ptr<github::InstallationTokenKeeper> github_keeper_;  // App tokens only
+  std::vector<CarriedGrant> carried_grants_;  // this thread's `always` grants
+  std::shared_ptr<SessionGithub> github_;     // made with the session, opened while it starts
   std::unique_ptr<sdk::SandboxProcess> process_;
   std::unique_ptr<agent::AcpClient> client_;
   std::string acp_session_id_;

@@ -1,5 +1,6 @@
-// The commands that act on a live session, the agent's permission questions under
-// agent.permissions "ask", and the broker's refusals the thread should hear about.
+// The commands that act on a live session (!interrupt, !model, !grant, !status, !pr), the
+// agent's permission questions under agent.permissions "ask", and the broker's refusals the
+// thread should hear about.
 
 #include "core/agent/agent_glue.hpp"
 #include "core/sessions/fallback_start.hpp"
@@ -187,6 +188,28 @@ void Session::answer_question(InboundPrompt answer) {
       {"type", "permission"}, {"option", *answered.chosen}, {"by", answer.author_id}});
   react(answer.ref, sdk::Reaction::done, true);
   end_turn_record(answer.ref.message_id, TurnOutcome::completed);
+}
+
+void Session::open_pull_request(std::string title, ReplyTo to) {
+  spawn(answer_pull_request(shared_from_this(), std::move(title), std::move(to)));
+}
+
+// The arguments are the coroutine's own: a lambda's captures would not outlive its first
+// suspension.
+asio::awaitable<void> Session::answer_pull_request(std::shared_ptr<Session> self, std::string title,
+                                                   ReplyTo to) {
+  auto opened = co_await github_->pull_request(std::move(title), plan_.project_dir);
+  if (!opened) {
+    reply(to, "!pr was refused: " + opened.error().message);
+    co_return;
+  }
+  record(boost::json::object{{"type", "pull_request"},
+                             {"number", opened->number},
+                             {"url", opened->url},
+                             {"branch", opened->branch}});
+  reply(to, fmt::format("opened pull request #{} from `{}`: {}", opened->number, opened->branch,
+                        opened->url));
+  (void)self;
 }
 
 }  // namespace errand::sessions

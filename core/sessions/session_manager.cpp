@@ -1,3 +1,7 @@
+// The session manager's intake and what it owns: the one queue every chat event, slash command
+// and web message waits in, handled one at a time on the strand; the broker's reports on
+// providers and delegates; the web interface's door; and the sessions that run.
+
 #include "core/sessions/session_manager.hpp"
 
 #include "core/agent/model_price.hpp"
@@ -5,6 +9,8 @@
 
 #include "core/chat/commands.hpp"
 #include "core/sessions/web_identity.hpp"
+
+#include "common/strand_signal.hpp"
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
@@ -18,28 +24,6 @@ namespace errand::sessions {
 
 namespace asio = boost::asio;
 namespace json = boost::json;
-
-const std::string& SessionManager::KnownThread::owner_id() const {
-  static const std::string none;
-  if (live) return live->owner_id();
-  return record ? record->owner_id : none;
-}
-
-const std::vector<std::string>& SessionManager::KnownThread::guests() const {
-  static const std::vector<std::string> none;
-  return record ? record->guests : none;
-}
-
-const std::string& SessionManager::KnownThread::project_name() const {
-  static const std::string none;
-  if (live) return live->project_name();
-  return record ? record->project_name : none;
-}
-
-std::filesystem::path SessionManager::KnownThread::project_dir() const {
-  if (live) return live->project_dir();
-  return record ? std::filesystem::path(record->project_path) : std::filesystem::path();
-}
 
 std::shared_ptr<SessionManager> SessionManager::create(SessionServices services,
                                                        const json::object& config) {
@@ -62,7 +46,7 @@ SessionManager::Settings SessionManager::read_settings(const json::object& confi
   s.config = std::make_shared<const json::object>(config);
   s.access = chat::access_lists_from_config(config);
   if (web_interface_drives(config)) s.access.operator_ids.emplace_back(kWebInterfaceUser);
-  s.channel_id = served_channel_id(config);
+  s.channel_id = sessions::served_channel_id(config);
   if (const auto* mention = sdk::find_setting(config, "chat.startOnMention");
       mention != nullptr && mention->is_bool())
     s.start_on_mention = mention->as_bool();
@@ -244,9 +228,7 @@ void SessionManager::on_provider_resumed(const std::string& provider) noexcept {
 void SessionManager::on_provider_usage(const sdk::ProviderUsage& usage) noexcept {
   try {
     asio::post(strand_, [self = shared_from_this(), usage] {
-      auto& kept = self->usage_[usage.provider];
-      // Answers finish out of order; an older report never replaces a newer one.
-      if (usage.observed_at >= kept.observed_at) kept = usage;
+      self->providers_.keep_usage(usage.provider, usage);
       self->tell_if_spent(usage.provider);
     });
   } catch (const std::exception& e) {
@@ -268,8 +250,7 @@ void SessionManager::on_delegate_finished(const sdk::DelegateReport& report) noe
     asio::post(strand_, [self = shared_from_this(), report] {
       std::optional<double> cost = report.reported_cost;
       if (!cost && (report.input_tokens || report.output_tokens))
-        cost = agent::priced_call(*self->settings_.config,
-                                  self->kage_catalog_ ? &*self->kage_catalog_ : nullptr,
+        cost = agent::priced_call(*self->settings_.config, self->providers_.catalog(),
                                   report.provider, report.model, report.input_tokens.value_or(0),
                                   report.output_tokens.value_or(0));
       self->services_->delegates->finish(report, cost);
@@ -282,6 +263,81 @@ void SessionManager::on_delegate_finished(const sdk::DelegateReport& report) noe
   } catch (const std::exception& e) {
     log_->error("a delegate call could not be counted: {}", e.what());
   }
+}
+
+void SessionManager::tell_if_spent(const std::string& provider) {
+  const auto spent =
+      providers_.spent_now(provider, services_->queue.snapshot(), services_->clock.now());
+  if (!spent) return;
+  const auto now = services_->clock.now();
+  for (const auto& [session_id, session] : sessions_) {
+    if (session->provider() != provider) continue;
+    if (!spent_notices_.should_tell(session_id, *spent, now)) continue;
+    session->tell(spent_clause(*spent) +
+                  "; this session keeps its model, and its owner may switch with `!model`");
+  }
+}
+
+void SessionManager::drop(Event& event) {
+  if (auto* web = std::get_if<WebMessage>(&event))
+    web->done("errand is stopping and takes nothing new; try again once it is back");
+}
+
+asio::awaitable<void> SessionManager::handle_web(WebMessage& web) {
+  web_verdict_ = WebVerdict{web.message.ref.message_id, std::nullopt};
+  try {
+    co_await handle_message(web.message);
+  } catch (...) {
+    web_verdict_.reset();
+    web.done("errand failed while handling the message; its log says why");
+    throw;
+  }
+  auto refusal = std::move(web_verdict_->refusal);
+  web_verdict_.reset();
+  web.done(std::move(refusal));
+}
+
+asio::awaitable<sdk::Result<void>> SessionManager::handle_from_web(sdk::InboundMessage message) {
+  // The verdict is handed back on this coroutine's executor, where the signal lives.
+  auto executor = co_await asio::this_coro::executor;
+  struct Verdict {
+    explicit Verdict(asio::any_io_executor on) : done(std::move(on)) {}
+    common::StrandSignal done;
+    std::optional<std::string> refusal;
+  };
+  auto verdict = std::make_shared<Verdict>(executor);
+  WebMessage web{std::move(message), [verdict, executor](std::optional<std::string> refusal) {
+                   asio::post(executor, [verdict, refusal = std::move(refusal)]() mutable {
+                     verdict->refusal = std::move(refusal);
+                     verdict->done.fire();
+                   });
+                 }};
+  enqueue(std::move(web));
+  co_await verdict->done.wait();
+  if (verdict->refusal) co_return sdk::Error{sdk::Error::Kind::refused, *verdict->refusal};
+  co_return sdk::Result<void>{};
+}
+
+asio::awaitable<std::vector<LiveSession>> SessionManager::live_sessions() {
+  auto self = shared_from_this();
+  auto collect = [self]() -> asio::awaitable<std::vector<std::shared_ptr<Session>>> {
+    std::vector<std::shared_ptr<Session>> out;
+    for (const auto& [id, session] : self->sessions_) out.push_back(session);
+    co_return out;
+  };
+  const auto sessions = co_await asio::co_spawn(strand_, collect, asio::use_awaitable);
+  std::vector<LiveSession> live;
+  for (const auto& session : sessions) {
+    auto one = co_await session->snapshot();
+    live.push_back(std::move(one));
+  }
+  co_return live;
+}
+
+std::shared_ptr<commands::CommandHost> SessionManager::shared_host() {
+  // Aliases the manager's own ownership: the host lives exactly as long as the manager.
+  return std::shared_ptr<commands::CommandHost>(shared_from_this(),
+                                                static_cast<commands::CommandHost*>(this));
 }
 
 }  // namespace errand::sessions

@@ -8,12 +8,13 @@
 #include "core/agent/agent_glue.hpp"
 #include "core/chat/command_access.hpp"
 #include "core/chat/message_classifier.hpp"
+#include "core/commands/command_call.hpp"
 #include "core/sessions/chat_reply.hpp"
+#include "core/sessions/known_thread.hpp"
 #include "core/sessions/live_sessions.hpp"
-#include "core/sessions/model_catalog.hpp"
+#include "core/sessions/provider_answers.hpp"
 #include "core/sessions/session.hpp"
 #include "core/sessions/session_services.hpp"
-#include "core/sessions/usage_report.hpp"
 #include "core/sessions/usage_windows.hpp"
 
 #include <spdlog/logger.h>
@@ -33,8 +34,10 @@
 
 namespace errand::sessions {
 
+// A chat command's handler (core/commands/) acts on the manager only through CommandHost.
 class SessionManager final : public sdk::ChatEvents,
                              public sdk::BrokerEvents,
+                             private commands::CommandHost,
                              public std::enable_shared_from_this<SessionManager> {
  public:
   static std::shared_ptr<SessionManager> create(SessionServices services,
@@ -46,7 +49,9 @@ class SessionManager final : public sdk::ChatEvents,
   // the served channel and who may use it) still at their start-up values.
   void update_config(const boost::json::object& config);
   // The host kage's catalog, asked for when the daemon started.
-  void use_kage_catalog(agent::KageCatalog catalog) { kage_catalog_ = std::move(catalog); }
+  void use_kage_catalog(agent::KageCatalog catalog) {
+    providers_.kage_catalog = std::move(catalog);
+  }
   // Registers the command table as slash commands; a failure is logged, never fatal.
   boost::asio::awaitable<void> register_commands();
   // Stops taking anything new and stops every session (broker, then sandbox, then the record);
@@ -54,7 +59,7 @@ class SessionManager final : public sdk::ChatEvents,
   boost::asio::awaitable<void> stop_all();
   // What an allowed !shutdown asks of the daemon: to stop as it does on SIGTERM. Called on the
   // manager's strand once the served channel has been told; set before events are taken.
-  void on_shutdown_requested(std::function<void()> hook) { shutdown_hook_ = std::move(hook); }
+  void on_shutdown_requested(std::function<void()> hook) { shutdown_.hook = std::move(hook); }
 
   void on_message(const sdk::InboundMessage& message) noexcept override;
   void on_message_deleted(const sdk::MessageDeleted& deleted) noexcept override;
@@ -72,7 +77,7 @@ class SessionManager final : public sdk::ChatEvents,
   std::string admit_delegate(const std::string& session_id) noexcept override;
   void on_delegate_finished(const sdk::DelegateReport& report) noexcept override;
 
-  // The web interface (manager_web.cpp). A message it wrote, already posted where a person
+  // The web interface. A message it wrote, already posted where a person
   // would have written it (the served channel, or a thread), handled like any other message and
   // in order with them; the answer is an error carrying the sentence when the manager refused
   // it outright (a session that could not start, a command refused). Answers that are not
@@ -89,17 +94,6 @@ class SessionManager final : public sdk::ChatEvents,
   };
   using Event = std::variant<sdk::InboundMessage, sdk::MessageDeleted, sdk::ThreadClosed,
                              sdk::CommandCall, WebMessage>;
-  // A thread the manager knows: a live session's, or one threads.db has.
-  struct KnownThread {
-    std::shared_ptr<Session> live;
-    std::optional<ThreadRecord> record;
-    const std::string& owner_id() const;
-    // threads.db's list: the one !allow and !deny edit, so it is current even while a session
-    // runs.
-    const std::vector<std::string>& guests() const;
-    const std::string& project_name() const;
-    std::filesystem::path project_dir() const;
-  };
   struct Settings {
     std::shared_ptr<const boost::json::object> config;
     chat::AccessLists access;
@@ -111,13 +105,18 @@ class SessionManager final : public sdk::ChatEvents,
   SessionManager(SessionServices services, const boost::json::object& config);
   static Settings read_settings(const boost::json::object& config);
 
+  // session_manager.cpp: the intake.
   void enqueue(Event event);
   // An event left unhandled because the manager is stopping; a web message is told so.
   void drop(Event& event);
   boost::asio::awaitable<void> pump(std::shared_ptr<SessionManager> self);
   boost::asio::awaitable<void> handle(Event& event);
+  boost::asio::awaitable<void> handle_web(WebMessage& web);
+  // Tells each live session on the provider, once per spent period, that its window is spent.
+  void tell_if_spent(const std::string& provider);
+  std::shared_ptr<commands::CommandHost> shared_host() override;
 
-  // manager_inbound.cpp
+  // manager_inbound.cpp: messages, slash commands, and the answers they get.
   boost::asio::awaitable<void> handle_message(const sdk::InboundMessage& message);
   boost::asio::awaitable<void> channel_prompt(const sdk::InboundMessage& message,
                                               const std::string& text);
@@ -158,43 +157,32 @@ class SessionManager final : public sdk::ChatEvents,
   void handle_deleted(const sdk::MessageDeleted& deleted);
   std::string without_mention(std::string_view text) const;
 
-  // manager_commands.cpp
+  // Who may use a command, then its handler (core/commands/).
   boost::asio::awaitable<void> run_command(const chat::ParsedCommand& command, const ReplyTo& to,
                                            const std::optional<KnownThread>& thread);
   boost::asio::awaitable<void> handle_slash(const sdk::CommandCall& call);
-  boost::asio::awaitable<void> project_command(const chat::ParsedCommand& command,
-                                               const ReplyTo& to, const KnownThread& thread);
-  // manager_guests.cpp: !allow, !deny and !guests.
-  boost::asio::awaitable<void> guests_command(const chat::ParsedCommand& command, const ReplyTo& to,
-                                              const KnownThread& thread);
-  boost::asio::awaitable<void> shutdown(const ReplyTo& to);
-  std::string channel_status() const;
-  ModelSources model_sources() const;
-  // !model: the list, or a switch of a name the lists hold (any name, when they hold none).
-  boost::asio::awaitable<void> model_command(const chat::ParsedCommand& command, const ReplyTo& to,
-                                             const std::optional<KnownThread>& thread);
-  std::string usage_answer() const;
-  // !usage, and !usage refresh: agent.provider asked now through the broker, one at a time.
-  boost::asio::awaitable<void> usage_command(const chat::ParsedCommand& command, const ReplyTo& to);
-  boost::asio::awaitable<void> refresh_usage(std::shared_ptr<SessionManager> self, ReplyTo to);
-  // !models refresh: asks every provider with a key, off the manager's queue, and answers when
-  // all have answered or failed.
-  boost::asio::awaitable<void> refresh_models(std::shared_ptr<SessionManager> self, ReplyTo to);
-  void reply(const ReplyTo& to, std::string text);
+  // What a command's handler may ask of the manager (commands::CommandHost).
+  const SessionServices& services() const override { return *services_; }
+  const boost::json::object& config() const override { return *settings_.config; }
+  const chat::AccessLists& access_lists() const override { return settings_.access; }
+  const std::string& served_channel_id() const override { return settings_.channel_id; }
+  spdlog::logger& log() override { return *log_; }
+  const std::map<std::string, std::shared_ptr<Session>>& running_sessions() const override {
+    return sessions_;
+  }
+  ProviderAnswers& providers() override { return providers_; }
+  commands::ShutdownSwitch& shutdown_switch() override { return shutdown_; }
+  boost::asio::any_io_executor strand() const override { return strand_; }
+  void reply(const ReplyTo& to, std::string text) override;
   // A refusal answered to `to`; kept when it answers the web message being handled.
   void note_refusal(const ReplyTo& to, const std::string& sentence);
   // note_refusal, then the sentence as the answer.
-  void refuse(const ReplyTo& to, const std::string& sentence);
-  boost::asio::awaitable<void> handle_web(WebMessage& web);
-
-  // manager_usage.cpp: usage windows and agent.fallback (usage_windows.hpp, fallback_start.hpp).
-  std::optional<SpentWindow> spent_now(std::string_view provider) const;
-  // A new session's provider and model: agent.provider, or a fallback when it is spent.
+  void refuse(const ReplyTo& to, const std::string& sentence) override;
+  // A new session's provider and model: agent.provider, or a fallback when its usage window is
+  // spent (usage_windows.hpp, fallback_start.hpp).
   void choose_start_provider(SessionPlan& plan) const;
   // A resumed thread's provider and model, as threads.db recorded them.
   void restore_start_provider(SessionPlan& plan, std::string_view recorded_model) const;
-  // Tells each live session on the provider, once per spent period, that its window is spent.
-  void tell_if_spent(const std::string& provider);
 
   std::shared_ptr<const SessionServices> services_;
   boost::asio::any_io_executor strand_;
@@ -208,14 +196,9 @@ class SessionManager final : public sdk::ChatEvents,
   std::map<std::string, std::string> thread_sessions_;        // thread id -> session id
   std::shared_ptr<const agent::AgentGlue> glue_;
   std::string glue_kind_;
-  std::optional<agent::KageCatalog> kage_catalog_;
-  UsageByProvider usage_;       // the newest limits each provider reported, for !usage
+  ProviderAnswers providers_;
   SpentNotices spent_notices_;  // which sessions were told their provider is spent, until when
-  FetchedModelsByProvider fetched_models_;  // from !models refresh
-  bool refreshing_models_ = false;
-  bool refreshing_usage_ = false;  // a !usage refresh waits on the broker
-  std::function<void()> shutdown_hook_;
-  bool shutting_down_ = false;
+  commands::ShutdownSwitch shutdown_;
   // While a web message is handled: its id, and the refusal it got, if any.
   struct WebVerdict {
     std::string message_id;

@@ -92,7 +92,10 @@ asio::awaitable<sdk::Result<Session::StartResult>> Session::start_up() {
   if (stop_request_) co_return StartResult::stopped;
   if (auto brokered = co_await open_broker(); !brokered) co_return brokered.error();
   if (stop_request_) co_return StartResult::stopped;
-  if (auto identity = co_await open_github(); !identity) co_return identity.error();
+  if (const auto& identity = services_->github) {
+    auto opened = co_await github_->open(*identity);
+    if (!opened) co_return opened.error();
+  }
   if (stop_request_) co_return StartResult::stopped;
   if (auto launched = co_await launch_sandbox(); !launched) co_return launched.error();
   if (stop_request_) co_return StartResult::stopped;
@@ -319,7 +322,7 @@ asio::awaitable<sdk::Result<void>> Session::launch_sandbox() {
   spec.record_dir = paths_.record;
   spec.argv = launch->argv;
   spec.env = launch->env;
-  spec.env.insert(spec.env.end(), github_env_.begin(), github_env_.end());
+  spec.env.insert(spec.env.end(), github_->env().begin(), github_->env().end());
   if (broker_session_) {
     spec.broker_socket = broker_session_->socket_path;
     for (auto& variable : agent::proxy_environment(broker_session_->proxy_credential))

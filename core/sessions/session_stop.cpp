@@ -38,7 +38,7 @@ asio::awaitable<void> Session::shut_down() {
   log_->info("session {}: stopping ({})", id(), request.reason);
   permissions_.close();
   drop_waiting_prompts();
-  close_github();
+  github_->close();
 
   if (broker_session_ && services_->broker != nullptr) {
     const std::string session_id = id();

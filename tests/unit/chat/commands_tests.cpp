@@ -299,3 +299,19 @@ TEST_CASE("access: only shutdown.allowedUserIds may stop the daemon, operators i
   CHECK_THAT(check("blocked-sam").error().message, ContainsSubstring("blocked"));
   CHECK(access_lists_from_config({}).shutdown_ids.empty());
 }
+
+TEST_CASE("every command in the table has its handler, a name of its own and an id of its own") {
+  const auto& table = command_table();
+  REQUIRE(table.size() >= 18);
+  for (const auto& definition : table) {
+    INFO("!" << definition.name);
+    CHECK(definition.handle != nullptr);
+    CHECK(std::count_if(table.begin(), table.end(), [&](const CommandDefinition& other) {
+            return other.name == definition.name;
+          }) == 1);
+    CHECK(std::count_if(table.begin(), table.end(), [&](const CommandDefinition& other) {
+            return other.id == definition.id;
+          }) == 1);
+    CHECK(find_command(definition.name) == &definition);
+  }
+}
