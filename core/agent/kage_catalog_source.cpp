@@ -1,11 +1,15 @@
 #include "core/agent/kage_catalog_source.hpp"
 
+#include <errand/sdk/extensions/image_kage_catalog.hpp>
+
 namespace errand::agent {
 
-ImageKage image_kage_of(const sdk::SandboxBackend& backend,
+ImageKage image_kage_of(sdk::SandboxBackend& backend,
                         const sdk::BackendCapabilities& capabilities) {
   if (!capabilities.agent_in_image) return {};
-  return {true, backend.image_kage_providers()};
+  // A backend without the extension has read no list, which is refused below as before.
+  const auto* catalog = sdk::find_extension<sdk::ImageKageCatalog>(backend);
+  return {true, catalog != nullptr ? catalog->image_kage_providers() : std::nullopt};
 }
 
 sdk::Result<KageCatalog> kage_catalog_from_image(const ImageKage& image) {

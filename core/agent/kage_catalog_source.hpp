@@ -18,14 +18,13 @@
 
 namespace errand::agent {
 
-// What the backend says of the kage in its image (SandboxBackend::image_kage_providers).
+// What the backend says of the kage in its image (its ImageKageCatalog extension).
 struct ImageKage {
   bool agent_in_image = false;  // capabilities.agent_in_image
   std::optional<std::vector<std::string>> providers;
 };
 
-ImageKage image_kage_of(const sdk::SandboxBackend& backend,
-                        const sdk::BackendCapabilities& capabilities);
+ImageKage image_kage_of(sdk::SandboxBackend& backend, const sdk::BackendCapabilities& capabilities);
 
 // The catalog the backend declares for the kage in its image: the providers only, since the
 // declaration lists no models. An error when it declared none: nothing then says what that

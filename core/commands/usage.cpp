@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
+#include <errand/sdk/extensions/usage_refresh.hpp>
 
 namespace errand::commands {
 
@@ -33,10 +34,13 @@ asio::awaitable<void> refresh_usage(std::shared_ptr<CommandHost> host, sessions:
     egress = sandbox::broker_session_spec(*policy);
   else
     failure = policy.error().message;
+  // Checked before the refresh was spawned; asked again, since a broker is never assumed.
+  auto* refresh = sdk::find_extension<sdk::UsageRefresh>(*host->services().broker);
+  if (failure.empty() && refresh == nullptr) failure = "the egress broker offers no usage refresh";
   try {
     if (failure.empty()) {
       // Named before the await: GCC 12 mishandles temporaries inside a co_await expression.
-      auto asking = host->services().broker->refresh_usage(provider, std::move(egress));
+      auto asking = refresh->refresh_usage(provider, std::move(egress));
       auto asked = co_await std::move(asking);
       if (asked)
         host->providers().keep_usage(provider, std::move(*asked));
@@ -69,6 +73,10 @@ asio::awaitable<void> answer_usage(const CommandCall& call) {
                 "sandbox.network is not restricted), and the provider is only asked on a "
                 "broker's route, where the call is paced and receipted; `!usage` tells what "
                 "sessions' answers said");
+  } else if (sdk::find_extension<sdk::UsageRefresh>(*host.services().broker) == nullptr) {
+    host.refuse(call.to,
+                "the egress broker in use cannot ask a provider for its usage (it offers no "
+                "usage refresh); `!usage` tells what sessions' answers said");
   } else if (host.providers().refreshing_usage) {
     host.reply(call.to, "the provider is being asked already; the answer comes when it replies");
   } else {

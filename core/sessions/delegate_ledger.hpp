@@ -6,7 +6,7 @@
 // holds its own lock; nothing here waits on anything else.
 
 #include <cstdint>
-#include <errand/sdk/egress_broker.hpp>
+#include <errand/sdk/extensions/delegate_calls.hpp>
 #include <map>
 #include <mutex>
 #include <optional>

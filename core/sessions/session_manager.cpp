@@ -236,6 +236,10 @@ void SessionManager::on_provider_usage(const sdk::ProviderUsage& usage) noexcept
   }
 }
 
+void* SessionManager::extension(std::string_view name) noexcept {
+  return sdk::offer_extension<sdk::DelegateCalls>(this, name);
+}
+
 std::string SessionManager::admit_delegate(const std::string& session_id) noexcept {
   try {
     return services_->delegates->admit(session_id);

@@ -25,6 +25,7 @@
 #include <deque>
 #include <errand/sdk/chat_transport.hpp>
 #include <errand/sdk/egress_broker.hpp>
+#include <errand/sdk/extensions/delegate_calls.hpp>
 #include <functional>
 #include <map>
 #include <memory>
@@ -37,6 +38,7 @@ namespace errand::sessions {
 // A chat command's handler (core/commands/) acts on the manager only through CommandHost.
 class SessionManager final : public sdk::ChatEvents,
                              public sdk::BrokerEvents,
+                             public sdk::DelegateCalls,
                              private commands::CommandHost,
                              public std::enable_shared_from_this<SessionManager> {
  public:
@@ -74,6 +76,8 @@ class SessionManager final : public sdk::ChatEvents,
                           std::chrono::system_clock::time_point until) noexcept override;
   void on_provider_resumed(const std::string& provider) noexcept override;
   void on_provider_usage(const sdk::ProviderUsage& usage) noexcept override;
+  // DelegateCalls, offered to the broker: the delegate command's calls, counted per turn.
+  void* extension(std::string_view name) noexcept override;
   std::string admit_delegate(const std::string& session_id) noexcept override;
   void on_delegate_finished(const sdk::DelegateReport& report) noexcept override;
 

@@ -160,6 +160,10 @@ sdk::Result<std::vector<sdk::Grant>> Broker::grants(const std::string& session_i
   }
 }
 
+void* Broker::extension(std::string_view name) noexcept {
+  return sdk::offer_extension<sdk::UsageRefresh>(this, name);
+}
+
 asio::awaitable<sdk::Result<sdk::ProviderUsage>> Broker::refresh_usage(
     std::string provider, sdk::BrokerSessionSpec egress) {
   try {

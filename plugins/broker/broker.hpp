@@ -6,6 +6,7 @@
 #include <boost/json/object.hpp>
 #include <errand/sdk/config_problems.hpp>
 #include <errand/sdk/egress_broker.hpp>
+#include <errand/sdk/extensions/usage_refresh.hpp>
 #include <errand/sdk/host_services.hpp>
 #include <memory>
 
@@ -13,7 +14,7 @@
 
 namespace errand::broker {
 
-class Broker final : public sdk::EgressBroker {
+class Broker final : public sdk::EgressBroker, public sdk::UsageRefresh {
  public:
   static constexpr const char* config_schema = R"({
   "broker": {
@@ -40,9 +41,11 @@ class Broker final : public sdk::EgressBroker {
   sdk::Result<sdk::Grant> grant(const std::string& session_id,
                                 sdk::GrantRequest request) noexcept override;
   sdk::Result<std::vector<sdk::Grant>> grants(const std::string& session_id) noexcept override;
+  void stop() noexcept override;
+  // UsageRefresh, for !usage refresh.
+  void* extension(std::string_view name) noexcept override;
   boost::asio::awaitable<sdk::Result<sdk::ProviderUsage>> refresh_usage(
       std::string provider, sdk::BrokerSessionSpec egress) override;
-  void stop() noexcept override;
 
   BrokerCore& core() noexcept { return *core_; }
 

@@ -12,6 +12,7 @@
 #include <boost/asio/strand.hpp>
 #include <chrono>
 #include <errand/sdk/egress_broker.hpp>
+#include <errand/sdk/extensions/delegate_calls.hpp>
 #include <errand/sdk/host_services.hpp>
 #include <filesystem>
 #include <map>
@@ -92,15 +93,21 @@ class BrokerCore : public std::enable_shared_from_this<BrokerCore> {
   }
   // The core's answer to a delegate command's request: empty to go ahead, else the sentence
   // the command shows. A stopping broker admits nothing.
+  // A host that counts no delegate calls (offers no DelegateCalls) admits none.
   std::string admit_delegate(const std::string& session_id) noexcept {
     auto* sink = events_.load();
     if (sink == nullptr || stopped()) return "the broker is stopping";
-    return sink->admit_delegate(session_id);
+    auto* calls = sdk::find_extension<sdk::DelegateCalls>(*sink);
+    if (calls == nullptr)
+      return "this errand's core counts no delegate calls, so none may be made; the delegate "
+             "model is only asked where agent.delegate.perTurn can be kept";
+    return calls->admit_delegate(session_id);
   }
   // How an admitted delegate call ended; told once per call while the instance runs.
   void finish_delegate(const sdk::DelegateReport& report) noexcept {
     if (auto* sink = events_.load(); sink != nullptr && !stopped())
-      sink->on_delegate_finished(report);
+      if (auto* calls = sdk::find_extension<sdk::DelegateCalls>(*sink))
+        calls->on_delegate_finished(report);
   }
   // Posted to the broker's strand; the core is told only while the instance is running.
   void tell_host_refused(std::string session_id, std::string host, std::uint16_t port,

@@ -56,7 +56,7 @@ check_copy virtual_reordered refused "changed incompatibly" "stop" "bump ERRAND_
 
 # A virtual function appended to BrokerEvents: growth, which the version must still say.
 copy_with_change virtual_appended egress_broker.hpp \
-  's/^\(  virtual void on_delegate_finished(.*\)$/\1\n  virtual void on_abi_growth() noexcept {}/'
+  's/^\(  virtual void on_provider_usage(.*\)$/\1\n  virtual void on_abi_growth() noexcept {}/'
 check_copy virtual_appended refused "in a way older plugins do not notice" "on_abi_growth" \
   "bump ERRAND_ABI_MINOR"
 
@@ -78,7 +78,7 @@ copy_with_change gap_grown sandbox_backend.hpp \
 check_copy gap_grown refused "changed incompatibly" "abi_growth" "bump ERRAND_ABI_MAJOR"
 
 # Each append with its minor bump made and baselined, as a change is landed: the LaunchSpec one
-# passes, and the EnforcementGap one is refused for breaking what 5.x plugins were built with.
+# passes, and the EnforcementGap one is refused for breaking what 6.x plugins were built with.
 # Sets grown to the version it bumped to.
 bump_and_baseline() { # <copy>
   local header="$work/$1/errand/sdk/plugin_abi.h" major minor

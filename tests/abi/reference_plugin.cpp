@@ -64,9 +64,11 @@ BOOST_SYMBOL_EXPORT void errand_abi_reference_types(
     errand::sdk::ChatTransport& chat, errand::sdk::ChatEvents& chat_events,
     errand::sdk::SandboxBackend& backend, errand::sdk::SandboxProcess& process,
     errand::sdk::EgressBroker& broker, errand::sdk::BrokerEvents& broker_events,
-    errand::sdk::ConfigProblems& problems) {
+    errand::sdk::ConfigProblems& problems, errand::sdk::ImageKageCatalog& image_kage,
+    errand::sdk::UsageRefresh& usage_refresh, errand::sdk::DelegateCalls& delegate_calls) {
   (void)services, (void)secrets, (void)receipts, (void)clock, (void)chat, (void)chat_events;
   (void)backend, (void)process, (void)broker, (void)broker_events, (void)problems;
+  (void)image_kage, (void)usage_refresh, (void)delegate_calls;
 }
 
 ERRAND_PLUGIN(errand::abi_reference::ReferenceChat, "abi-reference", "0.0.0")

@@ -168,6 +168,10 @@ sdk::EnforcementReport IncusBackend::probe(const sdk::SandboxPolicy& policy) noe
   }
 }
 
+void* IncusBackend::extension(std::string_view name) noexcept {
+  return sdk::offer_extension<sdk::ImageKageCatalog>(this, name);
+}
+
 std::optional<std::vector<std::string>> IncusBackend::image_kage_providers() const {
   std::lock_guard lock(mutex_);
   if (!contract_) return std::nullopt;

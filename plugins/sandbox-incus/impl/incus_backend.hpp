@@ -7,6 +7,7 @@
 
 #include <spdlog/logger.h>
 #include <errand/sdk/config_problems.hpp>
+#include <errand/sdk/extensions/image_kage_catalog.hpp>
 #include <errand/sdk/host_services.hpp>
 #include <errand/sdk/sandbox_backend.hpp>
 #include <memory>
@@ -29,7 +30,7 @@ namespace errand::incus {
 // errand-guest-init, installed beside the plugin.
 inline constexpr const char* kGuestInitName = "errand-guest-init";
 
-class IncusBackend final : public sdk::SandboxBackend {
+class IncusBackend final : public sdk::SandboxBackend, public sdk::ImageKageCatalog {
  public:
   static constexpr const char* config_schema = kConfigSchema;
 
@@ -46,6 +47,8 @@ class IncusBackend final : public sdk::SandboxBackend {
   boost::asio::awaitable<sdk::Result<std::unique_ptr<sdk::SandboxProcess>>> launch(
       sdk::LaunchSpec spec) override;
   sdk::SweepReport sweep_orphans() noexcept override;
+  // ImageKageCatalog: the agent runs from the image, whose kage knows its own providers.
+  void* extension(std::string_view name) noexcept override;
   std::optional<std::vector<std::string>> image_kage_providers() const override;
 
  private:

@@ -89,6 +89,10 @@ sdk::EnforcementReport PodmanBackend::probe(const sdk::SandboxPolicy& policy) no
   }
 }
 
+void* PodmanBackend::extension(std::string_view name) noexcept {
+  return sdk::offer_extension<sdk::ImageKageCatalog>(this, name);
+}
+
 std::optional<std::vector<std::string>> PodmanBackend::image_kage_providers() const {
   std::lock_guard lock(contract_mutex_);
   return image_providers_;

@@ -6,6 +6,7 @@
 // rather than run a session with less than it reports.
 
 #include <boost/asio/thread_pool.hpp>
+#include <errand/sdk/extensions/image_kage_catalog.hpp>
 #include <errand/sdk/host_services.hpp>
 #include <errand/sdk/sandbox_backend.hpp>
 #include <memory>
@@ -31,7 +32,7 @@ sdk::Result<RunHost> learn_run_host(const PodmanEnvironment& env, const std::str
 // The relay podman sessions start first under the broker, installed beside the plugin.
 inline constexpr const char* kRelayName = "errand-relay";
 
-class PodmanBackend final : public sdk::SandboxBackend {
+class PodmanBackend final : public sdk::SandboxBackend, public sdk::ImageKageCatalog {
  public:
   static constexpr const char* config_schema = kConfigSchema;
 
@@ -44,6 +45,8 @@ class PodmanBackend final : public sdk::SandboxBackend {
       sdk::LaunchSpec spec) override;
   sdk::SweepReport sweep_orphans() noexcept override;
   // The providers the image's errand.contract label lists, as the last probe read them.
+  // ImageKageCatalog: the agent runs from the image, whose kage knows its own providers.
+  void* extension(std::string_view name) noexcept override;
   std::optional<std::vector<std::string>> image_kage_providers() const override;
 
  private:

@@ -6,6 +6,7 @@
 #include "tests/unit/agent/acp_harness.hpp"
 
 #include <catch2/catch_test_macros.hpp>
+#include <errand/sdk/extensions/image_kage_catalog.hpp>
 
 using namespace errand::agent;
 using namespace errand::agent::test;
@@ -22,8 +23,9 @@ KageDiscoveryOptions host_kage(const errand::test::TempDir& dir) {
   return options;
 }
 
-// A backend of the real SDK interface whose image declares the given providers.
-class ImageBackend final : public sdk::SandboxBackend {
+// A backend of the real SDK interface whose image declares the given providers, through the
+// ImageKageCatalog extension as podman's and Incus's do.
+class ImageBackend final : public sdk::SandboxBackend, public sdk::ImageKageCatalog {
  public:
   explicit ImageBackend(std::optional<std::vector<std::string>> providers)
       : providers_(std::move(providers)) {}
@@ -33,6 +35,9 @@ class ImageBackend final : public sdk::SandboxBackend {
     co_return sdk::make_error("not launched in this test");
   }
   sdk::SweepReport sweep_orphans() noexcept override { return {}; }
+  void* extension(std::string_view name) noexcept override {
+    return sdk::offer_extension<sdk::ImageKageCatalog>(this, name);
+  }
   std::optional<std::vector<std::string>> image_kage_providers() const override {
     return providers_;
   }
@@ -41,8 +46,7 @@ class ImageBackend final : public sdk::SandboxBackend {
   std::optional<std::vector<std::string>> providers_;
 };
 
-sdk::Result<KageCatalog> catalog_for(KageDiscoveryOptions options,
-                                     const sdk::SandboxBackend& backend,
+sdk::Result<KageCatalog> catalog_for(KageDiscoveryOptions options, sdk::SandboxBackend& backend,
                                      const sdk::BackendCapabilities& capabilities,
                                      CapturedLog& log) {
   Loop loop;
@@ -56,7 +60,7 @@ TEST_CASE("with the agent in the image, kage's providers are the image's, not th
   errand::test::TempDir dir;
   sdk::BackendCapabilities image;
   image.agent_in_image = true;
-  const ImageBackend backend(std::vector<std::string>{"openrouter"});
+  ImageBackend backend(std::vector<std::string>{"openrouter"});
   CapturedLog log;
   const auto catalog = catalog_for(host_kage(dir), backend, image, log);
   REQUIRE(catalog);
@@ -78,7 +82,7 @@ TEST_CASE("with the agent from the host's install, the host's kage is asked") {
   errand::test::TempDir dir;
   sdk::BackendCapabilities host;
   host.agent_from_host_install = true;
-  const ImageBackend backend(std::vector<std::string>{"openrouter"});  // not asked: no image
+  ImageBackend backend(std::vector<std::string>{"openrouter"});  // not asked: no image
   CapturedLog log;
   const auto catalog = catalog_for(host_kage(dir), backend, host, log);
   REQUIRE(catalog);
@@ -91,7 +95,7 @@ TEST_CASE("an image whose providers the backend could not read stops the start, 
   errand::test::TempDir dir;
   sdk::BackendCapabilities image;
   image.agent_in_image = true;
-  const ImageBackend backend(std::nullopt);
+  ImageBackend backend(std::nullopt);
   CapturedLog log;
   const auto refused = catalog_for(host_kage(dir), backend, image, log);
   REQUIRE_FALSE(refused);

@@ -304,6 +304,20 @@ TEST_CASE_METHOD(DelegateFixture,
   CHECK(receipts_of(harness, "s-refused").empty());
 }
 
+TEST_CASE_METHOD(DelegateFixture,
+                 "a core that offers no DelegateCalls gets every delegate call refused, unasked",
+                 "[delegate][integration]") {
+  BrokerHarness harness(config("anthropic"), options());
+  harness.events().withhold_delegate_calls();
+  const auto s = harness.open("s-uncounted");
+  const auto reply = ask(s, question_about(s));
+  CHECK(reply.status == 403);
+  CHECK(reply.body.find("counts no delegate calls") != std::string::npos);
+  CHECK(harness.events().admissions_asked() == 0);
+  CHECK(provider.requests().empty());
+  CHECK(harness.events().delegates().empty());
+}
+
 TEST_CASE_METHOD(DelegateFixture, "without agent.delegate the broker refuses without asking",
                  "[delegate][integration]") {
   auto c = config("anthropic");

@@ -82,32 +82,9 @@ struct ProviderUsage {
   std::vector<UsageWindow> windows;
 };
 
-// ABI 4.0: one question a session's delegate command put to the delegate model
-// (agent.delegate, docs/models.md), as the broker ended it. Token counts are what the
-// provider's answer reported; none when it reported none.
-struct DelegateReport {
-  enum class Outcome {
-    answered,  // the model's answer reached the command whole
-    refused,   // the provider refused the call (its status is in detail)
-    failed,    // the call broke: unreachable, cut, malformed answer
-    deadline,  // agent.delegate.deadlineMs passed before the answer ended
-  };
-  std::string session_id;
-  std::string provider;
-  std::string model;
-  Outcome outcome = Outcome::answered;
-  std::string detail;                // why, for every outcome but answered
-  std::uint64_t artefact_bytes = 0;  // what the command sent, kept out of the session's context
-  std::uint64_t artefact_chars = 0;  // the same, in UTF-8 characters
-  std::uint64_t answer_chars = 0;    // the text that went back to the agent
-  std::optional<std::uint64_t> input_tokens;
-  std::optional<std::uint64_t> output_tokens;
-  std::optional<double> reported_cost;  // when the provider's answer priced the call itself
-  std::chrono::milliseconds duration{0};
-};
-
-// What a broker tells the core. Called on the broker's executor; never throws.
-class BOOST_SYMBOL_VISIBLE BrokerEvents {
+// What a broker tells the core. Called on the broker's executor; never throws. What only some
+// hosts do is an extension (extensions/delegate_calls.hpp).
+class BOOST_SYMBOL_VISIBLE BrokerEvents : public Extensible {
  public:
   virtual ~BrokerEvents() = default;
   // A host outside the allowlist was refused; rate-limited by the broker to once a minute per
@@ -122,13 +99,6 @@ class BOOST_SYMBOL_VISIBLE BrokerEvents {
   // ABI 1.1: an answer from a provider carried its limits; the newest one wins. Only called
   // when at least one window was read. The empty body keeps hosts built before 1.1 whole.
   virtual void on_provider_usage(const ProviderUsage& usage) noexcept { (void)usage; }
-  // ABI 4.0: the session's delegate command asks to put one question. Empty when it may; else
-  // the sentence the command prints before exiting non-zero (no turn runs, the turn's
-  // agent.delegate.perTurn calls are spent). Asked only for a well-formed request, after the
-  // broker's own checks, so a refused request is never counted; every call admitted ends in
-  // exactly one on_delegate_finished.
-  virtual std::string admit_delegate(const std::string& session_id) noexcept = 0;
-  virtual void on_delegate_finished(const DelegateReport& report) noexcept = 0;
 };
 
 class BOOST_SYMBOL_VISIBLE EgressBroker : public PluginInstance {
@@ -145,13 +115,6 @@ class BOOST_SYMBOL_VISIBLE EgressBroker : public PluginInstance {
   virtual boost::asio::awaitable<void> close(std::string session_id) = 0;
   virtual Result<Grant> grant(const std::string& session_id, GrantRequest request) noexcept = 0;
   virtual Result<std::vector<Grant>> grants(const std::string& session_id) noexcept = 0;
-  // ABI 4.0: asks provider now what its limits are, with one small call on its route (paced and
-  // receipted like a session's, under no session), for !usage refresh. The provider's address
-  // is judged by the egress the core decided (a spec without a session: only its ports,
-  // allowlist and internal ranges count), as a session's call would be. What the answer's head
-  // said is also reported through BrokerEvents::on_provider_usage.
-  virtual boost::asio::awaitable<Result<ProviderUsage>> refresh_usage(std::string provider,
-                                                                      BrokerSessionSpec egress) = 0;
   // Closes every session; the instance is destroyed afterwards.
   virtual void stop() noexcept = 0;
 };

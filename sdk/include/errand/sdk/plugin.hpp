@@ -18,6 +18,9 @@
 #include <errand/sdk/chat_transport.hpp>
 #include <errand/sdk/config_problems.hpp>
 #include <errand/sdk/egress_broker.hpp>
+#include <errand/sdk/extensions/delegate_calls.hpp>
+#include <errand/sdk/extensions/image_kage_catalog.hpp>
+#include <errand/sdk/extensions/usage_refresh.hpp>
 #include <errand/sdk/host_services.hpp>
 #include <errand/sdk/sandbox_backend.hpp>
 #include <errand/sdk/toolchain.hpp>

@@ -22,14 +22,18 @@
  *        SandboxBackend::image_kage_providers
  *   4.0  LaunchSpec::tools_dir; DelegateReport, BrokerEvents::admit_delegate and
  *        on_delegate_finished; EgressBroker::refresh_usage
- *   5.0  BrokerSessionSpec::owner_id */
+ *   5.0  BrokerSessionSpec::owner_id
+ *   6.0  extensions: PluginInstance and BrokerEvents answer extension(name); what only some
+ *        plugins or hosts do moves out of the base interfaces into one (image_kage_providers
+ *        to ImageKageCatalog, refresh_usage to UsageRefresh, admit_delegate and
+ *        on_delegate_finished with DelegateReport to DelegateCalls) */
 #ifndef ERRAND_SDK_PLUGIN_ABI_H
 #define ERRAND_SDK_PLUGIN_ABI_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#define ERRAND_ABI_MAJOR 5
+#define ERRAND_ABI_MAJOR 6
 #define ERRAND_ABI_MINOR 0
 #define ERRAND_PLUGIN_ENTRY_SYMBOL "errand_plugin_entry_v1"
 

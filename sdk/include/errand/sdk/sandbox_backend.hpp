@@ -119,13 +119,6 @@ class BOOST_SYMBOL_VISIBLE SandboxBackend : public PluginInstance {
       LaunchSpec spec) = 0;
   // After a daemon restart: removes sandboxes no live session owns.
   virtual SweepReport sweep_orphans() noexcept = 0;
-  // For a backend whose agent is in its image (capabilities.agent_in_image): the
-  // provider ids the image's kage knows, as the image declares them when probe() last read it.
-  // The core takes kage's catalog from here instead of asking the host's kage, which may know
-  // other providers or not be installed. None when no such list was read.
-  virtual std::optional<std::vector<std::string>> image_kage_providers() const {
-    return std::nullopt;
-  }
 };
 
 }  // namespace errand::sdk

@@ -74,6 +74,15 @@ void RecordingEvents::on_provider_usage(const sdk::ProviderUsage& usage) noexcep
   usage_.push_back(usage);
 }
 
+void* RecordingEvents::extension(std::string_view name) noexcept {
+  if (!offers_delegate_calls_) return nullptr;
+  return sdk::offer_extension<sdk::DelegateCalls>(this, name);
+}
+
+void RecordingEvents::withhold_delegate_calls() {
+  offers_delegate_calls_ = false;
+}
+
 std::string RecordingEvents::admit_delegate(const std::string& session_id) noexcept {
   (void)session_id;
   std::lock_guard lock(mutex_);
@@ -191,7 +200,10 @@ void BrokerHarness::close(const std::string& session_id) {
 
 sdk::Result<sdk::ProviderUsage> BrokerHarness::refresh_usage(const std::string& provider,
                                                              sdk::BrokerSessionSpec egress) {
-  auto future = asio::co_spawn(io_, broker_->refresh_usage(provider, egress), asio::use_future);
+  // Asked as the core asks: through the extension the broker offers.
+  auto* refresh = sdk::find_extension<sdk::UsageRefresh>(*broker_);
+  if (refresh == nullptr) return sdk::make_error("the broker offers no UsageRefresh");
+  auto future = asio::co_spawn(io_, refresh->refresh_usage(provider, egress), asio::use_future);
   return future.get();
 }
 

@@ -7,10 +7,12 @@
 #include <spdlog/logger.h>
 #include <spdlog/sinks/ringbuffer_sink.h>
 
+#include <atomic>
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/json/object.hpp>
 #include <errand/sdk/egress_broker.hpp>
+#include <errand/sdk/extensions/delegate_calls.hpp>
 #include <errand/sdk/host_services.hpp>
 #include <filesystem>
 #include <functional>
@@ -41,7 +43,8 @@ class TestSecrets final : public sdk::Secrets {
   std::multiset<std::string, std::less<>> values_;
 };
 
-class RecordingEvents final : public sdk::BrokerEvents {
+// The core as the broker sees it, DelegateCalls included (unless withhold_delegate_calls()).
+class RecordingEvents final : public sdk::BrokerEvents, public sdk::DelegateCalls {
  public:
   struct Refusal {
     std::string session_id, host;
@@ -54,6 +57,9 @@ class RecordingEvents final : public sdk::BrokerEvents {
                           std::chrono::system_clock::time_point until) noexcept override;
   void on_provider_resumed(const std::string& provider) noexcept override;
   void on_provider_usage(const sdk::ProviderUsage& usage) noexcept override;
+  void* extension(std::string_view name) noexcept override;
+  // From now on, offers no DelegateCalls: a host that counts no delegate calls.
+  void withhold_delegate_calls();
   // Admits every delegate call unless refuse_delegates_with() set a sentence.
   std::string admit_delegate(const std::string& session_id) noexcept override;
   void on_delegate_finished(const sdk::DelegateReport& report) noexcept override;
@@ -77,6 +83,7 @@ class RecordingEvents final : public sdk::BrokerEvents {
   std::string delegate_refusal_;
   std::size_t admissions_asked_ = 0;
   std::vector<sdk::DelegateReport> delegates_;
+  std::atomic<bool> offers_delegate_calls_{true};
 };
 
 class RealClock final : public sdk::Clock {
