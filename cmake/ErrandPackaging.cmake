@@ -134,8 +134,11 @@ set(CPACK_DEBIAN_DEV_PACKAGE_DEPENDS
     "errand (= ${PROJECT_VERSION}), libboost1.81-dev, libboost-json1.81-dev, libspdlog-dev, libfmt-dev, libssl-dev")
 set(CPACK_DEBIAN_DEV_DESCRIPTION
     "plugin SDK for errand
-The headers, the static errand_sdk library and the errand-sdk CMake package
-a third party builds an errand plugin (a chat channel or a sandbox backend)
-with, outside errand's own source tree.")
+The headers (the plugin interfaces and their extensions), the static
+errand_sdk library, the sandbox kit (the lifecycle, the broker relay, the
+disk budget, the in-sandbox supervisor and the setup steps, as static
+libraries) and the errand-sdk CMake package a third party builds an errand
+plugin (a chat channel or a sandbox backend) with, outside errand's own
+source tree.")
 
 include(CPack)
