@@ -25,7 +25,10 @@ std::string usage_answer(CommandHost& host) {
                                   host.services().clock.now());
 }
 
-asio::awaitable<void> refresh_usage(std::shared_ptr<CommandHost> host, sessions::ReplyTo to) {
+// refresh is the broker's, found when the command was taken; the broker, like the pointer the
+// core keeps to it, lives until the daemon stops.
+asio::awaitable<void> refresh_usage(std::shared_ptr<CommandHost> host, sdk::UsageRefresh* refresh,
+                                    sessions::ReplyTo to) {
   const std::string provider = config::string_setting(host->config(), "agent.provider");
   std::string failure;
   // The egress the broker judges the provider's address by, as the sandbox policy decides now.
@@ -34,9 +37,6 @@ asio::awaitable<void> refresh_usage(std::shared_ptr<CommandHost> host, sessions:
     egress = sandbox::broker_session_spec(*policy);
   else
     failure = policy.error().message;
-  // Checked before the refresh was spawned; asked again, since a broker is never assumed.
-  auto* refresh = sdk::find_extension<sdk::UsageRefresh>(*host->services().broker);
-  if (failure.empty() && refresh == nullptr) failure = "the egress broker offers no usage refresh";
   try {
     if (failure.empty()) {
       // Named before the await: GCC 12 mishandles temporaries inside a co_await expression.
@@ -63,17 +63,24 @@ asio::awaitable<void> answer_usage(const CommandCall& call) {
   const auto* what = call.command.argument("what");
   if (what == nullptr) {
     host.reply(call.to, usage_answer(host));
-  } else if (*what != "refresh") {
+    co_return;
+  }
+  if (*what != "refresh") {
     host.refuse(call.to,
                 "`!usage refresh` asks the provider for its usage now; `!usage` alone tells what "
                 "its answers said");
-  } else if (host.services().broker == nullptr) {
+    co_return;
+  }
+  if (host.services().broker == nullptr) {
     host.refuse(call.to,
                 "there is no egress broker to ask through (sandbox.egress.mode is open or "
                 "sandbox.network is not restricted), and the provider is only asked on a "
                 "broker's route, where the call is paced and receipted; `!usage` tells what "
                 "sessions' answers said");
-  } else if (sdk::find_extension<sdk::UsageRefresh>(*host.services().broker) == nullptr) {
+    co_return;
+  }
+  auto* refresh = sdk::find_extension<sdk::UsageRefresh>(*host.services().broker);
+  if (refresh == nullptr) {
     host.refuse(call.to,
                 "the egress broker in use cannot ask a provider for its usage (it offers no "
                 "usage refresh); `!usage` tells what sessions' answers said");
@@ -81,10 +88,9 @@ asio::awaitable<void> answer_usage(const CommandCall& call) {
     host.reply(call.to, "the provider is being asked already; the answer comes when it replies");
   } else {
     host.providers().refreshing_usage = true;
-    auto refresh = refresh_usage(host.shared_host(), call.to);
-    asio::co_spawn(host.strand(), std::move(refresh), asio::detached);
+    auto refreshing = refresh_usage(host.shared_host(), refresh, call.to);
+    asio::co_spawn(host.strand(), std::move(refreshing), asio::detached);
   }
-  co_return;
 }
 
 }  // namespace
