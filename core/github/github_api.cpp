@@ -13,7 +13,7 @@
 #include "core/github/app_jwt.hpp"
 
 // GCC 12 reports asio's coroutine frame allocator as a new/delete mismatch in long coroutines
-// (a known false positive, as in core/sessions/session_start.cpp).
+// (a known false positive, as in core/sessions/session.cpp).
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wmismatched-new-delete"
 #endif

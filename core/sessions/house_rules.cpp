@@ -3,6 +3,7 @@
 #include "common/human_size.hpp"
 #include "common/unique_fd.hpp"
 #include "common/utf8_text.hpp"
+#include "core/agent/state_files.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -10,11 +11,15 @@
 
 #include <cerrno>
 #include <cstdint>
+#include <fstream>
+#include <iterator>
 #include <system_error>
 
 namespace errand::sessions {
 
 namespace {
+
+constexpr std::string_view kGivenRulesFile = "house-rules-given";
 
 sdk::Error unusable(const std::filesystem::path& path, const std::string& why) {
   return sdk::make_error("agent.rulesPath names " + path.string() + ", which cannot be used: " +
@@ -76,6 +81,15 @@ std::string house_rules_prompt_text(std::string_view rules) {
   if (!rules.empty() && rules.back() != '\n') text += '\n';
   text += "</house-rules>";
   return text;
+}
+
+sdk::Result<void> keep_given_rules(const std::filesystem::path& record_dir, std::string_view text) {
+  return agent::write_beneath(record_dir, std::filesystem::path(kGivenRulesFile), text, 0600);
+}
+
+std::string read_given_rules(const std::filesystem::path& record_dir) {
+  std::ifstream in(record_dir / kGivenRulesFile, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
 }
 
 }  // namespace errand::sessions

@@ -35,4 +35,10 @@ sdk::Result<std::optional<HouseRules>> read_house_rules(const boost::json::objec
 // the agent does not read them as the person's words.
 std::string house_rules_prompt_text(std::string_view rules);
 
+// The rules a session's agent was given, kept in its record directory (mode 0600): a resumed
+// session whose agent loads that conversation gives them again only when they changed since.
+sdk::Result<void> keep_given_rules(const std::filesystem::path& record_dir, std::string_view text);
+// What keep_given_rules kept there; empty when nothing was.
+std::string read_given_rules(const std::filesystem::path& record_dir);
+
 }  // namespace errand::sessions
