@@ -29,10 +29,34 @@ Object* find_section(Object& schema, std::string_view dotted) {
   return at;
 }
 
+// A key of any kind (a section, a value, a map) the schema defines at dotted.
+bool defines_key(const json::object& schema, std::string_view dotted) {
+  const json::object* at = &schema;
+  while (true) {
+    const auto dot = dotted.find('.');
+    const auto* properties = at->if_contains("properties");
+    if (properties == nullptr || !properties->is_object()) return false;
+    const auto* child = properties->as_object().if_contains(dotted.substr(0, dot));
+    if (child == nullptr || !child->is_object()) return false;
+    if (dot == std::string_view::npos) return true;
+    at = &child->as_object();
+    dotted.remove_prefix(dot + 1);
+  }
+}
+
 class FragmentMerger {
  public:
   FragmentMerger(json::object& schema, std::vector<Problem>& problems)
       : schema_(schema), problems_(problems) {}
+
+  // Run once every fragment is merged, since a plugin may read a key another plugin adds.
+  void check_reads(const PluginContribution& contribution) {
+    plugin_ = contribution.plugin;
+    for (const auto& key : contribution.reads) {
+      if (!defines_key(schema_, key))
+        refuse(key, "its config_reads names `" + key + "`, which no schema of errand defines");
+    }
+  }
 
   void merge(const PluginContribution& contribution) {
     plugin_ = contribution.plugin;
@@ -150,6 +174,7 @@ boost::system::result<json::object, std::vector<Problem>> compose_schema(
     if (contribution.schema_json.find_first_not_of(" \t\r\n") == std::string::npos) continue;
     merger.merge(contribution);
   }
+  for (const auto& contribution : contributions) merger.check_reads(contribution);
   if (!problems.empty()) return problems;
   return schema;
 }

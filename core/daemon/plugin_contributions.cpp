@@ -28,10 +28,14 @@ std::vector<config::PluginContribution> contributions_of(const plugins::PluginRe
         entry.struct_size >=
         offsetof(errand_plugin_entry_v1_t, validate_config) + sizeof(entry.validate_config);
     if (has_schema && entry.config_schema != nullptr) c.schema_json = entry.config_schema;
+    c.reads = record.config_keys.reads;
     if (has_validator && entry.validate_config != nullptr) {
       const auto validate = entry.validate_config;
-      c.validate = [validate](const boost::json::object& effective, sdk::ConfigProblems& problems) {
-        const std::string text = boost::json::serialize(effective);
+      // The validator sees what the plugin will be handed, so a key it checks but did not
+      // declare fails its tests rather than passing unchecked.
+      c.validate = [validate, keys = record.config_keys.all()](const boost::json::object& effective,
+                                                               sdk::ConfigProblems& problems) {
+        const std::string text = boost::json::serialize(config::plugin_view(effective, keys));
         validate(text.c_str(), &collect_problem, &problems);
       };
     }
@@ -45,7 +49,8 @@ std::vector<config::PluginContribution> contributions_of(const plugins::PluginRe
         validate(&policy, &collect_problem, &problems);
       };
     }
-    if (!c.schema_json.empty() || c.validate || c.validate_policy) out.push_back(std::move(c));
+    if (!c.schema_json.empty() || !c.reads.empty() || c.validate || c.validate_policy)
+      out.push_back(std::move(c));
   }
   return out;
 }

@@ -37,7 +37,7 @@ sdk::HostServices PluginHost::make_services(const plugins::PluginRecord& record,
                            .secrets = context_.secrets,
                            .receipts = context_.receipts,
                            .clock = context_.clock,
-                           .config = config,
+                           .config = config::plugin_view(config, record.config_keys.all()),
                            .plugin_path = record.path,
                            .state_dir = context_.state_dir};
 }

@@ -10,11 +10,11 @@
 
 namespace errand::plugins {
 
-// The descriptor as this major's .0 defined it: 3.0 ended it with validate_policy. A plugin
-// built for a later 3.x minor declares more; one that declares less is not a 3.x plugin.
+// The descriptor as this major's .0 defined it: 6.0 ended it with config_reads. A plugin
+// built for a later 6.x minor declares more; one that declares less is not a 6.x plugin.
 inline constexpr std::size_t kDescriptorMajorSize =
-    offsetof(errand_plugin_entry_v1_t, validate_policy) +
-    sizeof(errand_plugin_entry_v1_t::validate_policy);
+    offsetof(errand_plugin_entry_v1_t, config_reads) +
+    sizeof(errand_plugin_entry_v1_t::config_reads);
 
 // struct_size, abi_major and abi_minor: enough to tell which ABI the plugin speaks.
 inline constexpr std::size_t kDescriptorHeaderSize = offsetof(errand_plugin_entry_v1_t, name);

@@ -75,6 +75,11 @@ boost::json::array render_plugin_json(const std::vector<PluginRecord>& records) 
     row["path"] = record.path.string();
     row["status"] = record.loaded ? "loaded" : "refused";
     row["reason"] = record.refusal;
+    // What the plugin is handed of the configuration, so an operator can see that a backend
+    // never holds the chat token.
+    boost::json::array keys;
+    for (const auto& key : record.config_keys.all()) keys.emplace_back(key);
+    row["configuration_keys"] = std::move(keys);
     out.push_back(std::move(row));
   }
   return out;

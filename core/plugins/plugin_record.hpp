@@ -1,5 +1,7 @@
 #pragma once
 
+#include "core/config/plugin_view.hpp"
+
 #include <errand/sdk/plugin_abi.h>
 
 #include <filesystem>
@@ -20,6 +22,8 @@ struct PluginRecord {
   // The host's own copy of the plugin's descriptor, normalised so that fields the plugin did
   // not declare are null. Lives for the whole process; non-null only when loaded.
   const errand_plugin_entry_v1_t* entry = nullptr;
+  // The configuration keys the plugin is handed (core/config/plugin_view.hpp); set when loaded.
+  config::PluginKeys config_keys;
 };
 
 }  // namespace errand::plugins

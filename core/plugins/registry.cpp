@@ -90,6 +90,13 @@ PluginRecord load_plugin_file(const std::filesystem::path& file) {
     record.refusal = std::move(checked.error().message);
     return record;
   }
+  auto keys = config::plugin_keys(descriptor.config_schema, descriptor.config_reads);
+  if (!keys) {
+    record.refusal = fmt::format("refused {}: {}; rebuild the plugin with a corrected declaration",
+                                 file.string(), keys.error().message);
+    return record;
+  }
+  record.config_keys = std::move(*keys);
   record.entry = keep_descriptor(descriptor);
   record.loaded = true;
   return record;

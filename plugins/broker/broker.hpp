@@ -27,6 +27,10 @@ class Broker final : public sdk::EgressBroker, public sdk::UsageRefresh {
     }
   }
 })";
+  // The agent's providers, its start model and its delegate settings are the core's keys; the
+  // broker swaps keys for those providers and answers the delegate command.
+  static constexpr const char* config_reads =
+      R"(["agent.providers", "agent.provider", "agent.model", "agent.delegate"])";
   static void validate_config(const boost::json::object& config, sdk::ConfigProblems& problems);
 
   // Throws when the settings cannot be read; the plugin boundary turns that into a refusal.

@@ -16,6 +16,9 @@ namespace errand::discord {
 class DiscordTransport final : public sdk::ChatTransport {
  public:
   static constexpr const char* config_schema = kConfigSchema;
+  // The chat section's keys the core defines for every transport, which Discord reads too.
+  static constexpr const char* config_reads =
+      R"(["chat.token", "chat.channelId", "chat.startOnMention"])";
   static void validate_config(const boost::json::object& config, sdk::ConfigProblems& problems) {
     validate_discord_config(config, problems);
   }

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <boost/json/parse.hpp>
 
+#include "core/config/plugin_view.hpp"
 #include "core/sandbox/broker_spec.hpp"
 #include "core/sandbox/policy_from_config.hpp"
 #include "plugins/broker/broker.hpp"
@@ -213,4 +214,38 @@ TEST_CASE("a provider's dialect is its kind, or else the header its key travels 
   CHECK(s.providers.at("x").dialect == Dialect::anthropic);
   CHECK(s.providers.at("b").dialect == Dialect::openai);
   CHECK(s.providers.at("n").dialect == Dialect::unknown);
+}
+
+// The host hands the broker only the keys it declares (its config_schema's and its
+// config_reads); a key it reads but forgot to declare would be absent and quietly at its default.
+TEST_CASE("what the broker reads from the keys it declares is what it reads from the whole file",
+          "[settings]") {
+  const auto whole = boost::json::parse(R"({
+    "chat": {"token": "chat-token-0123456789", "channelId": "1"},
+    "agent": {"provider": "p", "model": "big",
+              "delegate": {"model": "small", "deadlineMs": 1500},
+              "providers": {"p": {"credential": "k1234567", "kind": "openai", "maxConcurrentRequests": 2},
+                            "q": {"credential": "k7654321", "baseUrl": "https://llm.example.com/v1"}}},
+    "broker": {"caFile": "/etc/ssl/private-ca.pem"}
+  })")
+                         .as_object();
+  auto keys = errand::config::plugin_keys(Broker::config_schema, Broker::config_reads);
+  REQUIRE(keys.has_value());
+  const auto view = errand::config::plugin_view(whole, keys->all());
+  CHECK(view.if_contains("chat") == nullptr);
+
+  auto from_whole = read_settings(whole);
+  auto from_view = read_settings(view);
+  REQUIRE(from_whole.has_value());
+  REQUIRE(from_view.has_value());
+  CHECK(from_view->start_model == "big");
+  CHECK(from_view->ca_file == std::filesystem::path("/etc/ssl/private-ca.pem"));
+  REQUIRE(from_view->delegate.has_value());
+  CHECK(from_view->delegate->provider == "p");
+  CHECK(from_view->delegate->model == "small");
+  CHECK(from_view->delegate->deadline == std::chrono::milliseconds(1500));
+  REQUIRE(from_view->providers.size() == 2);
+  CHECK(from_view->providers.at("p").max_concurrent == 2);
+  CHECK(from_view->providers.at("q").base_url == from_whole->providers.at("q").base_url);
+  CHECK(from_view->providers.at("p").credential == from_whole->providers.at("p").credential);
 }

@@ -1,6 +1,7 @@
 #include "tests/support/daemon_harness.hpp"
 
 #include <errand/sdk/plugin_abi.h>
+#include <algorithm>
 #include <boost/json/parse.hpp>
 #include <catch2/catch_test_macros.hpp>
 #include <string>
@@ -144,4 +145,33 @@ TEST_CASE(
       CHECK(row.as_object().at("abi").as_string() == kAbi);
     }
   }
+  CHECK(path_status("fixture-bad-reads.so").find("config_reads") != std::string::npos);
+}
+
+TEST_CASE("errand plugins list --json names the configuration keys each plugin is handed") {
+  DaemonHarness h;
+  auto env = h.environment();
+  for (auto& entry : env)
+    if (entry.rfind("ERRAND_PLUGIN_PATH=", 0) == 0)
+      entry = "ERRAND_PLUGIN_PATH=" + (build_dir() / "plugins").string();
+  const auto r = run_to_end(h.argv({"plugins", "list", "--json"}), env, h.dir().path());
+  REQUIRE(r.exit_code == 0);
+  const auto listed = boost::json::parse(r.out);
+  auto keys_of = [&](const std::string& name) {
+    std::vector<std::string> keys;
+    for (const auto& row : listed.as_array())
+      if (row.as_object().at("name").as_string() == name)
+        for (const auto& key : row.as_object().at("configuration_keys").as_array())
+          keys.emplace_back(key.as_string());
+    return keys;
+  };
+  const auto discord = keys_of("chat-discord");
+  CHECK(std::find(discord.begin(), discord.end(), "chat.token") != discord.end());
+  CHECK(std::find(discord.begin(), discord.end(), "chat.apiBase") != discord.end());
+  const auto broker = keys_of("broker");
+  CHECK(std::find(broker.begin(), broker.end(), "agent.providers") != broker.end());
+  CHECK(std::find(broker.begin(), broker.end(), "chat.token") == broker.end());
+  CHECK(keys_of("sandbox-incus") == std::vector<std::string>{"sandbox.incus"});
+  CHECK(keys_of("sandbox-podman") == std::vector<std::string>{"sandbox.image"});
+  CHECK(keys_of("sandbox-bailey").empty());
 }

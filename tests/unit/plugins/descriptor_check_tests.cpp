@@ -38,6 +38,7 @@ errand_plugin_entry_v1_t acceptable() {
           &destroy_nothing,
           "{}",
           &validate_nothing,
+          nullptr,
           nullptr};
 }
 

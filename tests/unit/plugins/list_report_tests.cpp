@@ -26,6 +26,7 @@ std::vector<PluginRecord> sample_records() {
   loaded.abi_major = 1;
   loaded.abi_minor = 0;
   loaded.loaded = true;
+  loaded.config_keys = {{"chat.apiBase"}, {"chat.token"}};
 
   PluginRecord refused;
   refused.path = "/opt/p/sandbox-future.so";
@@ -69,12 +70,14 @@ TEST_CASE("the JSON rendering has one object per record with every field") {
   const auto json = render_plugin_json(sample_records());
   const auto expected = boost::json::parse(R"([
     {"name": "chat-discord", "kind": "chat", "version": "0.1.0", "abi": "1.0",
-     "path": "/usr/lib/errand/chat-discord.so", "status": "loaded", "reason": ""},
+     "path": "/usr/lib/errand/chat-discord.so", "status": "loaded", "reason": "",
+     "configuration_keys": ["chat.apiBase", "chat.token"]},
     {"name": "sandbox-future", "kind": "sandbox", "version": "2.0.0", "abi": "1.3",
      "path": "/opt/p/sandbox-future.so", "status": "refused",
-     "reason": "refused /opt/p/sandbox-future.so: newer SDK"},
+     "reason": "refused /opt/p/sandbox-future.so: newer SDK", "configuration_keys": []},
     {"name": "", "kind": "", "version": "", "abi": null, "path": "/opt/p/notes.so",
-     "status": "refused", "reason": "refused /opt/p/notes.so: not ELF"}
+     "status": "refused", "reason": "refused /opt/p/notes.so: not ELF",
+     "configuration_keys": []}
   ])");
   CHECK(boost::json::value(json) == expected);
 }

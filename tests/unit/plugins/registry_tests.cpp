@@ -60,10 +60,11 @@ TEST_CASE("scanning the fixture directory lists every .so sorted by file name") 
   const auto registry = PluginRegistry::scan({fixture_dir()}, log.logger());
   std::vector<std::string> names;
   for (const auto& record : registry.records()) names.push_back(record.path.filename());
-  CHECK(names == std::vector<std::string>{
-                     "fixture-bogus-toolchain.so", "fixture-good.so", "fixture-newer-minor.so",
-                     "fixture-no-entry.so", "fixture-throwing.so", "fixture-twin.so",
-                     "fixture-unresolved.so", "fixture-wrong-major.so", "not-a-plugin.so"});
+  CHECK(names == std::vector<std::string>{"fixture-bad-reads.so", "fixture-bogus-toolchain.so",
+                                          "fixture-good.so", "fixture-newer-minor.so",
+                                          "fixture-no-entry.so", "fixture-throwing.so",
+                                          "fixture-twin.so", "fixture-unresolved.so",
+                                          "fixture-wrong-major.so", "not-a-plugin.so"});
 }
 
 TEST_CASE("the good fixture loads with its descriptor read") {
@@ -110,6 +111,9 @@ TEST_CASE("each broken fixture is refused with the reason that applies to it") {
   CHECK_THAT(unresolved,
              ContainsSubstring("the dynamic linker could not load it (undefined symbol: "));
   CHECK_THAT(unresolved, ContainsSubstring("errand_fixture_symbol_nobody_defines);"));
+  CHECK_THAT(refusal_of(registry, "fixture-bad-reads.so"),
+             ContainsSubstring("its config_reads holds \"chat token\", which is not a dotted key; "
+                               "it must be a JSON array of dotted configuration keys"));
   const auto twin = refusal_of(registry, "fixture-twin.so");
   CHECK_THAT(twin, ContainsSubstring("a plugin named sandbox-gappy was already loaded from " +
                                      (fixture_dir() / "fixture-good.so").string()));
@@ -133,7 +137,7 @@ TEST_CASE("every refusal is logged at warn") {
   CapturedLog log;
   const auto registry = PluginRegistry::scan({fixture_dir()}, log.logger());
   const auto refused = registry.refused();
-  CHECK(refused.size() == 7);
+  CHECK(refused.size() == 8);
   for (const auto* record : refused) {
     CHECK_THAT(log.text(), ContainsSubstring("warning " + record->refusal));
   }

@@ -7,6 +7,7 @@
 #include <catch2/matchers/catch_matchers_string.hpp>
 
 #include "core/config/load.hpp"
+#include "core/config/plugin_view.hpp"
 #include "core/config/schema.hpp"
 #include "core/sandbox/inert_backend_keys.hpp"
 #include "plugins/sandbox-incus/impl/incus_backend.hpp"
@@ -23,9 +24,12 @@ namespace {
 
 const std::vector<config::PluginContribution>& plugins() {
   static const std::vector<config::PluginContribution> contributions{
-      {"sandbox-incus", incus::kConfigSchema, &incus::IncusBackend::validate_config,
-       &incus::IncusBackend::validate_policy},
-      {"sandbox-podman", podman::kConfigSchema, {}, {}}};
+      {"sandbox-incus",
+       incus::kConfigSchema,
+       &incus::IncusBackend::validate_config,
+       &incus::IncusBackend::validate_policy,
+       {}},
+      {"sandbox-podman", podman::kConfigSchema, {}, {}, {}}};
   return contributions;
 }
 
@@ -85,6 +89,28 @@ TEST_CASE("each sandbox.incus key is read as written",
   CHECK(s.root_size_bytes == (20ull << 30));
   CHECK(s.guest_uid == 1500);
   CHECK(s.socket == "/run/incus/unix.socket");
+}
+
+// The host hands the backend only the keys it declares; a key it reads but forgot to declare
+// would be absent, and refused as missing.
+TEST_CASE("what incus reads from the keys it declares is what it reads from the whole file") {
+  auto loaded = load(R"({"backend": "incus", "incus": {"project": "agents",
+    "image": "errand-agent-2", "golden": "golden-1", "rootSize": "20g", "guestUid": 1500,
+    "socket": "/run/incus/unix.socket"}})");
+  REQUIRE(loaded.has_value());
+  auto keys = config::plugin_keys(incus::IncusBackend::config_schema, nullptr);
+  REQUIRE(keys.has_value());
+  const auto view = config::plugin_view(loaded->effective, keys->all());
+  CHECK(view.size() == 1);
+  CHECK(view.at("sandbox").as_object().size() == 1);
+  auto s = incus::read_incus_settings(view);
+  REQUIRE(s.has_value());
+  CHECK(s->project == "agents");
+  CHECK(s->image == "errand-agent-2");
+  CHECK(s->golden == "golden-1");
+  CHECK(s->root_size_bytes == (20ull << 30));
+  CHECK(s->guest_uid == 1500);
+  CHECK(s->socket == "/run/incus/unix.socket");
 }
 
 TEST_CASE("sandbox.incus values Incus or errand cannot take are refused at load",

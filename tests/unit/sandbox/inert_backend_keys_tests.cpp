@@ -18,7 +18,7 @@ namespace {
 // The schema errand composes when sandbox-podman is on the plugin path, whatever the backend.
 const std::vector<config::PluginContribution>& with_podman() {
   static const std::vector<config::PluginContribution> plugins{
-      {"sandbox-podman", podman::kConfigSchema, {}, {}}};
+      {"sandbox-podman", podman::kConfigSchema, {}, {}, {}}};
   return plugins;
 }
 

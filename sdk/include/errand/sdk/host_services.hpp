@@ -84,8 +84,9 @@ struct HostServices {
   Secrets& secrets;
   ReceiptSink& receipts;
   const Clock& clock;
-  // The whole effective configuration, validated and with defaults filled in. A plugin reads
-  // its own section and the shared ones it is documented to use; it never writes it.
+  // The plugin's part of the effective configuration, validated and with defaults filled in:
+  // the keys its config_schema adds and those its config_reads names, at their usual dotted
+  // paths, and nothing else (no other plugin's keys, no secret it does not read).
   boost::json::object config;
   // The .so this instance came from: helpers a plugin ships (a launcher, a relay) live beside it.
   std::filesystem::path plugin_path;

@@ -6,6 +6,8 @@
 // may provide:
 //   static constexpr const char* config_schema = R"({"chat": {"properties": {...}}})";
 //   static void validate_config(const boost::json::object& config, ConfigProblems& problems);
+//   static constexpr const char* config_reads = R"(["agent.model"])";
+// (the keys of other sections it reads: it is handed its own keys and these, nothing else)
 // and a sandbox backend, to check what the core decided rather than read sandbox.* itself:
 //   static void validate_policy(const SandboxPolicy& policy, ConfigProblems& problems);
 // Nothing thrown inside ever crosses the boundary.
@@ -101,6 +103,15 @@ int report_problems(Checks checks, errand_problem_fn report, void* ctx) noexcept
 }
 
 template <class T>
+constexpr const char* reads_of() {
+  if constexpr (requires { T::config_reads; }) {
+    return T::config_reads;
+  } else {
+    return nullptr;
+  }
+}
+
+template <class T>
 int validate(const char* config_json, errand_problem_fn report, void* ctx) noexcept {
   return report_problems(
       [config_json](ConfigProblems& problems) {
@@ -158,6 +169,7 @@ constexpr auto policy_validator_of() -> int (*)(const void*, errand_problem_fn, 
         ::errand::sdk::detail::schema_of<Class>(),                                          \
         ::errand::sdk::detail::validator_of<Class>(),                                       \
         ::errand::sdk::detail::policy_validator_of<Class>(),                                \
+        ::errand::sdk::detail::reads_of<Class>(),                                           \
     };                                                                                      \
     return &entry;                                                                          \
   }

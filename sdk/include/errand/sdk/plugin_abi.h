@@ -26,7 +26,8 @@
  *   6.0  extensions: PluginInstance and BrokerEvents answer extension(name); what only some
  *        plugins or hosts do moves out of the base interfaces into one (image_kage_providers
  *        to ImageKageCatalog, refresh_usage to UsageRefresh, admit_delegate and
- *        on_delegate_finished with DelegateReport to DelegateCalls) */
+ *        on_delegate_finished with DelegateReport to DelegateCalls); the descriptor's
+ *        config_reads, and each plugin is handed only its own keys and those it reads */
 #ifndef ERRAND_SDK_PLUGIN_ABI_H
 #define ERRAND_SDK_PLUGIN_ABI_H
 
@@ -65,14 +66,20 @@ typedef struct errand_plugin_entry_v1_t {
    * "properties" the host merges into its own schema; NULL when the plugin reads no keys of
    * its own. */
   const char* config_schema;
-  /* Semantic checks the schema cannot express, over the whole effective configuration as JSON.
-   * Reports every problem through report; returns the number reported. NULL when none. */
+  /* Semantic checks the schema cannot express, over the plugin's part of the effective
+   * configuration (see config_reads) as JSON. Reports every problem through report; returns
+   * the number reported. NULL when none. */
   int (*validate_config)(const char* config_json, errand_problem_fn report, void* ctx);
   /* ABI 3.0. A sandbox backend's checks of the policy the core built from the configuration:
    * sandbox_policy points at an errand::sdk::SandboxPolicy, passed only to the backend
    * sandbox.backend chooses and only when the policy could be built (the core reports why it
    * could not). Same reporting as validate_config. NULL when none. */
   int (*validate_policy)(const void* sandbox_policy, errand_problem_fn report, void* ctx);
+  /* ABI 6.0. A JSON array of the dotted keys outside its own config_schema the plugin reads,
+   * such as "agent.model"; NULL when none. The configuration a plugin is handed (the
+   * HostServices config, and validate_config's) holds its own keys and these, at their usual
+   * paths, and nothing else. */
+  const char* config_reads;
 } errand_plugin_entry_v1_t;
 
 typedef const errand_plugin_entry_v1_t* (*errand_plugin_entry_fn)(void);
