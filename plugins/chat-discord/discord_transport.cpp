@@ -108,21 +108,23 @@ asio::awaitable<sdk::Result<void>> DiscordTransport::react(sdk::MessageRef ref,
 asio::awaitable<sdk::Result<void>> DiscordTransport::register_commands(
     std::vector<sdk::CommandSpec> commands) {
   return on_strand<void>(core_, [commands = std::move(commands)](TransportCore& c) mutable {
-    return c.register_commands(commands);
+    return c.slash().register_commands(commands);
   });
 }
 
 asio::awaitable<sdk::Result<void>> DiscordTransport::acknowledge(sdk::CommandCall call,
                                                                  sdk::Visibility visibility) {
   return on_strand<void>(core_, [call = std::move(call), visibility](TransportCore& c) mutable {
-    return c.acknowledge(call, visibility);
+    return c.slash().acknowledge(call, visibility);
   });
 }
 
 asio::awaitable<sdk::Result<void>> DiscordTransport::answer(sdk::CommandCall call,
                                                             sdk::OutMessage message) {
-  return on_strand<void>(core_, [call = std::move(call), message = std::move(message)](
-                                    TransportCore& c) mutable { return c.answer(call, message); });
+  return on_strand<void>(
+      core_, [call = std::move(call), message = std::move(message)](TransportCore& c) mutable {
+        return c.slash().answer(call, message);
+      });
 }
 
 asio::awaitable<sdk::Result<std::string>> DiscordTransport::fetch_attachment(

@@ -17,8 +17,6 @@ namespace json = boost::json;
 namespace http = boost::beast::http;
 using Place = ChannelDirectory::Place;
 
-constexpr std::size_t kMaxRememberedInteractions = 1000;
-
 namespace {
 
 std::shared_ptr<spdlog::logger> logger_or_silent(const std::shared_ptr<spdlog::logger>& log) {
@@ -56,7 +54,7 @@ TransportCore::TransportCore(const sdk::HostServices& services, DiscordSettings 
       directory_(settings_.channel_id),
       delivered_(tuning_.delivered_capacity),
       pump_wake_(strand_),
-      guild_id_(settings_.guild_id) {}
+      slash_(rest_, gateway_, settings_, services_.secrets, piece_limits(), log_) {}
 
 TransportCore::~TransportCore() = default;
 
@@ -172,8 +170,8 @@ asio::awaitable<void> TransportCore::handle(Dispatch dispatch) {
   if (type == "GUILD_CREATE") {
     for (const auto& place : guild_channels(d)) {
       directory_.remember(place.id, place.parent_id);
-      if (guild_id_.empty() && place.id == settings_.channel_id && !place.listed_as_thread)
-        guild_id_ = string_member(d, "id");
+      if (place.id == settings_.channel_id && !place.listed_as_thread)
+        slash_.learn_guild(string_member(d, "id"));
     }
     co_return;
   }
@@ -237,36 +235,16 @@ asio::awaitable<void> TransportCore::handle(Dispatch dispatch) {
   if (type == "INTERACTION_CREATE") {
     auto call = parse_command(d);
     if (!call) co_return;
-    InteractionInfo info;
-    info.application_id = string_member(d, "application_id");
-    interactions_[call->id] = info;
-    // Interactions acknowledged but never answered are forgotten oldest first; their tokens
-    // expire after 15 minutes anyway. Ids are snowflakes, so the map's order is their age.
-    while (interactions_.size() > kMaxRememberedInteractions)
-      interactions_.erase(interactions_.begin());
+    slash_.remember(*call, string_member(d, "application_id"));
     if (const auto* channel = d.if_contains("channel"); channel && channel->is_object())
       learn_thread(channel->as_object());
     const auto place = co_await place_of(call->channel_id);
     if (place != Place::served_channel && place != Place::served_thread) {
-      co_await refuse_command_elsewhere(*call);
+      co_await slash_.refuse_elsewhere(*call);
       co_return;
     }
     if (events_ != nullptr && !stopped_) events_->on_command(*call);
   }
-}
-
-asio::awaitable<void> TransportCore::refuse_command_elsewhere(const sdk::CommandCall& call) {
-  json::object body{
-      {"type", 4},
-      {"data",
-       {{"content", "errand only answers in <#" + settings_.channel_id + "> and its threads."},
-        {"flags", 64},
-        {"allowed_mentions", allowed_mentions({})}}}};
-  auto r = co_await rest_->call(http::verb::post,
-                                "/interactions/" + call.id + "/" + call.token + "/callback",
-                                json::value(std::move(body)), RestClient::Auth::none);
-  if (!r)
-    log_->warn("could not answer a command used outside the served channel: {}", r.error().message);
 }
 
 }  // namespace errand::discord

@@ -3,7 +3,10 @@
 // Everything the Discord transport does, on one strand. DiscordTransport (the plugin class)
 // hands each call to this object with co_spawn, so whatever executor the core calls from, the
 // work runs here in order with the gateway's events; coroutines hold a shared_ptr to it, so it
-// outlives the plugin object until the last one has finished.
+// outlives the plugin object until the last one has finished. It is implemented in two files:
+// the gateway's events (transport_core.cpp) and what the core asks it to post, edit, react,
+// open, archive and fetch (transport_messages.cpp); slash commands are SlashCommands', and how
+// a message is cut into Discord's pieces is message_pieces'.
 
 #include <spdlog/logger.h>
 #include <atomic>
@@ -26,6 +29,7 @@
 #include "plugins/chat-discord/gateway_client.hpp"
 #include "plugins/chat-discord/rest_client.hpp"
 #include "plugins/chat-discord/settings.hpp"
+#include "plugins/chat-discord/slash_commands.hpp"
 #include "plugins/chat-discord/wake_list.hpp"
 
 namespace errand::discord {
@@ -67,12 +71,7 @@ class TransportCore : public std::enable_shared_from_this<TransportCore> {
   boost::asio::awaitable<sdk::Result<void>> react(const sdk::MessageRef& ref,
                                                   sdk::Reaction reaction, bool add);
   boost::asio::awaitable<sdk::Result<void>> archive_thread(const std::string& thread_id);
-  boost::asio::awaitable<sdk::Result<void>> register_commands(
-      const std::vector<sdk::CommandSpec>& specs);
-  boost::asio::awaitable<sdk::Result<void>> acknowledge(const sdk::CommandCall& call,
-                                                        sdk::Visibility visibility);
-  boost::asio::awaitable<sdk::Result<void>> answer(const sdk::CommandCall& call,
-                                                   const sdk::OutMessage& message);
+  SlashCommands& slash() noexcept { return slash_; }
   boost::asio::awaitable<sdk::Result<std::string>> fetch_attachment(
       const sdk::Attachment& attachment, std::size_t max_bytes);
 
@@ -86,15 +85,6 @@ class TransportCore : public std::enable_shared_from_this<TransportCore> {
     boost::json::object data;
     bool replayed = false;
   };
-  struct InteractionInfo {
-    std::string application_id;
-    sdk::Visibility visibility = sdk::Visibility::everyone;
-  };
-  // A message prepared for Discord: content, files, mentions.
-  struct Piece {
-    std::string content;
-    std::vector<sdk::OutFile> files;
-  };
 
   void begin_on_strand(sdk::ChatEvents* events);
   void on_gateway_state(sdk::ConnectionState state, const std::string& detail);
@@ -106,16 +96,9 @@ class TransportCore : public std::enable_shared_from_this<TransportCore> {
   // Whether an archived THREAD_UPDATE is the echo of this transport's own archive_thread (which
   // it then forgets), rather than a person's.
   bool is_own_archive_echo(const std::string& thread_id);
-  boost::asio::awaitable<void> refuse_command_elsewhere(const sdk::CommandCall& call);
-
-  sdk::Result<std::vector<Piece>> prepare(const sdk::OutMessage& message) const;
-  boost::json::object allowed_mentions(const std::vector<std::string>& users) const;
-  boost::asio::awaitable<sdk::Result<boost::json::value>> send_piece(
-      boost::beast::http::verb method, std::string path, boost::json::object payload,
-      const std::vector<sdk::OutFile>& files, RestClient::Auth auth);
-  boost::asio::awaitable<sdk::Result<std::string>> application_id();
-  boost::asio::awaitable<sdk::Result<std::string>> guild_id();
-  std::string scrub(std::string_view text) const;
+  PieceLimits piece_limits() const {
+    return {tuning_.limits_reported, tuning_.max_messages_before_file};
+  }
 
   sdk::HostServices services_;
   std::shared_ptr<spdlog::logger> log_;
@@ -129,7 +112,6 @@ class TransportCore : public std::enable_shared_from_this<TransportCore> {
   DeliveredIds delivered_;
   WakeList pump_wake_;
   std::deque<Dispatch> queue_;
-  std::map<std::string, InteractionInfo> interactions_;
   // Threads this transport archived itself, and when it asked: Discord echoes the archive as a
   // THREAD_UPDATE, which is not a person closing the thread. The core has recorded the archive
   // already, and the echo may come after a reply in the thread has resumed it, whose session a
@@ -138,8 +120,7 @@ class TransportCore : public std::enable_shared_from_this<TransportCore> {
   // gateway down meanwhile) do not pile up.
   static constexpr std::chrono::minutes kOwnArchiveEcho{1};
   std::map<std::string, std::chrono::steady_clock::time_point> own_archives_;
-  std::string application_id_;
-  std::string guild_id_;
+  SlashCommands slash_;
   sdk::ChatEvents* events_ = nullptr;
   bool started_ = false;
   // Set by the first start(), on the caller's thread, so a second one is refused there.

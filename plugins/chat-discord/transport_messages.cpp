@@ -1,7 +1,7 @@
 #include <algorithm>
 #include <random>
 
-#include "plugins/chat-discord/multipart.hpp"
+#include "plugins/chat-discord/message_pieces.hpp"
 #include "plugins/chat-discord/reactions.hpp"
 #include "plugins/chat-discord/settings.hpp"
 #include "plugins/chat-discord/text_split.hpp"
@@ -16,7 +16,6 @@ using Kind = sdk::Error::Kind;
 
 namespace {
 
-constexpr std::size_t kMaxFilesPerMessage = 10;
 constexpr std::size_t kMaxThreadNameChars = 100;
 // A week: threads stay open until errand (or a person) closes them, not after an idle hour.
 constexpr int kThreadAutoArchiveMinutes = 10080;
@@ -44,84 +43,9 @@ std::string thread_name(std::string_view wanted) {
 
 }  // namespace
 
-std::string TransportCore::scrub(std::string_view text) const {
-  return services_.secrets.scrub(text);
-}
-
-json::object TransportCore::allowed_mentions(const std::vector<std::string>& users) const {
-  json::object mentions{{"parse", json::array{}}};
-  // Discord refuses a whole message whose allowed_mentions names something that is not a
-  // snowflake; the core may address accounts of its own (the web interface's), which no one
-  // here can be pinged as.
-  json::array ids;
-  for (const auto& id : users)
-    if (!id.empty() &&
-        std::all_of(id.begin(), id.end(), [](char c) { return c >= '0' && c <= '9'; }))
-      ids.push_back(json::value(id));
-  if (!ids.empty()) mentions["users"] = std::move(ids);
-  return mentions;
-}
-
-sdk::Result<std::vector<TransportCore::Piece>> TransportCore::prepare(
-    const sdk::OutMessage& message) const {
-  const auto& limits = tuning_.limits_reported;
-  if (message.text.empty() && message.files.empty())
-    return sdk::make_error("nothing to post: the message has neither text nor files",
-                           Kind::refused);
-  for (const auto& f : message.files) {
-    if (f.bytes.size() > limits.max_upload_bytes)
-      return sdk::make_error("the file \"" + f.filename + "\" is " +
-                                 std::to_string(f.bytes.size()) + " bytes, over the " +
-                                 std::to_string(limits.max_upload_bytes) +
-                                 "-byte upload limit; it was not posted",
-                             Kind::limit);
-    if (services_.secrets.contains_secret(f.bytes))
-      return sdk::make_error(
-          "the file \"" + f.filename + "\" contains a configured secret, so it was not uploaded",
-          Kind::refused);
-  }
-  const auto text = scrub(message.text);
-  auto parts = split_message(text, limits.max_message_chars);
-  std::vector<sdk::OutFile> files = message.files;
-  if (message.long_text_as_file && parts.size() > tuning_.max_messages_before_file) {
-    if (text.size() > limits.max_upload_bytes)
-      return sdk::make_error("the text is " + std::to_string(text.size()) +
-                                 " bytes, too long even as a file (limit " +
-                                 std::to_string(limits.max_upload_bytes) + " bytes)",
-                             Kind::limit);
-    files.insert(files.begin(), sdk::OutFile{"message.txt", "text/plain; charset=utf-8", text});
-    parts = {summarize_for_attachment(text)};
-  }
-  std::vector<Piece> pieces;
-  for (auto& p : parts) pieces.push_back({std::move(p), {}});
-  // Files ride on the last text message, then on messages of their own: at most ten and the
-  // upload limit per message.
-  std::size_t batch_bytes = 0;
-  for (auto& f : files) {
-    const bool full = pieces.empty() || pieces.back().files.size() >= kMaxFilesPerMessage ||
-                      batch_bytes + f.bytes.size() > limits.max_upload_bytes;
-    if (full) {
-      pieces.push_back({"", {}});
-      batch_bytes = 0;
-    }
-    batch_bytes += f.bytes.size();
-    pieces.back().files.push_back(std::move(f));
-  }
-  return pieces;
-}
-
-asio::awaitable<sdk::Result<json::value>> TransportCore::send_piece(
-    http::verb method, std::string path, json::object payload,
-    const std::vector<sdk::OutFile>& files, RestClient::Auth auth) {
-  if (files.empty())
-    co_return co_await rest_->call(method, std::move(path), json::value(std::move(payload)), auth);
-  co_return co_await rest_->call_multipart(
-      method, std::move(path), build_multipart(json::value(std::move(payload)), files), auth);
-}
-
 asio::awaitable<sdk::Result<std::vector<sdk::MessageRef>>> TransportCore::post(
     const std::string& channel_id, const sdk::OutMessage& message) {
-  auto pieces = prepare(message);
+  auto pieces = message_pieces(message, services_.secrets, piece_limits());
   if (!pieces) co_return pieces.error();
   std::vector<sdk::MessageRef> refs;
   for (std::size_t i = 0; i < pieces->size(); ++i) {
@@ -130,8 +54,9 @@ asio::awaitable<sdk::Result<std::vector<sdk::MessageRef>>> TransportCore::post(
                          {"nonce", make_nonce()},
                          {"enforce_nonce", true},
                          {"allowed_mentions", allowed_mentions(message.mention_user_ids)}};
-    auto created = co_await send_piece(http::verb::post, "/channels/" + channel_id + "/messages",
-                                       std::move(payload), piece.files, RestClient::Auth::bot);
+    auto created =
+        co_await send_piece(*rest_, http::verb::post, "/channels/" + channel_id + "/messages",
+                            std::move(payload), piece.files, RestClient::Auth::bot);
     if (!created) {
       auto error = created.error();
       if (i > 0)
@@ -151,7 +76,7 @@ asio::awaitable<sdk::Result<std::vector<sdk::MessageRef>>> TransportCore::post(
 
 asio::awaitable<sdk::Result<void>> TransportCore::edit(const sdk::MessageRef& ref,
                                                        const std::string& wanted) {
-  const auto text = scrub(wanted);
+  const auto text = services_.secrets.scrub(wanted);
   const auto chars = count_code_points(text);
   if (chars > tuning_.limits_reported.max_message_chars)
     co_return sdk::make_error("an edit holds " + std::to_string(chars) + " characters, over " +

@@ -1,5 +1,6 @@
+#include "plugins/chat-discord/slash_commands.hpp"
+
 #include "plugins/chat-discord/text_split.hpp"
-#include "plugins/chat-discord/transport_core.hpp"
 
 namespace errand::discord {
 
@@ -11,6 +12,9 @@ using Kind = sdk::Error::Kind;
 namespace {
 
 constexpr std::size_t kMaxDescriptionChars = 100;
+// Interactions acknowledged but never answered are forgotten oldest first past this many; their
+// tokens expire after 15 minutes anyway.
+constexpr std::size_t kMaxRememberedInteractions = 1000;
 
 // Discord's rule for command and option names: 1 to 32 of lower-case letters, digits, '-' and
 // '_' (letters of other scripts allowed, none upper case).
@@ -34,7 +38,43 @@ std::string description_of(const std::string& wanted, const std::string& fallbac
 
 }  // namespace
 
-asio::awaitable<sdk::Result<std::string>> TransportCore::application_id() {
+SlashCommands::SlashCommands(std::shared_ptr<RestClient> rest,
+                             std::shared_ptr<GatewayClient> gateway,
+                             const DiscordSettings& settings, const sdk::Secrets& secrets,
+                             PieceLimits limits, std::shared_ptr<spdlog::logger> log)
+    : rest_(std::move(rest)),
+      gateway_(std::move(gateway)),
+      channel_id_(settings.channel_id),
+      secrets_(secrets),
+      limits_(std::move(limits)),
+      log_(std::move(log)),
+      guild_id_(settings.guild_id) {}
+
+void SlashCommands::learn_guild(const std::string& guild_id) {
+  if (guild_id_.empty()) guild_id_ = guild_id;
+}
+
+void SlashCommands::remember(const sdk::CommandCall& call, std::string application_id) {
+  interactions_[call.id] = Interaction{std::move(application_id), sdk::Visibility::everyone};
+  // Ids are snowflakes, so the map's order is their age.
+  while (interactions_.size() > kMaxRememberedInteractions)
+    interactions_.erase(interactions_.begin());
+}
+
+asio::awaitable<void> SlashCommands::refuse_elsewhere(const sdk::CommandCall& call) {
+  json::object body{{"type", 4},
+                    {"data",
+                     {{"content", "errand only answers in <#" + channel_id_ + "> and its threads."},
+                      {"flags", 64},
+                      {"allowed_mentions", allowed_mentions({})}}}};
+  auto r = co_await rest_->call(http::verb::post,
+                                "/interactions/" + call.id + "/" + call.token + "/callback",
+                                json::value(std::move(body)), RestClient::Auth::none);
+  if (!r)
+    log_->warn("could not answer a command used outside the served channel: {}", r.error().message);
+}
+
+asio::awaitable<sdk::Result<std::string>> SlashCommands::application_id() {
   if (!application_id_.empty()) co_return application_id_;
   if (!gateway_->application_id().empty()) {
     application_id_ = gateway_->application_id();
@@ -50,9 +90,9 @@ asio::awaitable<sdk::Result<std::string>> TransportCore::application_id() {
   co_return application_id_;
 }
 
-asio::awaitable<sdk::Result<std::string>> TransportCore::guild_id() {
+asio::awaitable<sdk::Result<std::string>> SlashCommands::guild_id() {
   if (!guild_id_.empty()) co_return guild_id_;
-  auto channel = co_await rest_->call(http::verb::get, "/channels/" + settings_.channel_id);
+  auto channel = co_await rest_->call(http::verb::get, "/channels/" + channel_id_);
   if (!channel)
     co_return sdk::make_error("could not read the served channel to learn its server: " +
                                   channel.error().message + "; or set chat.guildId",
@@ -68,7 +108,7 @@ asio::awaitable<sdk::Result<std::string>> TransportCore::guild_id() {
   co_return guild_id_;
 }
 
-asio::awaitable<sdk::Result<void>> TransportCore::register_commands(
+asio::awaitable<sdk::Result<void>> SlashCommands::register_commands(
     const std::vector<sdk::CommandSpec>& specs) {
   json::array commands;
   for (const auto& spec : specs) {
@@ -105,7 +145,7 @@ asio::awaitable<sdk::Result<void>> TransportCore::register_commands(
   co_return sdk::Result<void>{};
 }
 
-asio::awaitable<sdk::Result<void>> TransportCore::acknowledge(const sdk::CommandCall& call,
+asio::awaitable<sdk::Result<void>> SlashCommands::acknowledge(const sdk::CommandCall& call,
                                                               sdk::Visibility visibility) {
   interactions_[call.id].visibility = visibility;
   json::object body{{"type", 5}};
@@ -117,9 +157,9 @@ asio::awaitable<sdk::Result<void>> TransportCore::acknowledge(const sdk::Command
   co_return sdk::Result<void>{};
 }
 
-asio::awaitable<sdk::Result<void>> TransportCore::answer(const sdk::CommandCall& call,
+asio::awaitable<sdk::Result<void>> SlashCommands::answer(const sdk::CommandCall& call,
                                                          const sdk::OutMessage& message) {
-  auto pieces = prepare(message);
+  auto pieces = message_pieces(message, secrets_, limits_);
   if (!pieces) co_return pieces.error();
   auto info = interactions_[call.id];
   if (info.application_id.empty()) {
@@ -134,11 +174,11 @@ asio::awaitable<sdk::Result<void>> TransportCore::answer(const sdk::CommandCall&
                          {"allowed_mentions", allowed_mentions(message.mention_user_ids)}};
     sdk::Result<json::value> r = json::value();
     if (i == 0) {
-      r = co_await send_piece(http::verb::patch, webhook + "/messages/@original",
+      r = co_await send_piece(*rest_, http::verb::patch, webhook + "/messages/@original",
                               std::move(payload), piece.files, RestClient::Auth::none);
     } else {
       if (info.visibility == sdk::Visibility::only_caller) payload["flags"] = 64;
-      r = co_await send_piece(http::verb::post, webhook, std::move(payload), piece.files,
+      r = co_await send_piece(*rest_, http::verb::post, webhook, std::move(payload), piece.files,
                               RestClient::Auth::none);
     }
     if (!r) co_return r.error();
