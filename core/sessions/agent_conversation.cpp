@@ -44,7 +44,8 @@ sdk::Result<void> AgentConversation::connect(asio::any_io_executor strand, agent
   return {};
 }
 
-asio::awaitable<sdk::Result<AgentConversation::Opened>> AgentConversation::open(Opening opening) {
+asio::awaitable<sdk::Result<AgentConversation::Opened>> AgentConversation::open(
+    const Opening& opening) {
   auto hello = co_await client_->initialize();
   if (!hello)
     co_return sdk::make_error("the agent did not complete the ACP handshake: " +

@@ -47,7 +47,8 @@ class AgentConversation {
   sdk::Result<void> connect(boost::asio::any_io_executor strand, agent::AgentStdio stdio,
                             agent::AcpEvents events, agent::AcpClientOptions options,
                             std::shared_ptr<spdlog::logger> log);
-  boost::asio::awaitable<sdk::Result<Opened>> open(Opening opening);
+  // opening must outlive the call (GCC 12 can destroy an aggregate coroutine parameter twice).
+  boost::asio::awaitable<sdk::Result<Opened>> open(const Opening& opening);
 
   bool connected() const noexcept { return client_ != nullptr; }
   const agent::AgentHello& hello() const { return client_->hello(); }

@@ -39,9 +39,10 @@ asio::awaitable<sdk::Result<agent::PromptBlock>> inbox_block(sdk::ChatTransport&
 
 }  // namespace
 
-asio::awaitable<PromptBlocks> prompt_blocks(sdk::ChatTransport& chat, AttachmentLimits limits,
-                                            bool image_prompts, fs::path state_dir,
-                                            InboundPrompt prompt) {
+asio::awaitable<PromptBlocks> prompt_blocks(sdk::ChatTransport& chat,
+                                            const AttachmentLimits& limits, bool image_prompts,
+                                            const fs::path& state_dir,
+                                            const InboundPrompt& prompt) {
   PromptBlocks result;
   std::set<fs::path> saved;
   for (std::size_t i = 0; i < prompt.attachments.size(); ++i) {

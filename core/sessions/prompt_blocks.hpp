@@ -22,9 +22,12 @@ struct PromptBlocks {
   std::vector<std::string> refused;  // a sentence for each attachment that did not arrive
 };
 
+// The arguments must outlive the call (GCC 12 can destroy an aggregate coroutine parameter
+// twice).
 boost::asio::awaitable<PromptBlocks> prompt_blocks(sdk::ChatTransport& chat,
-                                                   AttachmentLimits limits, bool image_prompts,
-                                                   std::filesystem::path state_dir,
-                                                   InboundPrompt prompt);
+                                                   const AttachmentLimits& limits,
+                                                   bool image_prompts,
+                                                   const std::filesystem::path& state_dir,
+                                                   const InboundPrompt& prompt);
 
 }  // namespace errand::sessions

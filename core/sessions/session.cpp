@@ -168,9 +168,10 @@ asio::awaitable<sdk::Result<Session::StartResult>> Session::start_up() {
     if (!opened) co_return opened.error();
   }
   if (stop_request_) co_return StartResult::stopped;
-  if (auto launched = co_await launch_sandbox(); !launched) co_return launched.error();
+  auto launched = co_await launch_sandbox();
+  if (!launched) co_return launched.error();
   if (stop_request_) co_return StartResult::stopped;
-  if (auto talking = co_await open_conversation(); !talking) co_return talking.error();
+  if (auto talking = co_await open_conversation(*launched); !talking) co_return talking.error();
   if (stop_request_) co_return StartResult::stopped;
   co_return StartResult::started;
 }
@@ -275,7 +276,7 @@ asio::awaitable<sdk::Result<void>> Session::open_broker() {
   co_return sdk::Result<void>{};
 }
 
-asio::awaitable<sdk::Result<void>> Session::launch_sandbox() {
+asio::awaitable<sdk::Result<SandboxLaunch>> Session::launch_sandbox() {
   auto launch = sandbox_launch(LaunchFacts{.plan = plan_,
                                            .services = *services_,
                                            .paths = paths_,
@@ -287,17 +288,15 @@ asio::awaitable<sdk::Result<void>> Session::launch_sandbox() {
                                            .delegate = delegate_.has_value()});
   if (!launch) co_return launch.error();
   rules_in_first_prompt_ = house_rules_ && !house_rules_->text.empty() && !launch->took_house_rules;
-  launch_options_ = std::move(launch->config_options);
-  environment_names_ = std::move(launch->environment_names);
-  auto launched = co_await services_->backend.launch(launch->spec);
+  auto launched = co_await services_->backend.launch(std::move(launch->spec));
   if (!launched)
     co_return sdk::make_error("the sandbox could not start: " + launched.error().message);
   process_ = std::move(*launched);
   log_->info("session {}: sandbox {} running the agent", id(), services_->backend_name);
-  co_return sdk::Result<void>{};
+  co_return std::move(*launch);
 }
 
-asio::awaitable<sdk::Result<void>> Session::open_conversation() {
+asio::awaitable<sdk::Result<void>> Session::open_conversation(const SandboxLaunch& launch) {
   std::weak_ptr<Session> weak = weak_from_this();
   agent::AcpEvents events;
   events.on_update = [weak](const agent::SessionUpdate& update) {
@@ -324,20 +323,20 @@ asio::awaitable<sdk::Result<void>> Session::open_conversation() {
     co_return connected.error();
   AgentConversation::Opening opening;
   opening.session_id = id();
-  opening.environment_names = std::move(environment_names_);
+  opening.environment_names = launch.environment_names;
   opening.record_dir = paths_.record;
   if (plan_.previous_session_id)
     opening.previous_record =
         SessionPaths::of(services_->state_dir, *plan_.previous_session_id).record;
-  opening.config_options = std::move(launch_options_);
+  opening.config_options = launch.config_options;
   opening.replaying = [this](bool replaying) { output_.set_replaying(replaying); };
   opening.notice = [this](std::string text) { notice(std::move(text)); };
-  const auto previous_record = opening.previous_record;
-  auto opened = co_await conversation_.open(std::move(opening));
+  auto opened = co_await conversation_.open(opening);
   if (!opened) co_return opened.error();
   // The conversation it loaded began with the rules; they are given again only when they were
   // edited since.
-  if (opened->loaded && house_rules_ && read_given_rules(*previous_record) == house_rules_->text)
+  if (opened->loaded && house_rules_ &&
+      read_given_rules(*opening.previous_record) == house_rules_->text)
     rules_in_first_prompt_ = false;
   if (opened->model) model_ = *opened->model;
   if (plan_.previous_session_id) notice("resumed in a new sandbox; " + opened->resume_note + ".");

@@ -27,6 +27,7 @@
 #include "core/sessions/live_sessions.hpp"
 #include "core/sessions/permission_gate.hpp"
 #include "core/sessions/session_github.hpp"
+#include "core/sessions/session_launch.hpp"
 #include "core/sessions/session_ledger.hpp"
 #include "core/sessions/session_output.hpp"
 #include "core/sessions/session_paths.hpp"
@@ -94,7 +95,8 @@ class Session : public std::enable_shared_from_this<Session> {
   void grant(chat::GrantArgument grant, ReplyTo to);
   void status(ReplyTo to);
   void host_refused(std::string host, std::uint16_t port, bool suggestable);
-  // An owner's answer to the agent's open permission question; false when none is open.
+  // An owner's answer to the agent's open permission question (prompt() sends it here while
+  // one is open).
   void answer_question(InboundPrompt answer);
   // !pr: a pull request from the branch the agent pushed, opened with the session's token.
   void open_pull_request(std::string title, ReplyTo to);
@@ -126,8 +128,9 @@ class Session : public std::enable_shared_from_this<Session> {
   sdk::Result<void> read_house_rules_now();
   sdk::Result<void> open_record();
   boost::asio::awaitable<sdk::Result<void>> open_broker();
-  boost::asio::awaitable<sdk::Result<void>> launch_sandbox();
-  boost::asio::awaitable<sdk::Result<void>> open_conversation();
+  // What is left of the launch once the sandbox runs is what the conversation needs.
+  boost::asio::awaitable<sdk::Result<SandboxLaunch>> launch_sandbox();
+  boost::asio::awaitable<sdk::Result<void>> open_conversation(const SandboxLaunch& launch);
   boost::asio::awaitable<void> fail_start(const std::string& why);
   boost::asio::awaitable<void> shut_down();
   void drop_waiting_prompts();
@@ -141,7 +144,7 @@ class Session : public std::enable_shared_from_this<Session> {
   // On the strand: held while starting, submitted for a turn once ready, refused once stopping.
   void take_turn(InboundPrompt prompt);
   boost::asio::awaitable<void> run_turn(std::shared_ptr<Session> self);
-  boost::asio::awaitable<std::vector<agent::PromptBlock>> turn_blocks(InboundPrompt prompt);
+  boost::asio::awaitable<std::vector<agent::PromptBlock>> turn_blocks(const InboundPrompt& prompt);
   void on_permission(agent::PermissionRequest request, agent::PermissionResponder responder);
   boost::asio::awaitable<void> answer_pull_request(std::shared_ptr<Session> self, std::string title,
                                                    ReplyTo to);
@@ -170,10 +173,6 @@ class Session : public std::enable_shared_from_this<Session> {
   std::optional<sdk::BrokerSession> broker_session_;
   std::shared_ptr<SessionGithub> github_;  // made with the session, opened while it starts
   std::unique_ptr<sdk::SandboxProcess> process_;
-  // What the sandbox's launch hands on to the conversation: the config options to set, and the
-  // variables the agent started with.
-  std::vector<std::pair<std::string, std::string>> launch_options_;
-  std::vector<std::string> environment_names_;
   AgentConversation conversation_;
   std::optional<HouseRules> house_rules_;
   // agent.delegate as this session started with it; none: no delegate command.

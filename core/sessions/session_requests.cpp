@@ -136,10 +136,10 @@ TurnRunner::Effects Session::turn_effects() {
 
 // The prompt's blocks, with the house rules ahead of them in the first prompt of an agent that
 // did not take them at launch.
-asio::awaitable<std::vector<agent::PromptBlock>> Session::turn_blocks(InboundPrompt prompt) {
+asio::awaitable<std::vector<agent::PromptBlock>> Session::turn_blocks(const InboundPrompt& prompt) {
   const bool images = conversation_.connected() && conversation_.hello().image_prompts;
-  auto made = co_await prompt_blocks(services_->chat, attachment_limits(*plan_.config), images,
-                                     paths_.state, std::move(prompt));
+  const auto limits = attachment_limits(*plan_.config);
+  auto made = co_await prompt_blocks(services_->chat, limits, images, paths_.state, prompt);
   if (!made.refused.empty()) {
     std::string listed;
     for (const auto& why : made.refused) listed += "\n- " + why;

@@ -44,9 +44,9 @@ class PodmanBackend final : public sdk::SandboxBackend, public sdk::ImageKageCat
   boost::asio::awaitable<sdk::Result<std::unique_ptr<sdk::SandboxProcess>>> launch(
       sdk::LaunchSpec spec) override;
   sdk::SweepReport sweep_orphans() noexcept override;
-  // The providers the image's errand.contract label lists, as the last probe read them.
   // ImageKageCatalog: the agent runs from the image, whose kage knows its own providers.
   void* extension(std::string_view name) noexcept override;
+  // The providers the image's errand.contract label lists, as the last probe read them.
   std::optional<std::vector<std::string>> image_kage_providers() const override;
 
  private:
