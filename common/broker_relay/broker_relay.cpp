@@ -22,20 +22,17 @@ std::uint64_t broker_tag(std::uint64_t id) {
 
 }  // namespace
 
-std::unique_ptr<Relay> Relay::listen(int epoll_fd, std::string broker_socket,
-                                     std::string& failed_step) {
-  return listen(epoll_fd, std::move(broker_socket), failed_step, Options{});
+sdk::Result<std::unique_ptr<Relay>> Relay::listen(int epoll_fd, std::string broker_socket) {
+  return listen(epoll_fd, std::move(broker_socket), Options{});
 }
 
-std::unique_ptr<Relay> Relay::listen(int epoll_fd, std::string broker_socket,
-                                     std::string& failed_step, const Options& options) {
+sdk::Result<std::unique_ptr<Relay>> Relay::listen(int epoll_fd, std::string broker_socket,
+                                                  const Options& options) {
   std::unique_ptr<Relay> relay(new Relay(epoll_fd, std::move(broker_socket), options.pipe_opener));
   const auto failed = [&](const char* step) {
-    const int e = errno;
-    failed_step = step;
+    auto error = sdk::make_error(std::string(step) + ": " + std::strerror(errno));
     relay.reset();
-    errno = e;
-    return nullptr;
+    return error;
   };
   relay->listen_fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
   if (relay->listen_fd_ < 0) return failed("creating the relay socket");

@@ -4,12 +4,13 @@
 // network namespace, each accepted connection carried byte for byte to the broker's unix socket
 // mounted inside. It reads nothing and decides nothing; the broker does. It runs in the epoll
 // loop of whichever process supervises the agent: bailey's launcher (PID 1 of its namespace), or
-// errand-relay, the first process of a podman session. Standard library only, so both static
-// binaries can link it.
+// errand-relay, the first process of a podman session. Standard library and the header-only
+// sdk::Result only, so the static binaries can link it.
 
 #include <sys/epoll.h>
 
 #include <cstdint>
+#include <errand/sdk/result.hpp>
 #include <map>
 #include <memory>
 #include <string>
@@ -36,12 +37,11 @@ class Relay {
     std::uint16_t port = kRelayPort;  // 0 picks a free one (the tests and the benchmark)
     PipeOpener pipe_opener = open_pipe;
   };
-  // Listens before the agent starts, so its first connection finds the relay ready. Null when it
-  // cannot, with errno set and failed_step naming what failed.
-  static std::unique_ptr<Relay> listen(int epoll_fd, std::string broker_socket,
-                                       std::string& failed_step);
-  static std::unique_ptr<Relay> listen(int epoll_fd, std::string broker_socket,
-                                       std::string& failed_step, const Options& options);
+  // Listens before the agent starts, so its first connection finds the relay ready. The error
+  // names the step that failed and the system's reason.
+  static sdk::Result<std::unique_ptr<Relay>> listen(int epoll_fd, std::string broker_socket);
+  static sdk::Result<std::unique_ptr<Relay>> listen(int epoll_fd, std::string broker_socket,
+                                                    const Options& options);
   ~Relay();
   Relay(const Relay&) = delete;
   Relay& operator=(const Relay&) = delete;

@@ -17,19 +17,17 @@ sigset_t supervisor_signals() {
   return set;
 }
 
-int watch_supervisor_signals(int epoll_fd, std::uint64_t tag, std::string& failed_step) {
+sdk::Result<int> watch_supervisor_signals(int epoll_fd, std::uint64_t tag) {
   const sigset_t handled = supervisor_signals();
   const int signal_fd = ::signalfd(-1, &handled, SFD_NONBLOCK | SFD_CLOEXEC);
-  if (signal_fd < 0) {
-    failed_step = "signalfd";
-    return -1;
-  }
+  if (signal_fd < 0) return sdk::make_error(std::string("signalfd: ") + std::strerror(errno));
   epoll_event ev{};
   ev.events = EPOLLIN;
   ev.data.u64 = tag;
   if (::epoll_ctl(epoll_fd, EPOLL_CTL_ADD, signal_fd, &ev) != 0) {
-    failed_step = "watching signals";
-    return -1;
+    const int error = errno;
+    ::close(signal_fd);
+    return sdk::make_error(std::string("watching signals: ") + std::strerror(error));
   }
   return signal_fd;
 }

@@ -21,8 +21,8 @@ namespace errand::supervisor {
 sigset_t supervisor_signals();
 
 // A signalfd for supervisor_signals(), added to epoll_fd under tag; the caller has blocked them.
-// -1 with errno set and failed_step naming what failed.
-int watch_supervisor_signals(int epoll_fd, std::uint64_t tag, std::string& failed_step);
+// The error names the step that failed and the system's reason.
+sdk::Result<int> watch_supervisor_signals(int epoll_fd, std::uint64_t tag);
 
 // Reads everything the signalfd holds: a termination signal goes to forward, every ended child
 // is reaped. The agent's wait status when it was among them.

@@ -44,9 +44,13 @@ constexpr std::uint64_t kSignalTag = 1;
 constexpr int kNotRunnable = 126;
 constexpr int kNotFound = 127;
 
-[[noreturn]] void die(const std::string& what, int error = errno) {
-  std::fprintf(stderr, "errand-relay: %s: %s\n", what.c_str(), std::strerror(error));
+[[noreturn]] void die_saying(const std::string& message) {
+  std::fprintf(stderr, "errand-relay: %s\n", message.c_str());
   std::_Exit(kNotRunnable);
+}
+
+[[noreturn]] void die(const std::string& what, int error = errno) {
+  die_saying(what + ": " + std::strerror(error));
 }
 
 void load_filter_on_self() {
@@ -88,19 +92,19 @@ int main(int argc, char** argv) {
   load_filter_on_self();
   const int epoll_fd = ::epoll_create1(EPOLL_CLOEXEC);
   if (epoll_fd < 0) die("epoll_create1");
-  std::string failed_step;
   std::unique_ptr<Relay> relay;
   if (std::strcmp(argv[1], errand::broker_relay::kNoBrokerArgument) != 0) {
-    relay = Relay::listen(epoll_fd, argv[1], failed_step);
-    if (!relay) die(failed_step);
+    auto listening = Relay::listen(epoll_fd, argv[1]);
+    if (!listening) die_saying(listening.error().message);
+    relay = std::move(*listening);
   }
 
   const sigset_t handled = errand::supervisor::supervisor_signals();
   sigset_t previous;
   if (::sigprocmask(SIG_BLOCK, &handled, &previous) != 0) die("blocking signals");
-  const int signal_fd =
-      errand::supervisor::watch_supervisor_signals(epoll_fd, kSignalTag, failed_step);
-  if (signal_fd < 0) die(failed_step);
+  const auto watched = errand::supervisor::watch_supervisor_signals(epoll_fd, kSignalTag);
+  if (!watched) die_saying(watched.error().message);
+  const int signal_fd = *watched;
 
   const pid_t agent = ::fork();
   if (agent < 0) die("forking the agent");

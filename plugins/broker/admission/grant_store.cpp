@@ -186,23 +186,22 @@ std::vector<sdk::Grant> GrantStore::list(TimePoint now) {
   return grants_;
 }
 
-std::optional<std::string> GrantStore::admit(std::string_view host, TimePoint now,
-                                             std::string& problem) {
+GrantStore::Admission GrantStore::admit(std::string_view host, TimePoint now) {
   std::lock_guard lock(mutex_);
   for (const auto& g : grants_) {
-    if (lasting(g, now) && host_pattern_matches(g.host, host)) return g.host;
+    if (lasting(g, now) && host_pattern_matches(g.host, host)) return {g.host, {}};
   }
   for (auto it = grants_.begin(); it != grants_.end(); ++it) {
     if (it->span == sdk::GrantSpan::once && host_pattern_matches(it->host, host)) {
-      std::string named = it->host;
+      Admission admitted{it->host, {}};
       grants_.erase(it);
       // A once grant that cannot be struck from the file would come back after a restart;
       // the caller logs that, but the connection it was given for goes through.
-      if (auto saved = save(); !saved) problem = saved.error().message;
-      return named;
+      if (auto saved = save(); !saved) admitted.unsaved = saved.error().message;
+      return admitted;
     }
   }
-  return std::nullopt;
+  return {};
 }
 
 }  // namespace errand::broker

@@ -26,10 +26,14 @@ class GrantStore {
   // A host alone: one exact name or *.example.com, never "*", a port, a path or a URL.
   sdk::Result<sdk::Grant> add(sdk::GrantRequest request, TimePoint now);
   std::vector<sdk::Grant> list(TimePoint now);
-  // The grant that lets host through now, by the host it names; a once grant is used up by
-  // this, unless a lasting grant covers the host as well. problem is set when the file
-  // could not be rewritten after a once grant was used.
-  std::optional<std::string> admit(std::string_view host, TimePoint now, std::string& problem);
+  // Whether a grant lets a host through now. A once grant is used up by this, unless a lasting
+  // grant covers the host as well; if the file cannot be rewritten then, the connection still
+  // goes through and unsaved says why the grant would come back after a restart.
+  struct Admission {
+    std::optional<std::string> grant;  // the host the admitting grant names; none: refused
+    std::string unsaved;
+  };
+  Admission admit(std::string_view host, TimePoint now);
 
   const std::filesystem::path& file() const noexcept { return file_; }
 

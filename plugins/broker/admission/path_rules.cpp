@@ -11,28 +11,33 @@ bool is_control(unsigned char c) {
   return c < 0x20 || c == 0x7F;
 }
 
-std::optional<std::string> segment_refusal(std::string_view segment, std::size_t index) {
+sdk::Result<void> check_segment(std::string_view segment, std::size_t index) {
   const auto where = fmt::format("segment {} ", index);
   if (segment.empty())
-    return "the path has an empty segment (a doubled or trailing '/'); write it without one";
+    return sdk::refusal(
+        "the path has an empty segment (a doubled or trailing '/'); write it without one");
   if (segment == "." || segment == "..")
-    return fmt::format("{}is '{}', which a server may resolve away; write the path it means", where,
-                       segment);
+    return sdk::refusal(fmt::format(
+        "{}is '{}', which a server may resolve away; write the path it means", where, segment));
   if (segment.find(';') != std::string_view::npos)
-    return fmt::format("{}carries a ';' parameter, which servers read differently", where);
+    return sdk::refusal(
+        fmt::format("{}carries a ';' parameter, which servers read differently", where));
   if (segment.find('\\') != std::string_view::npos)
-    return fmt::format("{}holds a backslash, which some servers read as a slash", where);
+    return sdk::refusal(
+        fmt::format("{}holds a backslash, which some servers read as a slash", where));
   const auto decoded = percent_decode(segment);
-  if (!decoded) return fmt::format("{}has a broken percent escape", where);
+  if (!decoded) return sdk::refusal(fmt::format("{}has a broken percent escape", where));
   if (*decoded == "." || *decoded == "..")
-    return fmt::format("{}decodes to '{}', which a server may resolve away", where, *decoded);
+    return sdk::refusal(
+        fmt::format("{}decodes to '{}', which a server may resolve away", where, *decoded));
   if (decoded->find('/') != std::string::npos || decoded->find('\\') != std::string::npos)
-    return fmt::format("{}decodes to a slash or backslash, which would split it in two", where);
+    return sdk::refusal(
+        fmt::format("{}decodes to a slash or backslash, which would split it in two", where));
   for (const char c : *decoded) {
     if (is_control(static_cast<unsigned char>(c)))
-      return fmt::format("{}decodes to a control character", where);
+      return sdk::refusal(fmt::format("{}decodes to a control character", where));
   }
-  return std::nullopt;
+  return {};
 }
 
 }  // namespace
@@ -43,18 +48,19 @@ SplitTarget split_target(std::string_view target) {
   return {target.substr(0, q), target.substr(q + 1), true};
 }
 
-std::optional<std::string> path_refusal(std::string_view raw_path) {
-  if (raw_path.empty() || raw_path.front() != '/') return "the path does not begin with '/'";
+sdk::Result<void> check_forwardable_path(std::string_view raw_path) {
+  if (raw_path.empty() || raw_path.front() != '/')
+    return sdk::refusal("the path does not begin with '/'");
   if (raw_path.find('#') != std::string_view::npos)
-    return "the path carries a fragment ('#'), which is never sent to a server";
-  if (raw_path == "/") return std::nullopt;
+    return sdk::refusal("the path carries a fragment ('#'), which is never sent to a server");
+  if (raw_path == "/") return {};
   std::size_t start = 1, index = 1;
   while (true) {
     const auto slash = raw_path.find('/', start);
     const auto segment =
         raw_path.substr(start, slash == std::string_view::npos ? slash : slash - start);
-    if (auto refusal = segment_refusal(segment, index)) return refusal;
-    if (slash == std::string_view::npos) return std::nullopt;
+    if (auto checked = check_segment(segment, index); !checked) return checked;
+    if (slash == std::string_view::npos) return {};
     start = slash + 1;
     ++index;
   }

@@ -2,6 +2,7 @@
 
 // The paths a provider route forwards, and how a path is written into a receipt.
 
+#include <errand/sdk/result.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -17,12 +18,12 @@ struct SplitTarget {
 // Splits an origin-form target at its first '?'.
 SplitTarget split_target(std::string_view target);
 
-// Why a path must not be forwarded, or nothing when it may be. A path is refused when a
+// Whether a path may be forwarded; refused, the error says why. A path is refused when a
 // provider, or the URL the broker rebuilds from it, could read it differently from how it was
 // matched: an empty, "." or ".." segment, a segment that decodes once to one of those or to a
 // slash or backslash (or holds a backslash or control character), a ';' parameter, a fragment,
 // or a broken percent escape. The root "/" alone is accepted.
-std::optional<std::string> path_refusal(std::string_view raw_path);
+sdk::Result<void> check_forwardable_path(std::string_view raw_path);
 
 // Decodes %XX escapes once; nothing when an escape is broken.
 std::optional<std::string> percent_decode(std::string_view text);

@@ -136,9 +136,9 @@ boost::asio::awaitable<bool> handle_provider_call(BrokerSession& session, Connec
     co_return co_await send_reply(connection, 401, body_text, keep);
   }
 
-  if (const auto refusal = path_refusal(call.rest_path)) {
-    session.warn("{} refused 400: {}", call.what(), *refusal);
-    const std::string body_text = "errand broker: the path is refused: " + *refusal;
+  if (const auto path = check_forwardable_path(call.rest_path); !path) {
+    session.warn("{} refused 400: {}", call.what(), path.error().message);
+    const std::string body_text = "errand broker: the path is refused: " + path.error().message;
     co_return co_await call.refuse(connection, Outcome::refused, 400, body_text, keep);
   }
 

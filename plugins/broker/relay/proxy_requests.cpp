@@ -40,9 +40,9 @@ const char* credential_problem(CredentialCheck check) {
   return "";
 }
 
-// Why the host may be reached, for the log; nothing when it may not.
-std::optional<std::string> admission(BrokerSession& session, const std::string& host,
-                                     std::string& problem) {
+// Why the host may be reached, for the log; nothing when it may not. A once grant used up but
+// left in grants.json is logged here: the connection goes through all the same.
+std::optional<std::string> admission(BrokerSession& session, const std::string& host) {
   const auto& settings = session.settings();
   if (const auto entry = settings.allow.match(host))
     return fmt::format("sandbox.egress.allow entry \"{}\"", *entry);
@@ -50,8 +50,11 @@ std::optional<std::string> admission(BrokerSession& session, const std::string& 
     if (provider.upstream && provider.upstream->host == host)
       return fmt::format("the host of provider {}", name);
   }
-  if (const auto granted = session.grants().admit(host, session.core().wall_now(), problem))
-    return fmt::format("a grant for {}", *granted);
+  const auto granted = session.grants().admit(host, session.core().wall_now());
+  if (!granted.unsaved.empty())
+    session.error("a once grant for {} was used but grants.json could not be rewritten: {}", host,
+                  granted.unsaved);
+  if (granted.grant) return fmt::format("a grant for {}", *granted.grant);
   return std::nullopt;
 }
 
@@ -207,11 +210,7 @@ asio::awaitable<bool> handle_proxy_request(BrokerSession& session, Connection& c
         request.port, settings.ports_text());
     co_return co_await send_reply(connection, 403, body_text, keep);
   }
-  std::string grant_problem;
-  const auto admitted = admission(session, request.host, grant_problem);
-  if (!grant_problem.empty())
-    session.error("a once grant for {} was used but grants.json could not be rewritten: {}",
-                  request.host, grant_problem);
+  const auto admitted = admission(session, request.host);
   if (!admitted) {
     const bool suggestable = is_single_exact_name(request.host);
     session.info("{} refused 403: the host is not on the egress allowlist or granted", what);

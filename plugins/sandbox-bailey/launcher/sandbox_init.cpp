@@ -108,14 +108,14 @@ void run_sandbox_init(const Prepared& prepared) {
   if (epoll_fd < 0) fail_errno("epoll_create1");
   std::unique_ptr<broker_relay::Relay> relay;
   if (p.network == NetworkPlan::broker) {
-    std::string failed_step;
-    relay = broker_relay::Relay::listen(epoll_fd, kBrokerSocketInside, failed_step);
-    if (!relay) fail_errno(failed_step);
+    auto listening = broker_relay::Relay::listen(epoll_fd, kBrokerSocketInside);
+    if (!listening) fail(listening.error().message);
+    relay = std::move(*listening);
   }
 
-  std::string failed_step;
-  const int signal_fd = supervisor::watch_supervisor_signals(epoll_fd, kSignalTag, failed_step);
-  if (signal_fd < 0) fail_errno(failed_step);
+  const auto watched = supervisor::watch_supervisor_signals(epoll_fd, kSignalTag);
+  if (!watched) fail(watched.error().message);
+  const int signal_fd = *watched;
 
   int exec_pipe[2];
   if (::pipe2(exec_pipe, O_CLOEXEC) != 0) fail_errno("creating the exec pipe");

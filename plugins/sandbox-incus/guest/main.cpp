@@ -98,10 +98,9 @@ int main(int argc, char** argv) {
   if (::sigprocmask(SIG_BLOCK, &handled, nullptr) != 0) fail_errno("blocking signals", errno);
   const int epoll_fd = ::epoll_create1(EPOLL_CLOEXEC);
   if (epoll_fd < 0) fail_errno("epoll_create1", errno);
-  std::string failed_step;
-  const int signal_fd =
-      errand::supervisor::watch_supervisor_signals(epoll_fd, kSignalTag, failed_step);
-  if (signal_fd < 0) fail_errno(failed_step, errno);
+  const auto watched = errand::supervisor::watch_supervisor_signals(epoll_fd, kSignalTag);
+  if (!watched) fail(watched.error().message);
+  const int signal_fd = *watched;
 
   std::optional<RelayProcess> relay;
   if (options->broker_socket) {

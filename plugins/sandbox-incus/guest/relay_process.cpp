@@ -42,9 +42,12 @@ void leave_the_agents_stream() {
   if (::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0) give_up("making the relay non-dumpable");
   const int epoll_fd = ::epoll_create1(EPOLL_CLOEXEC);
   if (epoll_fd < 0) give_up("epoll_create1 in the relay");
-  std::string failed_step;
-  auto relay = broker_relay::Relay::listen(epoll_fd, broker_socket, failed_step);
-  if (!relay) give_up(failed_step);
+  auto listening = broker_relay::Relay::listen(epoll_fd, broker_socket);
+  if (!listening) {
+    report_to_init(listening.error().message);
+    ::_exit(kInitFailed);
+  }
+  const auto relay = std::move(*listening);
   report_to_init(kListening);
   ::close(kChildReportFd);
   epoll_event events[64];

@@ -24,11 +24,11 @@ RelayPeer::RelayPeer(const std::filesystem::path& broker_socket) {
   ev.events = EPOLLIN;
   ev.data.u64 = kStopTag;
   ::epoll_ctl(epoll_, EPOLL_CTL_ADD, stop_, &ev);
-  std::string failed_step;
   broker_relay::Relay::Options options;
   options.port = 0;
-  relay_ = broker_relay::Relay::listen(epoll_, broker_socket, failed_step, options);
-  if (!relay_) throw std::runtime_error("the relay: " + failed_step + ": " + std::strerror(errno));
+  auto listening = broker_relay::Relay::listen(epoll_, broker_socket, options);
+  if (!listening) throw std::runtime_error("the relay: " + listening.error().message);
+  relay_ = std::move(*listening);
   port_ = relay_->port();
   loop_ = std::thread([this] {
     epoll_event events[64];

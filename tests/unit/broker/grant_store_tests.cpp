@@ -43,11 +43,10 @@ TEST_CASE("grants are kept in grants.json and read back", "[grants]") {
   REQUIRE(list.size() == 3);
   CHECK(list[1].span == GrantSpan::until);
   CHECK(list[1].granted_by == "op-2");
-  std::string problem;
-  CHECK((*store)->admit("api.example.com", now, problem) == "api.example.com");
-  CHECK((*store)->admit("deep.a.example.org", now, problem) == "*.example.org");
-  CHECK_FALSE((*store)->admit("example.org", now, problem));
-  CHECK_FALSE((*store)->admit("api.example.org", now + std::chrono::minutes(11), problem));
+  CHECK((*store)->admit("api.example.com", now).grant == "api.example.com");
+  CHECK((*store)->admit("deep.a.example.org", now).grant == "*.example.org");
+  CHECK_FALSE((*store)->admit("example.org", now).grant);
+  CHECK_FALSE((*store)->admit("api.example.org", now + std::chrono::minutes(11)).grant);
 }
 
 TEST_CASE("a once grant is used up by the next connection, also after a restart", "[grants]") {
@@ -56,10 +55,10 @@ TEST_CASE("a once grant is used up by the next connection, also after a restart"
   auto store = GrantStore::open(dir.path(), now);
   REQUIRE(store);
   REQUIRE((*store)->add({"once.example.net", GrantSpan::once, {}, "u"}, now));
-  std::string problem;
-  CHECK((*store)->admit("once.example.net", now, problem));
-  CHECK(problem.empty());
-  CHECK_FALSE((*store)->admit("once.example.net", now, problem));
+  const auto used = (*store)->admit("once.example.net", now);
+  CHECK(used.grant == "once.example.net");
+  CHECK(used.unsaved.empty());
+  CHECK_FALSE((*store)->admit("once.example.net", now).grant);
   auto reopened = GrantStore::open(dir.path(), now);
   REQUIRE(reopened);
   CHECK((*reopened)->list(now).empty());
@@ -72,8 +71,7 @@ TEST_CASE("a once grant is not spent while a lasting grant covers the host", "[g
   REQUIRE(store);
   REQUIRE((*store)->add({"a.example.net", GrantSpan::once, {}, "u"}, now));
   REQUIRE((*store)->add({"*.example.net", GrantSpan::always, {}, "u"}, now));
-  std::string problem;
-  CHECK((*store)->admit("a.example.net", now, problem) == "*.example.net");
+  CHECK((*store)->admit("a.example.net", now).grant == "*.example.net");
   CHECK((*store)->list(now).size() == 2);
 }
 

@@ -41,9 +41,9 @@ TEST_CASE("the supervisor passes a termination signal on and returns the agent's
   BlockedSignals blocked;
   const int epoll_fd = ::epoll_create1(EPOLL_CLOEXEC);
   REQUIRE(epoll_fd >= 0);
-  std::string failed_step;
-  const int signal_fd = supervisor::watch_supervisor_signals(epoll_fd, kSignalTag, failed_step);
-  REQUIRE(signal_fd >= 0);
+  const auto watched = supervisor::watch_supervisor_signals(epoll_fd, kSignalTag);
+  REQUIRE(watched.has_value());
+  const int signal_fd = *watched;
   int wake[2];
   REQUIRE(::pipe2(wake, O_CLOEXEC) == 0);
   epoll_event ev{};
@@ -89,9 +89,9 @@ TEST_CASE("the supervisor passes a termination signal on and returns the agent's
 TEST_CASE("the supervisor returns an agent's own exit code, and reaps every other child") {
   BlockedSignals blocked;
   const int epoll_fd = ::epoll_create1(EPOLL_CLOEXEC);
-  std::string failed_step;
-  const int signal_fd = supervisor::watch_supervisor_signals(epoll_fd, kSignalTag, failed_step);
-  REQUIRE(signal_fd >= 0);
+  const auto watched = supervisor::watch_supervisor_signals(epoll_fd, kSignalTag);
+  REQUIRE(watched.has_value());
+  const int signal_fd = *watched;
   const pid_t other_child = ::fork();
   if (other_child == 0) ::_exit(9);
   const pid_t agent = ::fork();

@@ -46,9 +46,9 @@ class RelayUnderTest {
     ev.events = EPOLLIN;
     ev.data.u64 = kStopTag;
     ::epoll_ctl(epoll_, EPOLL_CTL_ADD, stop_, &ev);
-    std::string failed_step;
-    relay_ = broker_relay::Relay::listen(epoll_, socket_path, failed_step, {0, opener});
-    if (!relay_) throw std::runtime_error(failed_step + ": " + std::strerror(errno));
+    auto listening = broker_relay::Relay::listen(epoll_, socket_path, {0, opener});
+    if (!listening) throw std::runtime_error(listening.error().message);
+    relay_ = std::move(*listening);
     loop_ = std::thread([this] { run_loop(); });
   }
   ~RelayUnderTest() {
