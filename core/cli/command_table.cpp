@@ -43,7 +43,10 @@ const std::vector<CliCommand>& table() {
           .description =
               "Lists every plugin file found in ERRAND_PLUGIN_PATH, plugins.path and the "
               "installed plugin directory: its name, kind, version, ABI and path, and whether it "
-              "was loaded or refused, with the reason.",
+              "was loaded or refused, with the reason.\n\n`errand run` has every plugin read by "
+              "a helper, itself run as `errand plugins describe DIR...` and `errand plugins "
+              "check-config`, and maps only the plugins its configuration uses; those two are "
+              "errand's own and change with it.",
           .terms = {{"--json", "print the listing as a JSON array, one object per file"}},
           .exit_codes = {{"0", "the listing was printed"}, {"2", "misused"}},
       },

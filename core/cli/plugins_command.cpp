@@ -2,6 +2,7 @@
 #include "core/cli/commands.hpp"
 #include "core/daemon/exit_codes.hpp"
 #include "core/plugins/list_report.hpp"
+#include "core/plugins/plugin_helper.hpp"
 
 #include <boost/json/serialize.hpp>
 #include <iostream>
@@ -9,6 +10,9 @@
 namespace errand::cli {
 
 int plugins_command(const std::vector<std::string>& args) {
+  // errand's own helper commands (core/plugins/plugin_helper.hpp), run by the daemon.
+  if (!args.empty() && (args.front() == "describe" || args.front() == "check-config"))
+    return plugins::serve_helper_command(args.front(), {args.begin() + 1, args.end()});
   if (args.empty() || args.front() != "list") {
     std::cerr << "errand plugins: expected `list`\n";
     print_help(std::cerr, "plugins");

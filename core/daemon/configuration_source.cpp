@@ -10,7 +10,8 @@
 namespace errand::daemon {
 
 ConfigurationSource ConfigurationSource::discover(const RunEnvironment& env, spdlog::logger& log,
-                                                  bool use_configured_plugin_dirs) {
+                                                  bool use_configured_plugin_dirs,
+                                                  PluginCode code) {
   ConfigurationSource source;
   const auto search =
       config::locate_config(env.errand_config ? env.errand_config->c_str() : nullptr,
@@ -35,8 +36,22 @@ ConfigurationSource ConfigurationSource::discover(const RunEnvironment& env, spd
   source.plugin_dirs = plugins::plugin_search_dirs(
       env.errand_plugin_path ? env.errand_plugin_path->c_str() : nullptr, configured_dirs,
       env.default_plugin_dir);
-  source.registry = std::make_shared<plugins::PluginRegistry>(
-      plugins::PluginRegistry::scan(source.plugin_dirs, log));
+  if (code == PluginCode::mapped_at_scan) {
+    source.registry = std::make_shared<plugins::PluginRegistry>(
+        plugins::PluginRegistry::scan(source.plugin_dirs, log));
+  } else {
+    auto described = plugins::PluginRegistry::describe(source.plugin_dirs, log,
+                                                       plugins::own_program_as_helper());
+    if (!described) {
+      source.registry = std::make_shared<plugins::PluginRegistry>();
+      source.schema_problems = {
+          {"", "errand could not read its plugins: " + described.error().message +
+                   "; it reads them with its own program, which must be able to run"}};
+      source.schema = config::core_schema();
+      return source;
+    }
+    source.registry = std::make_shared<plugins::PluginRegistry>(std::move(*described));
+  }
   source.contributions = contributions_of(*source.registry);
 
   auto composed = config::compose_schema(source.contributions);

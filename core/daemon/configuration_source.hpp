@@ -15,6 +15,11 @@
 
 namespace errand::daemon {
 
+// How the plugins' code comes into this process: every plugin mapped as it is read (a command
+// that exits soon), or the plugins read by a helper process and only those the configuration
+// uses mapped, when first called (the daemon: core/plugins/plugin_code.hpp).
+enum class PluginCode { mapped_at_scan, mapped_when_used };
+
 // The configuration file, the plugins it makes errand look for, and the schema those plugins
 // compose with the core's. Every command that reads the configuration starts here.
 struct ConfigurationSource {
@@ -31,9 +36,11 @@ struct ConfigurationSource {
   std::string embedded_refusal;
 
   // With use_configured_plugin_dirs false, plugins.path in the file is not consulted (how the
-  // committed schema is generated, independent of any local configuration).
+  // committed schema is generated, independent of any local configuration). When the helper
+  // cannot read the plugins, schema_problems says why and nothing is loaded.
   static ConfigurationSource discover(const RunEnvironment& env, spdlog::logger& log,
-                                      bool use_configured_plugin_dirs = true);
+                                      bool use_configured_plugin_dirs = true,
+                                      PluginCode code = PluginCode::mapped_at_scan);
 
   // Loads and validates the file against the composed schema; every problem at once.
   config::LoadResult load() const;

@@ -5,9 +5,9 @@
 // but a v2 cgroup that enables controllers for its children may hold no process itself. So the
 // daemon moves itself into a "supervisor" child, enables the memory, pids and cpu controllers
 // for the scope's children and makes a "sessions" child beside it, which is the layout bailey
-// finds on its own (common/cgroups/cgroups.hpp, v2_sessions_beside) and the one
-// `errand up --cgroup-only` makes. Nothing here is needed, or done, when BAILEY_CGROUP_ROOT names
-// a root, when the daemon already runs in such a layout, or when its cgroup is not its own.
+// and rootless podman find on their own (common/cgroups/cgroups.hpp, v2_sessions_beside) and the
+// one `errand up --cgroup-only` makes. Nothing here is needed, or done, when BAILEY_CGROUP_ROOT
+// names a root, when the daemon already runs in such a layout, or when its cgroup is not its own.
 
 #include <errand/sdk/result.hpp>
 
@@ -31,9 +31,10 @@ std::optional<std::filesystem::path> delegated_scope_of(const std::string& proc_
 sdk::Result<std::filesystem::path> adopt_delegated_scope(const std::filesystem::path& scope,
                                                          pid_t pid);
 
-// Both, for this process on this host, when its sandbox backend is bailey and BAILEY_CGROUP_ROOT
-// is unset: a sentence for the log saying what was done or why it could not be; empty when
-// there was nothing to do.
+// Both, for this process on this host, when BAILEY_CGROUP_ROOT (the sessions' cgroup root every
+// backend that makes session cgroups reads, bailey's and podman's) is unset: a sentence for the
+// log saying what was done or why it could not be; empty when there was nothing to do. Done
+// whatever the backend, since the scope is the daemon's to divide.
 std::string adopt_own_delegated_scope();
 
 }  // namespace errand::daemon

@@ -39,7 +39,7 @@ sdk::Error refusal(std::string message) {
 
 sdk::Result<void> load_configuration(Start& s) {
   auto& rt = s.rt;
-  rt.source = ConfigurationSource::discover(s.env, *rt.log);
+  rt.source = ConfigurationSource::discover(s.env, *rt.log, true, PluginCode::mapped_when_used);
   auto loaded = rt.source.load();
   if (!loaded) return refusal(config::format_problems(loaded.error()));
   rt.config = std::move(*loaded);
@@ -104,12 +104,11 @@ sdk::Result<void> probe_sandbox(Start& s) {
   rt.host.emplace(PluginHost::Context{rt.io.get_executor(), rt.logging, rt.scrubber, rt.clock,
                                       *rt.source.registry, s.settings.state_dir, *rt.receipts});
   auto& host = *rt.host;
-  // Started in a cgroup scope of its account's own, the daemon divides it before bailey looks
-  // for where the sessions' limits can go.
-  if (s.choice.backend == "bailey") {
-    if (const auto adopted = adopt_own_delegated_scope(); !adopted.empty())
-      rt.log->info("{}", adopted);
-  }
+  // Started in a cgroup scope of its account's own, the daemon divides it before the backend
+  // looks for where the sessions' limits can go (bailey makes the sessions' cgroups there,
+  // rootless podman its containers'; a backend that needs neither leaves it alone).
+  if (const auto adopted = adopt_own_delegated_scope(); !adopted.empty())
+    rt.log->info("{}", adopted);
   auto backend = host.create_backend(s.choice.backend, rt.config.effective);
   if (!backend) return refusal(backend.error().message);
   auto policy = sandbox::policy_from_config(rt.config.effective);

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "core/plugins/plugin_code.hpp"
 #include "core/plugins/plugin_record.hpp"
 
 #include <errand/sdk/host_services.hpp>
@@ -33,7 +34,7 @@ template <class Interface>
 sdk::Result<InstanceHandle<Interface>> create_instance(const PluginRecord& record,
                                                        const sdk::HostServices& services) {
   using Outcome = sdk::Result<InstanceHandle<Interface>>;
-  if (!record.loaded || record.entry == nullptr) {
+  if (!record.loaded) {
     return sdk::make_error(
         "the plugin at " + record.path.string() + " was not loaded: " + record.refusal,
         sdk::Error::Kind::refused);
@@ -44,8 +45,11 @@ sdk::Result<InstanceHandle<Interface>> create_instance(const PluginRecord& recor
                                " one; choose a plugin of the kind the setting asks for",
                            sdk::Error::Kind::refused);
   }
+  const auto code = plugin_code(record);
+  if (!code) return code.error();
+  const errand_plugin_entry_v1_t& entry = **code;
   std::array<char, 4096> error{};
-  void* raw = record.entry->create(&services, error.data(), error.size());
+  void* raw = entry.create(&services, error.data(), error.size());
   if (raw == nullptr) {
     error.back() = '\0';
     std::string message = error.data();
@@ -57,7 +61,7 @@ sdk::Result<InstanceHandle<Interface>> create_instance(const PluginRecord& recor
   }
   // create() returns the kind's interface pointer as void*, so this cast restores it exactly.
   return Outcome(boost::system::in_place_value, static_cast<Interface*>(raw),
-                 InstanceDeleter<Interface>{record.entry->destroy});
+                 InstanceDeleter<Interface>{entry.destroy});
 }
 
 }  // namespace errand::plugins

@@ -20,10 +20,17 @@ struct PluginRecord {
   // A sentence saying what was refused, why, and what to do; empty when loaded.
   std::string refusal;
   // The host's own copy of the plugin's descriptor, normalised so that fields the plugin did
-  // not declare are null. Lives for the whole process; non-null only when loaded.
+  // not declare are null. Lives for the whole process; non-null only when loaded and its code
+  // is mapped in this process (always after PluginRegistry::scan, on first use after
+  // PluginRegistry::describe: core/plugins/plugin_code.hpp).
   const errand_plugin_entry_v1_t* entry = nullptr;
   // The configuration keys the plugin is handed (core/config/plugin_view.hpp); set when loaded.
   config::PluginKeys config_keys;
+  // What the descriptor declares, copied out of the plugin so it holds whether or not its code
+  // is mapped here: the config_schema text (empty when none) and which checks it offers.
+  std::string config_schema;
+  bool validates_config = false;
+  bool validates_policy = false;
 };
 
 }  // namespace errand::plugins

@@ -97,6 +97,9 @@ PluginRecord load_plugin_file(const std::filesystem::path& file) {
     return record;
   }
   record.config_keys = std::move(*keys);
+  record.config_schema = text_of(descriptor.config_schema);
+  record.validates_config = descriptor.validate_config != nullptr;
+  record.validates_policy = descriptor.validate_policy != nullptr;
   record.entry = keep_descriptor(descriptor);
   record.loaded = true;
   return record;
@@ -121,16 +124,37 @@ PluginRegistry PluginRegistry::scan(const std::vector<std::filesystem::path>& di
               file.string(), record.name, first->path.string());
         }
       }
-      if (record.loaded) {
-        log.info("loaded plugin {} ({} {}) from {}", record.name, record.kind, record.version,
-                 file.string());
-      } else {
-        log.warn("{}", record.refusal);
-      }
+      registry.log_record(record, log);
       registry.records_.push_back(std::move(record));
     }
   }
   return registry;
+}
+
+sdk::Result<PluginRegistry> PluginRegistry::describe(const std::vector<std::filesystem::path>& dirs,
+                                                     spdlog::logger& log,
+                                                     const PluginHelper& helper) {
+  // Listed here too, only so a directory that is missing or unreadable is logged as scan logs it.
+  for (const auto& dir : dirs) plugin_files_in(dir, log);
+  auto records = describe_with(helper, dirs);
+  if (!records) return records.error();
+  PluginRegistry registry;
+  registry.records_ = std::move(*records);
+  registry.helper_ = helper;
+  for (const auto& record : registry.records_) registry.log_record(record, log);
+  return registry;
+}
+
+void PluginRegistry::log_record(const PluginRecord& record, spdlog::logger& log) const {
+  if (!record.loaded) {
+    log.warn("{}", record.refusal);
+  } else if (helper_) {
+    log.info("found plugin {} ({} {}) at {}; its code is mapped only if the configuration uses it",
+             record.name, record.kind, record.version, record.path.string());
+  } else {
+    log.info("loaded plugin {} ({} {}) from {}", record.name, record.kind, record.version,
+             record.path.string());
+  }
 }
 
 const PluginRecord* PluginRegistry::find(std::string_view kind, std::string_view name) const {

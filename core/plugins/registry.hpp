@@ -1,10 +1,13 @@
 #pragma once
 
+#include "core/plugins/plugin_helper.hpp"
 #include "core/plugins/plugin_record.hpp"
 
 #include <spdlog/logger.h>
 
+#include <errand/sdk/result.hpp>
 #include <filesystem>
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -19,6 +22,15 @@ class PluginRegistry {
   // scanning again opens nothing twice but re-reads every descriptor.
   static PluginRegistry scan(const std::vector<std::filesystem::path>& dirs, spdlog::logger& log);
 
+  // The same records, read by the helper (core/plugins/plugin_helper.hpp) so that nothing is
+  // mapped into this process; each plugin's code is mapped when first used (plugin_code.hpp).
+  // Logged as scan logs; an error when the helper could not answer.
+  static sdk::Result<PluginRegistry> describe(const std::vector<std::filesystem::path>& dirs,
+                                              spdlog::logger& log, const PluginHelper& helper);
+
+  // The helper the records were read by; none after scan, whose records all have their code.
+  const std::optional<PluginHelper>& helper() const { return helper_; }
+
   const std::vector<PluginRecord>& records() const { return records_; }
 
   // The loaded plugin of this kind whose name is `name`, or `<kind>-<name>` (so the sandbox
@@ -32,7 +44,10 @@ class PluginRegistry {
   std::vector<const PluginRecord*> refused() const;
 
  private:
+  void log_record(const PluginRecord& record, spdlog::logger& log) const;
+
   std::vector<PluginRecord> records_;
+  std::optional<PluginHelper> helper_;
 };
 
 // Loads or refuses one file, applying every rule except the duplicate-name one.
