@@ -1,0 +1,151 @@
+// sandbox.memory, sandbox.pids and sandbox.cpus as the kernel applies them to an incus session:
+// each read back from inside the guest (its cgroup's own files, as the guest sees them through
+// its cgroup namespace, and nproc), then proved by running into it: an allocation past the memory
+// limit is killed, forks past the process limit are refused with EAGAIN, and two busy loops under
+// half a CPU get half a CPU between them. The request strings alone are checked in
+// launch_request_tests; these are what the host's kernel did with them. cgroup v1 (a hybrid host)
+// and v2 are both read, since the guest's hierarchy is the host's.
+
+#include <catch2/catch_test_macros.hpp>
+#include <catch2/matchers/catch_matchers_string.hpp>
+#include <sstream>
+#include <string>
+#include <utility>
+
+#include "tests/live/incus/live_incus_daemon.hpp"
+
+using namespace errand::incus;
+using namespace errand::incus::live;
+using Catch::Matchers::ContainsSubstring;
+
+namespace {
+
+// The value printed after "name=" on a line of its own, or empty.
+std::string value_of(const std::string& out, const std::string& name) {
+  std::istringstream lines(out);
+  for (std::string line; std::getline(lines, line);)
+    if (line.rfind(name + "=", 0) == 0) return line.substr(name.size() + 1);
+  return {};
+}
+
+// Prints name=<the first of the files that can be read, whitespace squeezed>; when none can,
+// why not and what the guest's /sys/fs/cgroup holds, on stderr, for the failure's message.
+std::string print_first(const std::string& name, const std::string& files) {
+  return "found=; for f in " + files + "; do if v=$(cat \"$f\"); then echo " + name +
+         "=$(echo $v); found=1; break; fi; done; "
+         "[ -n \"$found\" ] || { echo \"" +
+         name + ": none of " + files + "\"; id; ls -ln " + files + "; ls /sys/fs/cgroup/*; } >&2; ";
+}
+
+// The agent may start before the guest's boot has mounted its cgroup hierarchy, so the scripts
+// wait for it (v2's cgroup.controllers, or v1's memory and pids controllers) for up to 20 s.
+const std::string kCgroupsMounted =
+    "for i in $(seq 1 200); do { [ -e /sys/fs/cgroup/cgroup.controllers ] || "
+    "{ [ -e /sys/fs/cgroup/memory/memory.limit_in_bytes ] && "
+    "[ -e /sys/fs/cgroup/pids/pids.max ]; }; } && break; sleep 0.1; done; ";
+
+}  // namespace
+
+TEST_CASE("sandbox.memory holds in an incus guest: its cgroup carries it, a larger allocation dies",
+          "[live][key:sandbox.memory]") {
+  Daemon daemon;
+  constexpr std::uint64_t kLimit = 256ull << 20;
+  // bytes * n writes every byte, so the whole 768 MiB is really allocated.
+  auto spec = daemon.spec(
+      {"/bin/sh", "-c",
+       kCgroupsMounted +
+           print_first("limit",
+                       "/sys/fs/cgroup/memory.max /sys/fs/cgroup/memory/memory.limit_in_bytes") +
+           "python3 -c \"b = b'x' * (768 << 20); print('allocated', len(b))\"; "
+           "echo python=$?"});
+  spec.policy.limits.memory_bytes = kLimit;
+  daemon.probe(spec.policy);
+  const auto ended = run_to_end(daemon, std::move(spec));
+  INFO(ended.out << ended.err << ended.exit.detail);
+  CHECK(value_of(ended.out, "limit") == std::to_string(kLimit));
+  CHECK_THAT(ended.out, !ContainsSubstring("allocated"));
+  // The kernel's OOM killer ends it with SIGKILL: 128 + 9.
+  CHECK(value_of(ended.out, "python") == "137");
+  CHECK(ended.exit.exit_code == 0);
+}
+
+TEST_CASE("sandbox.pids holds in an incus guest: forks past it are refused with EAGAIN",
+          "[live][key:sandbox.pids]") {
+  Daemon daemon;
+  constexpr std::uint64_t kPids = 64;
+  // Children that sleep, so each one still counts when the next fork is tried; the guest's own
+  // processes (systemd and its services) count against the same limit.
+  const std::string forker =
+      "import errno, os, signal, time\n"
+      "kids = []\n"
+      "try:\n"
+      "    for _ in range(300):\n"
+      "        pid = os.fork()\n"
+      "        if pid == 0:\n"
+      "            time.sleep(60)\n"
+      "            os._exit(0)\n"
+      "        kids.append(pid)\n"
+      "    print('forked=all')\n"
+      "except OSError as e:\n"
+      "    print('forked=%d' % len(kids))\n"
+      "    print('errno=%s' % errno.errorcode[e.errno])\n"
+      "for pid in kids:\n"
+      "    os.kill(pid, signal.SIGKILL)\n";
+  auto spec = daemon.spec(
+      {"/bin/sh", "-c",
+       kCgroupsMounted +
+           print_first("limit", "/sys/fs/cgroup/pids.max /sys/fs/cgroup/pids/pids.max") +
+           "python3 -c \"$FORKER\""});
+  spec.env.emplace_back("FORKER", forker);
+  spec.policy.limits.pids = kPids;
+  daemon.probe(spec.policy);
+  const auto ended = run_to_end(daemon, std::move(spec));
+  INFO(ended.out << ended.err << ended.exit.detail);
+  CHECK(value_of(ended.out, "limit") == std::to_string(kPids));
+  CHECK(value_of(ended.out, "errno") == "EAGAIN");
+  const auto forked = value_of(ended.out, "forked");
+  REQUIRE_FALSE(forked.empty());
+  REQUIRE(forked != "all");
+  CHECK(std::stoull(forked) < kPids);
+  CHECK(ended.exit.exit_code == 0);
+}
+
+TEST_CASE(
+    "sandbox.cpus holds in an incus guest: nproc shows it, and two busy loops share half a CPU",
+    "[live][key:sandbox.cpus]") {
+  Daemon daemon;
+  // Two processes spin for 3 s; what they were given is their CPU time over the wall time.
+  // Unlimited, the one CPU of the cpuset would give them nearly 1.0; the quota gives 0.5.
+  const std::string spinner =
+      "import os, time\n"
+      "start = time.monotonic()\n"
+      "for _ in range(2):\n"
+      "    if os.fork() == 0:\n"
+      "        while time.monotonic() - start < 3:\n"
+      "            pass\n"
+      "        os._exit(0)\n"
+      "for _ in range(2):\n"
+      "    os.wait()\n"
+      "used = os.times()\n"
+      "print('share=%.2f' % ((used.children_user + used.children_system) /\n"
+      "                      (time.monotonic() - start)))\n";
+  auto spec = daemon.spec({"/bin/sh", "-c",
+                           kCgroupsMounted + print_first("quota", "/sys/fs/cgroup/cpu.max") +
+                               "echo nproc=$(nproc); python3 -c \"$SPINNER\""});
+  spec.env.emplace_back("SPINNER", spinner);
+  spec.policy.limits.cpus = 0.5;
+  daemon.probe(spec.policy);
+  const auto ended = run_to_end(daemon, std::move(spec));
+  INFO(ended.out << ended.err << ended.exit.detail);
+  // limits.cpu rounds 0.5 up to one CPU, which the guest sees.
+  CHECK(value_of(ended.out, "nproc") == "1");
+  const auto share = value_of(ended.out, "share");
+  REQUIRE_FALSE(share.empty());
+  CHECK(std::stod(share) <= 0.6);
+  CHECK(std::stod(share) > 0.05);  // they ran at all
+  // Under cgroup v2 the guest sees its quota too (50 ms of every 100 ms); on a v1 host the guest
+  // gets no cpu controller mounted, and the share above is the proof there.
+  const auto quota = value_of(ended.out, "quota");
+  if (!quota.empty()) CHECK(quota == "50000 100000");
+  CHECK(ended.exit.exit_code == 0);
+}
