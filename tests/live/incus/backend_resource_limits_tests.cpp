@@ -1,10 +1,10 @@
 // sandbox.memory, sandbox.pids and sandbox.cpus as the kernel applies them to an incus session:
 // each read back from inside the guest (its cgroup's own files, as the guest sees them through
-// its cgroup namespace, and nproc), then proved by running into it: an allocation past the memory
-// limit is killed, forks past the process limit are refused with EAGAIN, and two busy loops under
-// half a CPU get half a CPU between them. The request strings alone are checked in
-// launch_request_tests; these are what the host's kernel did with them. cgroup v1 (a hybrid host)
-// and v2 are both read, since the guest's hierarchy is the host's.
+// its cgroup namespace; free and /proc/meminfo, through lxcfs; and nproc), then proved by running
+// into it: an allocation past the memory limit is killed, forks past the process limit are refused
+// with EAGAIN, and two busy loops under half a CPU get half a CPU between them. The request strings
+// alone are checked in launch_request_tests; these are what the host's kernel did with them. cgroup
+// v1 (a hybrid host) and v2 are both read, since the guest's hierarchy is the host's.
 
 #include <catch2/catch_test_macros.hpp>
 #include <catch2/matchers/catch_matchers_string.hpp>
@@ -46,8 +46,10 @@ const std::string kCgroupsMounted =
 
 }  // namespace
 
-TEST_CASE("sandbox.memory holds in an incus guest: its cgroup carries it, a larger allocation dies",
-          "[live][key:sandbox.memory]") {
+TEST_CASE(
+    "sandbox.memory holds in an incus guest: its cgroup carries it, free shows it, a larger "
+    "allocation dies",
+    "[live][key:sandbox.memory]") {
   Daemon daemon;
   constexpr std::uint64_t kLimit = 256ull << 20;
   // bytes * n writes every byte, so the whole 768 MiB is really allocated.
@@ -56,6 +58,8 @@ TEST_CASE("sandbox.memory holds in an incus guest: its cgroup carries it, a larg
        kCgroupsMounted +
            print_first("limit",
                        "/sys/fs/cgroup/memory.max /sys/fs/cgroup/memory/memory.limit_in_bytes") +
+           "echo meminfo=$(awk '$1 == \"MemTotal:\" {print $2}' /proc/meminfo); "
+           "echo free=$(free -b | awk '$1 == \"Mem:\" {print $2}'); "
            "python3 -c \"b = b'x' * (768 << 20); print('allocated', len(b))\"; "
            "echo python=$?"});
   spec.policy.limits.memory_bytes = kLimit;
@@ -63,6 +67,9 @@ TEST_CASE("sandbox.memory holds in an incus guest: its cgroup carries it, a larg
   const auto ended = run_to_end(daemon, std::move(spec));
   INFO(ended.out << ended.err << ended.exit.detail);
   CHECK(value_of(ended.out, "limit") == std::to_string(kLimit));
+  // lxcfs (started by scripts/start-incus) shows the limit as the guest's memory.
+  CHECK(value_of(ended.out, "meminfo") == std::to_string(kLimit / 1024));
+  CHECK(value_of(ended.out, "free") == std::to_string(kLimit));
   CHECK_THAT(ended.out, !ContainsSubstring("allocated"));
   // The kernel's OOM killer ends it with SIGKILL: 128 + 9.
   CHECK(value_of(ended.out, "python") == "137");
