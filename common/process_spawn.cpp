@@ -96,7 +96,8 @@ void PipedProcess::close_all() noexcept {
 
 sdk::Result<PipedProcess> spawn_piped(SpawnRequest request) {
   int in[2] = {-1, -1}, out[2] = {-1, -1}, err[2] = {-1, -1};
-  if (::pipe2(in, O_CLOEXEC) != 0 || ::pipe2(out, O_CLOEXEC) != 0 || ::pipe2(err, O_CLOEXEC) != 0) {
+  if (::pipe2(in, O_CLOEXEC) != 0 || ::pipe2(out, O_CLOEXEC) != 0 ||
+      (request.pipe_stderr && ::pipe2(err, O_CLOEXEC) != 0)) {
     const int e = errno;
     for (int fd : {in[0], in[1], out[0], out[1], err[0], err[1]})
       if (fd >= 0) ::close(fd);
@@ -105,11 +106,13 @@ sdk::Result<PipedProcess> spawn_piped(SpawnRequest request) {
   // Above 2, so no dup2 in the child lands a pipe on itself and keeps close-on-exec.
   for (int* fd : {&in[0], &in[1], &out[0], &out[1], &err[0], &err[1]})
     *fd = move_fd_at_least(*fd, 3);
-  request.fds.insert(request.fds.begin(), {{in[0], 0}, {out[1], 1}, {err[1], 2}});
+  // Without a stderr pipe fd 2 is left alone, so the child has this process's.
+  if (request.pipe_stderr) request.fds.insert(request.fds.begin(), {err[1], 2});
+  request.fds.insert(request.fds.begin(), {{in[0], 0}, {out[1], 1}});
   auto spawned = spawn_with_pidfd(request);
   ::close(in[0]);
   ::close(out[1]);
-  ::close(err[1]);
+  if (err[1] >= 0) ::close(err[1]);
   if (!spawned) {
     for (int fd : {in[1], out[0], err[0]})
       if (fd >= 0) ::close(fd);

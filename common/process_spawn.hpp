@@ -24,6 +24,8 @@ struct SpawnRequest {
   int close_from = 3;
   std::string working_dir;   // empty: the parent's
   bool search_path = false;  // a program without a slash is looked up on the daemon's PATH
+  // spawn_piped only: false gives the child this process's stderr instead of a pipe.
+  bool pipe_stderr = true;
 };
 
 sdk::Result<pid_t> spawn_process(const SpawnRequest& request);
@@ -47,7 +49,8 @@ struct PipedProcess {
 };
 
 // spawn_with_pidfd with the child's stdin, stdout and stderr on three new pipes (request.fds
-// adds to them); the parent's ends, close-on-exec, and the pidfd are the caller's to close.
+// adds to them; stderr stays this process's when request.pipe_stderr is false, and stderr_fd
+// is -1); the parent's ends, close-on-exec, and the pidfd are the caller's to close.
 sdk::Result<PipedProcess> spawn_piped(SpawnRequest request);
 
 // fd moved to the lowest free number at or above floor, close-on-exec, the original closed; -1

@@ -67,6 +67,7 @@ sdk::Result<ProgramAnswer> exchange_with_program(const ProgramExchange& exchange
   request.program = exchange.program;
   request.args = exchange.args;
   request.env = inherited_environment();
+  request.pipe_stderr = !exchange.share_stderr;
   auto spawned = spawn_piped(std::move(request));
   if (!spawned) return spawned.error();
   PipedProcess child = *spawned;

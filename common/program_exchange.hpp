@@ -19,12 +19,15 @@ struct ProgramExchange {
   std::string input;  // written to its stdin, which is then closed
   std::chrono::milliseconds deadline{30000};
   std::size_t max_output = std::size_t{8} << 20;  // stdout; stderr keeps only its tail
+  // The child writes to this process's stderr rather than a pipe: all of what it says (a
+  // sanitizer's report, a plugin's own lines) lands in this process's log, and err_tail is empty.
+  bool share_stderr = false;
 };
 
 struct ProgramAnswer {
   int exit_code = -1;  // 128 + the signal when one ended it
   std::string out;
-  std::string err_tail;  // the last 4 KiB it wrote to stderr
+  std::string err_tail;  // the last 4 KiB it wrote to stderr, unless it shared ours
 };
 
 // The answer, whatever the exit code; or, as the end of a sentence, why there is none: it

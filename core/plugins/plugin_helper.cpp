@@ -23,25 +23,22 @@ namespace {
 constexpr int kAnswered = 0;
 constexpr int kUnreadableRequest = 2;
 
-std::string trimmed(std::string text) {
-  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
-  return text;
-}
-
 // Runs the helper and returns its answer as JSON; or why there is none, as a sentence.
 sdk::Result<json::value> ask(const PluginHelper& helper, std::vector<std::string> args,
                              std::string input) {
   const std::string asked = helper.program.string() + " plugins " + args.front();
   args.insert(args.begin(), "plugins");
+  // Its stderr is errand's own: whatever a plugin or a sanitizer says while the helper has the
+  // plugins mapped reaches errand's log whole, as it did when errand mapped them itself.
   auto answer = common::exchange_with_program({.program = helper.program.string(),
                                                .args = std::move(args),
                                                .input = std::move(input),
-                                               .deadline = helper.deadline});
+                                               .deadline = helper.deadline,
+                                               .share_stderr = true});
   if (!answer) return sdk::make_error(answer.error().message);
   if (answer->exit_code != 0) {
-    std::string why = asked + " exited with " + std::to_string(answer->exit_code);
-    if (const auto said = trimmed(answer->err_tail); !said.empty()) why += " (" + said + ")";
-    return sdk::make_error(std::move(why));
+    return sdk::make_error(asked + " exited with " + std::to_string(answer->exit_code) +
+                           " (what it wrote to stderr, just before this, says why)");
   }
   boost::system::error_code ec;
   auto parsed = json::parse(answer->out, ec);

@@ -2,6 +2,7 @@
 // stdin and answers on stdout with its real exit code; one that hangs, floods its output or
 // cannot be run is an error saying which, and is never left running.
 
+#include <fcntl.h>
 #include <sys/types.h>
 #include <unistd.h>
 
@@ -10,6 +11,8 @@
 #include <chrono>
 #include <csignal>
 #include <cstdio>
+#include <fstream>
+#include <iterator>
 #include <string>
 
 #include "common/program_exchange.hpp"
@@ -84,6 +87,32 @@ TEST_CASE("a program that closes its output but stays is killed at the deadline"
   const auto answer = exchange_with_program(exchange);
   REQUIRE_FALSE(answer.has_value());
   CHECK_THAT(answer.error().message, ContainsSubstring("did not exit within 300 ms"));
+}
+
+TEST_CASE("with share_stderr the program writes to this process's stderr, whole") {
+  // This process's stderr, for the length of the exchange, is a file the test reads back.
+  const std::string file = "/tmp/errand-exchange-stderr-" + std::to_string(::getpid());
+  const int captured = ::open(file.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  REQUIRE(captured >= 0);
+  const int saved = ::dup(STDERR_FILENO);
+  REQUIRE(saved >= 0);
+  ::dup2(captured, STDERR_FILENO);
+  auto exchange =
+      shell_exchange("echo answer; head -c 6000 /dev/zero | tr '\\0' e >&2; echo end >&2");
+  exchange.share_stderr = true;
+  const auto answer = exchange_with_program(exchange);
+  ::dup2(saved, STDERR_FILENO);
+  ::close(saved);
+  ::close(captured);
+  REQUIRE(answer.has_value());
+  CHECK(answer->out == "answer\n");
+  CHECK(answer->err_tail.empty());
+  std::ifstream written(file);
+  const std::string text((std::istreambuf_iterator<char>(written)),
+                         std::istreambuf_iterator<char>());
+  std::remove(file.c_str());
+  // More than the 4 KiB a captured stderr keeps: nothing of it was cut.
+  CHECK(text == std::string(6000, 'e') + "end\n");
 }
 
 TEST_CASE("a program that is not there is an error naming it") {
