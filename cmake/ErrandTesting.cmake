@@ -150,8 +150,8 @@ endfunction()
 # A suite that starts the real `errand` binary with the fixture plugins (tests/support/
 # daemon_harness.hpp) needs them built first, and the in-tree plugins where they are configured.
 function(errand_runs_the_daemon target)
-  add_dependencies(${target} errand sandbox-fixture chat-fixture errand_fixture_plugins
-    fake-acp-agent)
+  add_dependencies(${target} errand sandbox-fixture chat-fixture sandbox-unused
+    errand_fixture_plugins fake-acp-agent)
   foreach(plugin chat-discord sandbox-bailey broker)
     if(TARGET ${plugin})
       add_dependencies(${target} ${plugin})

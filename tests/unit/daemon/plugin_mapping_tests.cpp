@@ -15,18 +15,19 @@ using namespace std::chrono_literals;
 
 namespace {
 
-const std::filesystem::path& shipped_plugin_dir() {
-  static const auto dir = build_dir() / "plugins";
+// A backend of the daemon's fixtures on a search path of its own, which no test chooses.
+const std::filesystem::path& unused_plugin_dir() {
+  static const auto dir = build_dir() / "tests" / "daemon-plugins-unused";
   return dir;
 }
 
-// The harness's configuration with the shipped plugins on the search path too (plugins.path),
-// beside the fixture plugins it runs; with a broker CA file that is not there when asked, which
-// only the broker's own check refuses. The broker runs only under egress, so it is unused here.
-std::string with_shipped_plugins(std::string text, bool missing_ca = false) {
-  std::string added = R"("plugins": {"path": [")" + shipped_plugin_dir().string() + R"("]}, )";
-  if (missing_ca) added += R"("broker": {"caFile": "/nonexistent/errand-test-ca.pem"}, )";
-  text.insert(text.find('{') + 1, added);
+// The harness's configuration with the unused backend's directory on the search path too
+// (plugins.path), beside the fixture plugins it runs; refusing, with the one value only that
+// backend's own check refuses.
+std::string with_unused_backend(const DaemonHarness& h, bool refusing = false) {
+  auto text = h.config_text(refusing ? R"("unused": {"refuse": true})" : "");
+  text.insert(text.find('{') + 1,
+              R"("plugins": {"path": [")" + unused_plugin_dir().string() + R"("]}, )");
   return text;
 }
 
@@ -37,37 +38,32 @@ std::string mappings_of(int pid) {
   return text.str();
 }
 
-constexpr std::string_view kBrokerRefusal =
-    "/nonexistent/errand-test-ca.pem is not a readable file";
-const std::vector<std::string> kShippedFiles = {"broker.so", "chat-discord.so", "sandbox-bailey.so",
-                                                "sandbox-incus.so", "sandbox-podman.so"};
+constexpr std::string_view kUnusedRefusal =
+    "the unused fixture backend refuses this configuration, as its test asked";
 
 }  // namespace
 
 TEST_CASE("errand run maps only the plugins its configuration uses, and checks them all") {
   DaemonHarness h;
-  for (const auto& file : kShippedFiles)
-    REQUIRE(std::filesystem::exists(shipped_plugin_dir() / file));
-  h.write_config(with_shipped_plugins(h.config_text()));
+  const auto unused = unused_plugin_dir() / "sandbox-unused.so";
+  REQUIRE(std::filesystem::exists(unused));
+  h.write_config(with_unused_backend(h));
   auto daemon = h.start({"run"});
   REQUIRE(daemon->wait_for_output("serving with the fixture sandbox backend", 20s));
 
   auto mapped = mappings_of(daemon->pid());
   CHECK(mapped.find("/sandbox-fixture.so") != std::string::npos);
   CHECK(mapped.find("/chat-fixture.so") != std::string::npos);
-  for (const auto& file : kShippedFiles) {
-    INFO(file);
-    CHECK(mapped.find((shipped_plugin_dir() / file).string()) == std::string::npos);
-  }
-  CHECK(daemon->err().find("found plugin sandbox-incus (sandbox ") != std::string::npos);
+  CHECK(mapped.find(unused.string()) == std::string::npos);
+  CHECK(daemon->err().find("found plugin sandbox-unused (sandbox 0.0.1)") != std::string::npos);
 
-  // A reload is checked by every plugin too: the unused broker's check refuses this one, and
-  // still nothing of the broker is mapped.
-  h.write_config(with_shipped_plugins(h.config_text(), true));
+  // A reload is checked by every plugin too: the unused backend's check refuses this one, and
+  // still nothing of it is mapped.
+  h.write_config(with_unused_backend(h, true));
   REQUIRE(daemon->wait_for_output("configuration reload refused", 20s));
-  CHECK(daemon->err().find(kBrokerRefusal) != std::string::npos);
+  CHECK(daemon->err().find(kUnusedRefusal) != std::string::npos);
   mapped = mappings_of(daemon->pid());
-  CHECK(mapped.find((shipped_plugin_dir() / "broker.so").string()) == std::string::npos);
+  CHECK(mapped.find(unused.string()) == std::string::npos);
 
   daemon->signal(SIGTERM);
   CHECK(daemon->wait_for(20s) == 0);
@@ -75,12 +71,12 @@ TEST_CASE("errand run maps only the plugins its configuration uses, and checks t
 
 TEST_CASE("an unused plugin's check refuses errand run as it refuses errand config check") {
   DaemonHarness h;
-  h.write_config(with_shipped_plugins(h.config_text(), true));
+  h.write_config(with_unused_backend(h, true));
   const auto checked = h.run({"config", "check"});
   const auto run = h.run({"run"});
   INFO(checked.err << run.err);
   CHECK(checked.exit_code == 2);
   CHECK(run.exit_code == 2);
-  CHECK(checked.err.find(kBrokerRefusal) != std::string::npos);
-  CHECK(run.err.find(kBrokerRefusal) != std::string::npos);
+  CHECK(checked.err.find(kUnusedRefusal) != std::string::npos);
+  CHECK(run.err.find(kUnusedRefusal) != std::string::npos);
 }
