@@ -127,12 +127,29 @@ json::object sandbox() {
                               "can (bailey, through pasta); under any other it does nothing, "
                               "and the startup report says so."),
                          false)},
-              {"memory", defaulted(size("Memory per session."), "4g")},
+              {"memory",
+               defaulted(json::object{{"type", json::array{"string", "integer"}},
+                                      {"description",
+                                       "Memory per session: a size, or a share of the host's "
+                                       "memory (MemTotal) such as \"80%\", resolved when each "
+                                       "session starts."},
+                                      {"format", "size-or-share"},
+                                      {"x-errand-hint",
+                                       "Write a size such as \"512m\" or \"4g\" (k, m, g, t "
+                                       "are powers of 1024), a whole number of bytes, or a share "
+                                       "of the host such as \"80%\"."}},
+                         "80%")},
               {"cpus",
-               defaulted(json::object{{"type", "number"},
-                                      {"description", "CPUs per session; may be fractional."},
-                                      {"exclusiveMinimum", 0}},
-                         2)},
+               defaulted(json::object{{"type", json::array{"number", "string"}},
+                                      {"description",
+                                       "CPUs per session, which may be fractional, or a share of "
+                                       "the CPUs errand may run on such as \"80%\"."},
+                                      {"exclusiveMinimum", 0},
+                                      {"format", "number-or-share"},
+                                      {"x-errand-hint",
+                                       "Write a number of CPUs such as 2 or 0.5, or a share of "
+                                       "the host such as \"80%\"."}},
+                         "80%")},
               {"pids", defaulted(whole_number("Processes per session.", 1), 512)},
               {"fileMax", defaulted(size("The largest single file a session may write."), "1g")},
               {"tmpSize", defaulted(size("The size of a session's private /tmp."), "512m")},

@@ -8,6 +8,8 @@
 #include <cmath>
 #include <errand/sdk/config_values.hpp>
 
+#include "core/config/host_share.hpp"
+
 namespace errand::config {
 
 namespace json = boost::json;
@@ -107,6 +109,19 @@ std::optional<std::string> check_host_pattern(std::string_view pattern) {
 
 std::optional<std::string> check_format(std::string_view format, const json::value& value) {
   if (format == "size") return check_size(value);
+  // A share is a string ending in %; any other value is held to the key's own form.
+  const bool share = value.is_string() && looks_like_share(value.as_string());
+  if (format == "size-or-share" || format == "number-or-share") {
+    if (share) {
+      auto fraction = parse_host_share(value.as_string());
+      return fraction ? std::nullopt : std::optional<std::string>(fraction.error().message);
+    }
+    if (format == "size-or-share") return check_size(value);
+    if (value.is_string())
+      return "must be a number of CPUs or a share of the host such as \"80%\", not " +
+             quoted(value.as_string());
+    return std::nullopt;
+  }
   if (!value.is_string()) return std::nullopt;
   const std::string_view text = value.as_string();
   if (format == "absolute-path") return check_absolute_path(text);

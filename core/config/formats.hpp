@@ -8,6 +8,7 @@
 namespace errand::config {
 
 // Checks a value against one of the "format" names the schema uses: "absolute-path", "size",
+// "size-or-share" and "number-or-share" (either form, or a share of the host such as "80%"),
 // "hostname-pattern", "env-name", "uri" (an http or https URL with a host) and "url-path".
 // Returns what is wrong as the end of a sentence that starts with the key ("must be ..."), or
 // nullopt when the value is fine. A format errand does not know is not checked, as JSON Schema

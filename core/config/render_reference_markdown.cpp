@@ -21,6 +21,8 @@ const json::object* reference_keyword(const json::object& node, std::string_view
 std::string format_name(std::string_view format) {
   if (format == "absolute-path") return "absolute path";
   if (format == "size") return "size";
+  if (format == "size-or-share") return "size or share of the host";
+  if (format == "number-or-share") return "number or share of the host";
   if (format == "env-name") return "variable name";
   if (format == "hostname-pattern") return "host pattern";
   if (format == "uri") return "URL";

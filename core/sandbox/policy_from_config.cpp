@@ -1,11 +1,14 @@
 #include "core/sandbox/policy_from_config.hpp"
 
+#include "core/config/host_share.hpp"
 #include "core/config/string_settings.hpp"
 #include "core/sandbox/internal_ranges.hpp"
 #include "core/sandbox/sandbox_section.hpp"
 
 #include <chrono>
+#include <cmath>
 #include <errand/sdk/config_values.hpp>
+#include <optional>
 
 namespace errand::sandbox {
 
@@ -86,17 +89,86 @@ std::vector<std::string> provider_credential_names(const json::object& config) {
   return names;
 }
 
+// The host's capacity, or why it cannot be had, for a key written as a share of it.
+sdk::Result<HostCapacity> capacity_for(const sdk::Result<HostCapacity>& host,
+                                       std::string_view key) {
+  if (!host) return bad(key, "is a share of the host, and " + host.error().message);
+  return *host;
+}
+
+// A share of the value's own key, resolved against the host: nullopt when the value is not
+// written as a share.
+sdk::Result<std::optional<double>> share_setting(const json::value* v, std::string_view key) {
+  if (v == nullptr || !v->is_string() || !config::looks_like_share(v->as_string()))
+    return std::optional<double>{};
+  auto share = config::parse_host_share(v->as_string());
+  if (!share)
+    return sdk::make_error(std::string(key) + " " + share.error().message,
+                           sdk::Error::Kind::refused);
+  return std::optional<double>{*share};
+}
+
+// sandbox.memory: a size, or a share of the host's memory rounded down to whole MiB (what a
+// cgroup or Incus is handed reads the same everywhere).
+sdk::Result<std::uint64_t> memory_setting(const json::object& config,
+                                          const sdk::Result<HostCapacity>& host) {
+  constexpr const char* key = "sandbox.memory";
+  auto share = share_setting(sdk::find_setting(config, key), key);
+  if (!share) return share.error();
+  if (!*share) return size_setting(config, key);
+  auto capacity = capacity_for(host, key);
+  if (!capacity) return capacity.error();
+  constexpr std::uint64_t mib = 1 << 20;
+  const auto bytes =
+      static_cast<std::uint64_t>(static_cast<double>(capacity->memory_bytes) * **share) / mib * mib;
+  if (bytes == 0) return bad(key, "is a share of the host's memory that comes to less than 1 MiB");
+  return bytes;
+}
+
+// sandbox.cpus: a number, or a share of the CPUs the daemon may use, to a hundredth of a CPU.
+sdk::Result<double> cpus_setting(const json::object& config,
+                                 const sdk::Result<HostCapacity>& host) {
+  constexpr const char* key = "sandbox.cpus";
+  const auto* v = sdk::find_setting(config, key);
+  if (v == nullptr) return 0.0;
+  auto share = share_setting(v, key);
+  if (!share) return share.error();
+  if (*share) {
+    auto capacity = capacity_for(host, key);
+    if (!capacity) return capacity.error();
+    // The small nudge keeps 0.29 × 100 (28.999…) from rounding down a whole hundredth.
+    const double cpus = std::floor(capacity->cpus * **share * 100 + 1e-9) / 100;
+    if (cpus <= 0) return bad(key, "is a share of the host's CPUs that comes to less than 0.01");
+    return cpus;
+  }
+  json::error_code ec;
+  const double value = v->to_number<double>(ec);
+  if (ec || value < 0)
+    return bad(key, "must be a number of 0 or more, or a share of the host such as \"80%\"");
+  return value;
+}
+
 }  // namespace
 
 sdk::Result<sdk::SandboxPolicy> policy_from_config(const json::object& effective) {
+  return policy_from_config(effective, this_host_capacity());
+}
+
+sdk::Result<sdk::SandboxPolicy> policy_from_config(const json::object& effective,
+                                                   const sdk::Result<HostCapacity>& host) {
   const auto config = sandbox_with_defaults(effective);
   sdk::SandboxPolicy s;
+  auto memory = memory_setting(config, host);
+  if (!memory) return memory.error();
+  s.limits.memory_bytes = *memory;
+  auto cpus = cpus_setting(config, host);
+  if (!cpus) return cpus.error();
+  s.limits.cpus = *cpus;
   struct SizeKey {
     const char* key;
     std::uint64_t* into;
   };
-  const SizeKey sizes[] = {{"sandbox.memory", &s.limits.memory_bytes},
-                           {"sandbox.fileMax", &s.limits.file_max_bytes},
+  const SizeKey sizes[] = {{"sandbox.fileMax", &s.limits.file_max_bytes},
                            {"sandbox.tmpSize", &s.limits.tmp_bytes},
                            {"sandbox.shmSize", &s.limits.shm_bytes},
                            {"sandbox.disk", &s.limits.disk_bytes}};
@@ -104,12 +176,6 @@ sdk::Result<sdk::SandboxPolicy> policy_from_config(const json::object& effective
     auto value = size_setting(config, size.key);
     if (!value) return value.error();
     *size.into = *value;
-  }
-  if (const auto* cpus = sdk::find_setting(config, "sandbox.cpus")) {
-    json::error_code ec;
-    const double value = cpus->to_number<double>(ec);
-    if (ec || value < 0) return bad("sandbox.cpus", "must be a number of 0 or more");
-    s.limits.cpus = value;
   }
   auto pids = whole_setting(config, "sandbox.pids");
   if (!pids) return pids.error();

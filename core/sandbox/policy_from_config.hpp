@@ -12,11 +12,20 @@
 #include <errand/sdk/sandbox_backend.hpp>
 #include <errand/sdk/sandbox_policy.hpp>
 
+#include "core/sandbox/host_capacity.hpp"
+
 namespace errand::sandbox {
 
 // Anything the configuration leaves out takes the schema's default (core_schema_sandbox.cpp),
 // the one place defaults are written. Every error names the key and says what is wrong with it.
+// sandbox.memory and sandbox.cpus written as a share of the host ("80%") are resolved against
+// this host's capacity.
 sdk::Result<sdk::SandboxPolicy> policy_from_config(const boost::json::object& config);
+
+// The same against a given capacity (or the reason none could be read), for tests and for a
+// host described rather than measured.
+sdk::Result<sdk::SandboxPolicy> policy_from_config(const boost::json::object& config,
+                                                   const sdk::Result<HostCapacity>& host);
 
 // What the policy asks that this backend, by its declared capabilities, does not do: added to
 // the report's notes so an inert setting is said rather than silently ignored.

@@ -1,5 +1,6 @@
 #include "plugins/sandbox-incus/guest/syscall_policy_check.hpp"
 
+#include <linux/btrfs.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -46,7 +47,12 @@ sdk::Result<void> check_syscall_policy() {
   errno = 0;
   char byte = 0;
   const int injected = ::ioctl(-1, TIOCSTI, &byte);
-  return expect("ioctl TIOCSTI", injected, errno, EPERM);
+  if (auto ok = expect("ioctl TIOCSTI", injected, errno, EPERM); !ok) return ok;
+  // On no file at all: the kernel would answer EBADF, errand's rule answers first.
+  errno = 0;
+  btrfs_ioctl_vol_args args{};
+  const int subvolume = ::ioctl(-1, BTRFS_IOC_SUBVOL_CREATE, &args);
+  return expect("ioctl BTRFS_IOC_SUBVOL_CREATE", subvolume, errno, ENOTTY);
 }
 
 }  // namespace errand::incus::guest

@@ -35,8 +35,9 @@ inline constexpr const char* kConfigSchema = R"({
           "rootSize": {
             "type": ["string", "integer"],
             "format": "size",
+            "default": "20g",
             "x-errand-hint": "Write a size such as \"20g\" (k, m, g, t are powers of 1024), or a whole number of bytes.",
-            "description": "The size of each session's root disk. A btrfs pool applies it as a quota a guest with sudo can step around; a dir pool does not apply it at all, which the probe reports as a gap."
+            "description": "The size of each session's root disk, a bound: a write past it fails inside the guest with EDQUOT (btrfs) or ENOSPC. A btrfs, ZFS or LVM pool applies it; a dir pool cannot, which the probe reports as a gap."
           },
           "guestUid": {
             "type": "integer",

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <linux/btrfs.h>
+
 #include <cerrno>
 
 #include "common/syscall_denylist/syscall_denylist.hpp"
@@ -32,6 +34,14 @@ std::string guest_syscall_policy() {
   for (const unsigned long request : sandbox_rules::refused_terminal_ioctls())
     out +=
         fmt::format("ioctl errno {} [1,{},SCMP_CMP_MASKED_EQ,{}]\n", EPERM, request, 0xffffffffUL);
+  // A btrfs subvolume or snapshot the guest made would sit outside the qgroup that bounds its
+  // root disk (sandbox.incus.rootSize), so those four requests are refused. ENOTTY is what a
+  // file on another filesystem answers; systemd and the container engines then make a plain
+  // directory instead.
+  for (const unsigned long request : {BTRFS_IOC_SNAP_CREATE, BTRFS_IOC_SUBVOL_CREATE,
+                                      BTRFS_IOC_SNAP_CREATE_V2, BTRFS_IOC_SUBVOL_CREATE_V2})
+    out +=
+        fmt::format("ioctl errno {} [1,{},SCMP_CMP_MASKED_EQ,{}]\n", ENOTTY, request, 0xffffffffUL);
   for (const char* call : {"io_uring_setup", "io_uring_enter", "io_uring_register",
                            "perf_event_open", "bpf", "userfaultfd", "modify_ldt"})
     refuse(out, call, EPERM);

@@ -32,12 +32,15 @@ sdk::Result<IncusSettings> read_incus_settings(const boost::json::object& config
   if (const auto* golden = sdk::find_setting(config, "sandbox.incus.golden");
       golden != nullptr && golden->is_string())
     s.golden = std::string(golden->as_string());
-  if (const auto* size = sdk::find_setting(config, "sandbox.incus.rootSize")) {
-    auto bytes = sdk::parse_size(*size);
-    if (!bytes) return make_error("sandbox.incus.rootSize: " + bytes.error().message);
-    if (*bytes == 0) return make_error("sandbox.incus.rootSize must be more than 0 bytes");
-    s.root_size_bytes = *bytes;
-  }
+  const auto* size = sdk::find_setting(config, "sandbox.incus.rootSize");
+  if (size == nullptr)
+    return make_error(
+        "sandbox.incus.rootSize is missing from the configuration the host gave the "
+        "plugin");
+  auto bytes = sdk::parse_size(*size);
+  if (!bytes) return make_error("sandbox.incus.rootSize: " + bytes.error().message);
+  if (*bytes == 0) return make_error("sandbox.incus.rootSize must be more than 0 bytes");
+  s.root_size_bytes = *bytes;
   const auto* uid = sdk::find_setting(config, "sandbox.incus.guestUid");
   if (uid == nullptr || !uid->is_int64() || uid->as_int64() < 1 || uid->as_int64() > 65535)
     return make_error("sandbox.incus.guestUid must be a uid from 1 to 65535");

@@ -16,7 +16,7 @@ struct IncusSettings {
   std::string project;
   std::string image;                  // an alias in the project
   std::optional<std::string> golden;  // an instance in the project
-  std::optional<std::uint64_t> root_size_bytes;
+  std::uint64_t root_size_bytes = 0;
   std::uint32_t guest_uid = 0;
   std::filesystem::path socket;
 };

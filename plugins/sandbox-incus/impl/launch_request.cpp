@@ -117,8 +117,10 @@ sdk::Result<json::object> instance_request(const sdk::LaunchSpec& spec, const In
   }
   if (limits.pids > 0) config["limits.processes"] = std::to_string(limits.pids);
 
-  json::object root{{"type", "disk"}, {"path", "/"}, {"pool", host.pool}};
-  if (s.root_size_bytes) root["size"] = std::to_string(*s.root_size_bytes);
+  json::object root{{"type", "disk"},
+                    {"path", "/"},
+                    {"pool", host.pool},
+                    {"size", std::to_string(s.root_size_bytes)}};
   json::object devices{{"root", std::move(root)},
                        {"workspace", disk(spec.project_dir, "/workspace", false)},
                        {"state", disk(spec.state_dir, "/state", false)},

@@ -95,8 +95,8 @@ void describe_confinement(const HostDocuments& d, const IncusSettings& s,
       "errand's system-call rules for a system container on every process of the guest "
       "(security.syscalls.deny, loaded by LXC into its first process and every exec, checked by "
       "errand-guest-init before the agent starts): socket families but unix, IPv4, IPv6 and "
-      "netlink, io_uring, bpf, perf_event_open, userfaultfd, modify_ldt, the keyring and "
-      "TIOCSTI/TIOCLINUX/TIOCSETD refused");
+      "netlink, io_uring, bpf, perf_event_open, userfaultfd, modify_ldt, the keyring, "
+      "TIOCSTI/TIOCLINUX/TIOCSETD and making btrfs subvolumes refused");
   r.notes.push_back(
       "the guest keeps user namespaces, mounts, clone3 and ptrace, which Docker and podman inside "
       "are made of and bailey's and podman's filter refuses; they act in the guest's own "
@@ -106,12 +106,7 @@ void describe_confinement(const HostDocuments& d, const IncusSettings& s,
 void judge_root_disk(const HostDocuments& d, const IncusSettings& s, const std::string& pool,
                      sdk::EnforcementReport& r) {
   const std::string guarantee = "the root disk size (sandbox.incus.rootSize)";
-  if (!s.root_size_bytes) {
-    r.notes.push_back("root disk on pool " + pool +
-                      ": no size set (sandbox.incus.rootSize), so only the pool bounds it");
-    return;
-  }
-  const auto size = common::config_size(*s.root_size_bytes);
+  const auto size = common::config_size(s.root_size_bytes);
   if (!d.pool || !d.pool->has_value()) {
     r.gaps.push_back(
         {guarantee, "the pool " + pool +
@@ -125,12 +120,13 @@ void judge_root_disk(const HostDocuments& d, const IncusSettings& s, const std::
     r.gaps.push_back({guarantee, "pool " + pool +
                                      " uses the dir driver, which applies no root size on this "
                                      "filesystem (incusd only logs that it skipped the quota); "
-                                     "put the project's root disk on a btrfs pool, or leave "
-                                     "sandbox.incus.rootSize out"});
+                                     "put the project's root disk on a btrfs pool (errand "
+                                     "setup incus makes one on a loop file where the host has "
+                                     "no spare disk)"});
   else if (driver == "btrfs")
-    r.notes.push_back("root disk of " + size + " on btrfs pool " + pool +
-                      ": a qgroup, which a guest with sudo steps around by making subvolumes, so "
-                      "it is a budget, not a bound");
+    r.enforced.push_back("root disk: " + size + " per session, a btrfs qgroup on pool " + pool +
+                         "; the guest may not make subvolumes, which the qgroup would not "
+                         "count (errand's system-call rules)");
   else
     r.enforced.push_back("root disk: " + size + " per session, a " + driver + " quota on pool " +
                          pool);

@@ -144,8 +144,11 @@ sdk::Result<void> IncusBench::make_golden() {
 }
 
 sdk::Result<IncusBench::Source> IncusBench::make_source(const fs::path& plugin, bool golden) {
-  json::object incus_keys{
-      {"project", project_}, {"image", image_}, {"socket", socket_}, {"guestUid", 1000}};
+  json::object incus_keys{{"project", project_},
+                          {"image", image_},
+                          {"socket", socket_},
+                          {"guestUid", 1000},
+                          {"rootSize", "20g"}};
   if (golden) incus_keys.emplace("golden", golden_);
   const json::object config{{"projectRoot", (root_ / "projects").string()},
                             {"stateDir", (root_ / "state").string()},

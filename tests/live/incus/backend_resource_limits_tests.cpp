@@ -8,6 +8,7 @@
 
 #include <catch2/catch_test_macros.hpp>
 #include <catch2/matchers/catch_matchers_string.hpp>
+#include <cmath>
 #include <sstream>
 #include <string>
 #include <utility>
@@ -154,5 +155,89 @@ TEST_CASE(
   // gets no cpu controller mounted, and the share above is the proof there.
   const auto quota = value_of(ended.out, "quota");
   if (!quota.empty()) CHECK(quota == "50000 100000");
+  CHECK(ended.exit.exit_code == 0);
+}
+
+TEST_CASE(
+    "sandbox.incus.rootSize holds in an incus guest: a write past it fails, a subvolume cannot "
+    "step around it, and the guest goes on",
+    "[live][key:sandbox.incus.rootSize]") {
+  // 2 GiB over an image of about 1.4 GiB (a copy shares the image's extents, and the qgroup
+  // counts every extent the root refers to), so a 1500 MiB file cannot fit. On btrfs the
+  // qgroup answers EDQUOT; ZFS and LVM answer ENOSPC.
+  Daemon daemon(boost::json::object{{"rootSize", "2g"}});
+  const std::string filler =
+      "import errno, fcntl, os, struct\n"
+      "fd = os.open('/var/tmp/fill', os.O_WRONLY | os.O_CREAT, 0o600)\n"
+      "chunk = b'x' * (1 << 20)\n"
+      "written = 0\n"
+      "try:\n"
+      "    while written < 1500:\n"
+      "        os.write(fd, chunk)\n"
+      "        written += 1\n"
+      "    os.fsync(fd)\n"
+      "    print('write=all')\n"
+      "except OSError as e:\n"
+      "    print('write=' + errno.errorcode[e.errno])\n"
+      "print('written=%d' % written)\n"
+      "os.close(fd)\n"
+      "os.unlink('/var/tmp/fill')\n"
+      // BTRFS_IOC_SUBVOL_CREATE on /var/tmp: without errand's rule the agent may make one, and
+      // what it writes there is outside the root's qgroup.
+      "dir = os.open('/var/tmp', os.O_RDONLY)\n"
+      "args = bytearray(struct.pack('q4088s', 0, b'escape'))\n"
+      "try:\n"
+      "    fcntl.ioctl(dir, 0x5000940e, args)\n"
+      "    print('subvolume=made')\n"
+      "except OSError as e:\n"
+      "    print('subvolume=' + errno.errorcode[e.errno])\n";
+  auto spec = daemon.spec({"/bin/sh", "-c", "python3 -c \"$FILLER\"; echo after=$(echo alive)"});
+  spec.env.emplace_back("FILLER", filler);
+  const auto report = daemon.probe(spec.policy);
+  for (const auto& gap : report.gaps) CHECK_THAT(gap.guarantee, !ContainsSubstring("root disk"));
+  std::string enforced;
+  for (const auto& line : report.enforced) enforced += line + "\n";
+  CHECK_THAT(enforced, ContainsSubstring("root disk: 2g per session"));
+  const auto ended = run_to_end(daemon, std::move(spec));
+  INFO(ended.out << ended.err << ended.exit.detail);
+  const auto write = value_of(ended.out, "write");
+  CHECK((write == "EDQUOT" || write == "ENOSPC"));
+  const auto written = value_of(ended.out, "written");
+  REQUIRE_FALSE(written.empty());
+  // Some of the 600 MiB left fits; nothing past the 2 GiB does.
+  CHECK(std::stoi(written) > 100);
+  CHECK(std::stoi(written) < 1000);
+  CHECK(value_of(ended.out, "subvolume") == "ENOTTY");
+  CHECK(value_of(ended.out, "after") == "alive");
+  CHECK(ended.exit.exit_code == 0);
+}
+
+TEST_CASE(
+    "left at their defaults, memory and CPUs are a share of the host that the guest sees as its "
+    "own",
+    "[live][key:sandbox.memory][key:sandbox.cpus]") {
+  Daemon daemon;
+  auto spec = daemon.spec({"/bin/sh", "-c",
+                           kCgroupsMounted +
+                               print_first("limit",
+                                           "/sys/fs/cgroup/memory.max "
+                                           "/sys/fs/cgroup/memory/memory.limit_in_bytes") +
+                               "echo meminfo=$(awk '$1 == \"MemTotal:\" {print $2}' "
+                               "/proc/meminfo); echo nproc=$(nproc)"});
+  const auto& host = errand::sandbox::this_host_capacity();
+  REQUIRE(host.has_value());
+  // The schema's "80%" of this host, as the core resolved it.
+  CHECK(spec.policy.limits.memory_bytes <= host->memory_bytes * 8 / 10);
+  CHECK(spec.policy.limits.memory_bytes > host->memory_bytes * 8 / 10 - (1 << 20));
+  CHECK(spec.policy.limits.cpus <= host->cpus * 0.8);
+  CHECK(spec.policy.limits.cpus > host->cpus * 0.8 - 0.01);
+  const auto expected_memory = spec.policy.limits.memory_bytes;
+  const auto expected_cpus = static_cast<long>(std::ceil(spec.policy.limits.cpus));
+  daemon.probe(spec.policy);
+  const auto ended = run_to_end(daemon, std::move(spec));
+  INFO(ended.out << ended.err << ended.exit.detail);
+  CHECK(value_of(ended.out, "limit") == std::to_string(expected_memory));
+  CHECK(value_of(ended.out, "meminfo") == std::to_string(expected_memory / 1024));
+  CHECK(value_of(ended.out, "nproc") == std::to_string(expected_cpus));
   CHECK(ended.exit.exit_code == 0);
 }

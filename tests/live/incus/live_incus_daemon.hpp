@@ -71,6 +71,7 @@ struct Daemon {
     incus.emplace("image", settings.image);
     incus.emplace("socket", settings.socket);
     incus.emplace("guestUid", 1000);
+    incus.emplace("rootSize", "20g");
     config = boost::json::object{{"sandbox", boost::json::object{{"incus", incus}}}};
     fs::create_directories(dir.path() / "state");
     backend = another_backend();

@@ -39,8 +39,8 @@ TEST_CASE("defaults are filled for every key left out", "[config][defaults]") {
   CHECK(setting(effective, "sandbox.network") == "restricted");
   CHECK(setting(effective, "sandbox.egressPorts") == boost::json::array{443});
   CHECK(setting(effective, "sandbox.listenPorts") == boost::json::array{});
-  CHECK(setting(effective, "sandbox.memory") == "4g");
-  CHECK(setting(effective, "sandbox.cpus") == 2);
+  CHECK(setting(effective, "sandbox.memory") == "80%");
+  CHECK(setting(effective, "sandbox.cpus") == "80%");
   CHECK(setting(effective, "sandbox.shmSize") == "256m");
   CHECK(setting(effective, "sandbox.gracePeriodMs") == 10000);
   CHECK(setting(effective, "limits.maxQueueWaitMs") == 900000);

@@ -136,6 +136,33 @@ TEST_CASE("a size that does not parse is refused", "[config][sandbox]") {
   CHECK_THAT(problem.message, ContainsSubstring("\"512m\""));
 }
 
+TEST_CASE("memory and cpus take a share of the host, and refuse one that is not",
+          "[config][sandbox][key:sandbox.memory][key:sandbox.cpus]") {
+  auto config = minimal_config();
+  set(config, "sandbox.memory", "50%");
+  set(config, "sandbox.cpus", "12.5%");
+  const auto loaded = load_core(config);
+  INFO((loaded ? std::string() : format_problems(loaded.error())));
+  CHECK(loaded.has_value());
+
+  const auto [key, value, gist] = GENERATE(table<std::string, std::string, std::string>({
+      {"sandbox.memory", "150%",
+       "is \"150%\", which is not a share of the host; a share is "
+       "more than 0% and at most 100%"},
+      {"sandbox.memory", "0%", "more than 0% and at most 100%"},
+      {"sandbox.cpus", "eighty%", "write a number from 0 to 100 followed by %"},
+      {"sandbox.cpus", "two",
+       "must be a number of CPUs or a share of the host such as "
+       "\"80%\", not \"two\""},
+  }));
+  auto bad = minimal_config();
+  set(bad, key, boost::json::string(value));
+  const auto problem = only_problem(bad);
+  CHECK(problem.path == key);
+  CHECK_THAT(problem.message, ContainsSubstring(gist));
+  CHECK_THAT(problem.message, ContainsSubstring("such as \"80%\""));
+}
+
 TEST_CASE("a size may be a byte count or a suffixed string", "[config][sandbox]") {
   auto config = minimal_config();
   set(config, "sandbox.memory", 1073741824);

@@ -1,6 +1,8 @@
 #include <catch2/catch_test_macros.hpp>
 
 #include "core/sandbox/policy_from_config.hpp"
+
+#include <boost/json/parse.hpp>
 #include "plugins/sandbox-bailey/impl/enforcement_report.hpp"
 #include "tests/support/text_contains.hpp"
 
@@ -23,9 +25,12 @@ HostFeatures full_host() {
   return f;
 }
 
-// The policy the core builds when the configuration leaves every sandbox key out.
+// The policy the core builds when the configuration leaves every other sandbox key out, with
+// memory and CPUs written as 4g and 2, as the seed's startup report shows them (the
+// default share would make the wording depend on the machine the test runs on).
 errand::sdk::SandboxPolicy defaults() {
-  auto s = errand::sandbox::policy_from_config(boost::json::object{});
+  const auto limits = boost::json::parse(R"({"sandbox": {"memory": "4g", "cpus": 2}})");
+  auto s = errand::sandbox::policy_from_config(limits.as_object());
   REQUIRE(s.has_value());
   return *s;
 }

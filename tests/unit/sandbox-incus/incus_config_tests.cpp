@@ -67,14 +67,14 @@ std::string problems_of(const std::string& sandbox_block) {
 
 TEST_CASE("sandbox.incus left out reads as the seed's defaults",
           "[key:sandbox.incus.project][key:sandbox.incus.image][key:sandbox.incus.guestUid]"
-          "[key:sandbox.incus.socket]") {
+          "[key:sandbox.incus.socket][key:sandbox.incus.rootSize]") {
   const auto s = settings_of(R"({"backend": "incus"})");
   CHECK(s.project == "errand");
   CHECK(s.image == "errand-agent");
   CHECK(s.guest_uid == 1000);
   CHECK(s.socket == "/var/lib/incus/unix.socket");
   CHECK_FALSE(s.golden.has_value());
-  CHECK_FALSE(s.root_size_bytes.has_value());
+  CHECK(s.root_size_bytes == 20ull << 30);
 }
 
 TEST_CASE("each sandbox.incus key is read as written",

@@ -31,13 +31,16 @@ inline IncusSettings seed_settings() {
   s.image = "errand-agent";
   s.guest_uid = 1000;
   s.socket = "/var/lib/incus/unix.socket";
+  s.root_size_bytes = 20ull << 30;  // the schema's default
   return s;
 }
 
 // The policy the core builds from an otherwise empty configuration, with the seed's
-// directories.
+// directories and memory and CPUs written absolutely (the default, a share of the host, would
+// make the report's wording depend on the machine the test runs on).
 inline sdk::SandboxPolicy seed_policy() {
-  auto p = sandbox::policy_from_config(boost::json::object{});
+  const boost::json::object limits{{"sandbox", boost::json::object{{"memory", "4g"}, {"cpus", 2}}}};
+  auto p = sandbox::policy_from_config(limits);
   REQUIRE(p.has_value());
   p->project_root = "/srv/errand/projects";
   p->state_dir = "/var/lib/errand/state";

@@ -166,22 +166,23 @@ TEST_CASE("unreadable warnings leave every configured limit a gap") {
   CHECK_THAT(all_of(r.enforced), !ContainsSubstring("Incus's AppArmor profile"));
 }
 
-TEST_CASE("the root size is a gap on a dir pool and a noted budget on btrfs",
+TEST_CASE("the root size is a gap on a dir pool and a bound on btrfs and ZFS",
           "[key:sandbox.incus.rootSize]") {
-  auto s = seed_settings();
-  s.root_size_bytes = 20ull << 30;
-  const auto btrfs = judged(seed_host(), s);
+  const auto btrfs = judged(seed_host());
   CHECK(btrfs.gaps.empty());
-  CHECK_THAT(all_of(btrfs.notes),
-             ContainsSubstring("root disk of 20g on btrfs pool default: a qgroup, which a guest "
-                               "with sudo steps around"));
+  CHECK_THAT(all_of(btrfs.enforced),
+             ContainsSubstring("root disk: 20g per session, a btrfs qgroup on pool default; the "
+                               "guest may not make subvolumes"));
+  auto zfs = seed_host();
+  (**zfs.pool).as_object()["driver"] = "zfs";
+  CHECK_THAT(all_of(judged(zfs).enforced),
+             ContainsSubstring("root disk: 20g per session, a zfs quota on pool default"));
   auto dir = seed_host();
   (**dir.pool).as_object()["driver"] = "dir";
-  const auto r = judged(dir, s);
+  const auto r = judged(dir);
   INFO(gaps_of(r));
   CHECK(has_gap(r, "the root disk size (sandbox.incus.rootSize)", "uses the dir driver"));
-  CHECK(judged(dir).gaps.empty());
-  CHECK_THAT(all_of(judged(dir).notes), ContainsSubstring("no size set"));
+  CHECK(has_gap(r, "the root disk size (sandbox.incus.rootSize)", "errand setup incus makes one"));
 }
 
 TEST_CASE("a profile without a root disk stops every launch, naming the device to add") {

@@ -107,15 +107,21 @@ TEST_CASE("a bad value is refused naming its key") {
   CHECK(network.error().message.find("sandbox.network") != std::string::npos);
 }
 
+// A host of 10 GiB and 4 CPUs, so a share resolves to a figure the test can name.
+const sdk::Result<HostCapacity> kTenGiBFourCpus = HostCapacity{10ull << 30, 4};
+
 TEST_CASE("a key left out takes the schema's default, the one place defaults are written") {
-  const auto policy = policy_from_config(boost::json::object{});
+  const auto policy = policy_from_config(boost::json::object{}, kTenGiBFourCpus);
   REQUIRE(policy.has_value());
-  CHECK(policy->limits.memory_bytes == default_size("memory"));
+  // The defaults are a share of the host (the schema's "80%"): 8 GiB and 3.2 CPUs of this one.
+  CHECK(schema_default("memory") == "80%");
+  CHECK(schema_default("cpus") == "80%");
+  CHECK(policy->limits.memory_bytes == 8ull << 30);
+  CHECK(policy->limits.cpus == 3.2);
   CHECK(policy->limits.file_max_bytes == default_size("fileMax"));
   CHECK(policy->limits.tmp_bytes == default_size("tmpSize"));
   CHECK(policy->limits.shm_bytes == default_size("shmSize"));
   CHECK(policy->limits.disk_bytes == default_size("disk"));
-  CHECK(policy->limits.cpus == schema_default("cpus").to_number<double>());
   CHECK(policy->limits.pids == schema_default("pids").to_number<std::uint64_t>());
   CHECK(policy->limits.disk_inodes == schema_default("diskInodes").to_number<std::uint64_t>());
   CHECK(policy->limits.disk_check_max.count() ==
@@ -128,6 +134,59 @@ TEST_CASE("a key left out takes the schema's default, the one place defaults are
   CHECK_FALSE(policy->hide_host_address);
   // A written key still wins over its default.
   CHECK(policy_from_config(config(R"({"pids": 7})"))->limits.pids == 7);
+}
+
+TEST_CASE("memory and CPUs as a share of the host resolve against its capacity",
+          "[key:sandbox.memory]"
+          "[key:sandbox.cpus]") {
+  const auto policy =
+      policy_from_config(config(R"({"memory": "12.5%", "cpus": "50%"})"), kTenGiBFourCpus);
+  REQUIRE(policy.has_value());
+  CHECK(policy->limits.memory_bytes == 1280ull << 20);
+  CHECK(policy->limits.cpus == 2);
+  // Rounded down: to whole MiB and to hundredths of a CPU, never above the share.
+  const sdk::Result<HostCapacity> odd = HostCapacity{(3ull << 30) + 12345, 3};
+  const auto third = policy_from_config(config(R"({"memory": "33%", "cpus": "33%"})"), odd);
+  REQUIRE(third.has_value());
+  CHECK(third->limits.memory_bytes == 1013ull << 20);
+  CHECK(third->limits.cpus == 0.99);
+  // A size or a number is taken as written, whatever the host.
+  const auto absolute = policy_from_config(config(R"({"memory": "1g", "cpus": 0.5})"), odd);
+  REQUIRE(absolute.has_value());
+  CHECK(absolute->limits.memory_bytes == 1ull << 30);
+  CHECK(absolute->limits.cpus == 0.5);
+  // The measured host: its whole memory and CPUs at 100%.
+  const auto& host = this_host_capacity();
+  REQUIRE(host.has_value());
+  const auto whole = policy_from_config(config(R"({"memory": "100%", "cpus": "100%"})"));
+  REQUIRE(whole.has_value());
+  CHECK(whole->limits.memory_bytes == host->memory_bytes / (1 << 20) * (1 << 20));
+  CHECK(whole->limits.cpus == host->cpus);
+}
+
+TEST_CASE("a share that is not one, or a host that cannot be measured, is refused by key",
+          "[key:sandbox.memory]"
+          "[key:sandbox.cpus]") {
+  for (const char* bad : {R"({"memory": "150%"})", R"({"memory": "0%"})", R"({"cpus": "-5%"})",
+                          R"({"cpus": "1e2%"})", R"({"memory": "%"})", R"({"cpus": "8 %"})"}) {
+    const auto refused = policy_from_config(config(bad), kTenGiBFourCpus);
+    INFO(bad);
+    REQUIRE_FALSE(refused.has_value());
+    CHECK(refused.error().message.find("is not a share of the host") != std::string::npos);
+    CHECK(refused.error().message.rfind("sandbox.", 0) == 0);
+  }
+  const sdk::Result<HostCapacity> unknown = sdk::make_error("/proc/meminfo has no MemTotal line");
+  const auto unmeasured = policy_from_config(config(R"({"memory": "80%", "cpus": 1})"), unknown);
+  REQUIRE_FALSE(unmeasured.has_value());
+  CHECK(unmeasured.error().message ==
+        "sandbox.memory: is a share of the host, and /proc/meminfo has no MemTotal line");
+  // Written absolutely, neither key needs the host at all.
+  CHECK(policy_from_config(config(R"({"memory": "1g", "cpus": 1})"), unknown).has_value());
+  // A host too small for the share to come to anything.
+  const sdk::Result<HostCapacity> tiny = HostCapacity{1 << 20, 1};
+  const auto nothing = policy_from_config(config(R"({"memory": "1%", "cpus": 1})"), tiny);
+  REQUIRE_FALSE(nothing.has_value());
+  CHECK(nothing.error().message.find("less than 1 MiB") != std::string::npos);
 }
 
 TEST_CASE("the egress allowlist: a block left out is every host, one without allow is none",
