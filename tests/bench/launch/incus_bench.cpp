@@ -12,6 +12,7 @@
 
 #include "common/daemon_mark.hpp"
 #include "common/secret_preamble/secret_preamble.hpp"
+#include "common/setup_steps/program_run.hpp"
 #include "core/sandbox/policy_from_config.hpp"
 #include "plugins/sandbox-incus/client/request_target.hpp"
 #include "plugins/sandbox-incus/impl/host_documents.hpp"
@@ -320,6 +321,52 @@ bool IncusBench::start_stopped(IncusSteps& steps) {
   return run_on(io_, task());
 }
 
+std::optional<double> IncusBench::timed_cli(std::vector<std::string> args) {
+  std::vector<std::string> argv = {"incus", "--project", project_};
+  argv.insert(argv.end(), args.begin(), args.end());
+  const auto at = Clock::now();
+  const auto ran = setup::capture_program(argv);
+  const double took = ms_since(at);
+  if (ran.exit_code == 0) return took;
+  std::string line;
+  for (const auto& arg : argv) line += (line.empty() ? "" : " ") + arg;
+  std::fprintf(stderr, "bench_launch: %s exited with %d\n", line.c_str(), ran.exit_code);
+  return std::nullopt;
+}
+
+// `incus copy` of the golden, `incus start`, `incus exec -- true`, `incus delete --force`.
+bool IncusBench::cli_copy(int round, IncusSteps& steps) {
+  const std::string name = "errand-bench-cli-" + pid_text() + "-" + std::to_string(round);
+  const auto copied = timed_cli({"copy", golden_, name});
+  if (!copied) return false;
+  steps.create.push_back(*copied);
+  const auto started = timed_cli({"start", name});
+  if (started) steps.start.push_back(*started);
+  const auto ran = started ? timed_cli({"exec", name, "--", "true"}) : std::nullopt;
+  if (ran) {
+    steps.exec.push_back(*ran);
+    steps.to_first_byte.push_back(*copied + *started + *ran);
+  }
+  const auto deleted = timed_cli({"delete", "--force", name});
+  if (deleted) steps.remove.push_back(*deleted);
+  return ran && deleted;
+}
+
+// `incus start` of the bench's stopped instance, `incus exec -- true`, `incus stop --force`.
+bool IncusBench::cli_restart(IncusSteps& steps) {
+  const auto started = timed_cli({"start", stopped_});
+  if (!started) return false;
+  steps.start.push_back(*started);
+  const auto ran = timed_cli({"exec", stopped_, "--", "true"});
+  if (ran) {
+    steps.exec.push_back(*ran);
+    steps.to_first_byte.push_back(*started + *ran);
+  }
+  const auto stopped = timed_cli({"stop", "--force", stopped_});
+  if (stopped) steps.remove.push_back(*stopped);
+  return ran && stopped;
+}
+
 int IncusBench::round(int i, IncusFigures& figures) {
   int failures = 0;
   const auto through = [&](Source& source, const char* what, const char* label,
@@ -335,6 +382,8 @@ int IncusBench::round(int i, IncusFigures& figures) {
   if (!stepped(spec("image-steps", i), image_source_, figures.image_steps)) ++failures;
   if (!stepped(spec("golden-steps", i), golden_source_, figures.golden_steps)) ++failures;
   if (!start_stopped(figures.stopped)) ++failures;
+  if (!cli_copy(i, figures.cli_copy)) ++failures;
+  if (!cli_restart(figures.cli_stopped)) ++failures;
   return failures;
 }
 

@@ -3,7 +3,8 @@
 // The incus part of bench_launch, against the real incusd: sessions through
 // IncusBackend::launch() from the image and from a golden copy, the same two with the
 // backend's requests sent one at a time (create, start, exec, first byte, stop and delete), and
-// the start of a stopped instance to its exec's first byte. prepare() makes the golden (a
+// the start of a stopped instance to its exec's first byte; beside them, the incus command line
+// copying the same golden and starting the same stopped instance. prepare() makes the golden (a
 // stopped instance of the test image, with the image's contract in its config and without
 // user.errand.system, as the probe requires) and the stopped instance; the destructor deletes
 // both.
@@ -33,6 +34,10 @@ struct IncusFigures {
   std::vector<SessionTimes> from_image, from_golden;  // through launch()
   IncusSteps image_steps, golden_steps;               // the same requests one at a time
   IncusSteps stopped;  // start, exec, first byte of the stopped instance; remove is its stop
+  // The peer: the incus command line doing the same with the same golden and stopped instance.
+  // create is `incus copy`, start `incus start`, exec `incus exec -- true` to its end, remove
+  // `incus delete --force` (or, for the stopped one, `incus stop --force`).
+  IncusSteps cli_copy, cli_stopped;
 };
 
 class IncusBench {
@@ -74,6 +79,11 @@ class IncusBench {
   boost::asio::awaitable<bool> exec_to_first_byte(const std::string& instance,
                                                   const ReadyExec& ready, IncusSteps& steps);
   bool start_stopped(IncusSteps& steps);
+  // The incus command line, in the bench's project; its time in ms, or nullopt (said on
+  // stderr) when it did not exit 0.
+  std::optional<double> timed_cli(std::vector<std::string> args);
+  bool cli_copy(int round, IncusSteps& steps);
+  bool cli_restart(IncusSteps& steps);
 
   boost::asio::io_context& io_;
   std::filesystem::path root_;

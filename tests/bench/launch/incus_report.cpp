@@ -65,6 +65,22 @@ void print_first_byte_rounds(int rounds, int failures, const std::vector<Session
   std::printf("  %-22s start %7.2f, exec %6.2f, first byte %6.2f, forced stop %7.2f\n",
               "stopped instance", median(incus->stopped.start), median(incus->stopped.exec),
               median(incus->stopped.first_byte), median(incus->stopped.remove));
+  // The peer: what incus itself takes to do the same through its own command line.
+  const auto& copy = incus->cli_copy;
+  const auto& restart = incus->cli_stopped;
+  std::printf("the incus command line, the same golden and stopped instance, medians in ms:\n");
+  std::printf(
+      "  %-22s copy %7.2f, start %7.2f, exec true %6.2f, delete %7.2f; to exec's end %7.2f ms\n",
+      "incus copy + start", median(copy.create), median(copy.start), median(copy.exec),
+      median(copy.remove), median(copy.to_first_byte));
+  std::printf("  %-22s start %7.2f, exec true %6.2f, forced stop %7.2f; to exec's end %7.2f ms\n",
+              "incus start (stopped)", median(restart.start), median(restart.exec),
+              median(restart.remove), median(restart.to_first_byte));
+  std::printf(
+      "errand to the agent's first byte / incus to exec's end: golden copy x%.2f, "
+      "stopped start x%.2f\n",
+      ratio(medians(incus->from_golden).first_byte, median(copy.to_first_byte)),
+      ratio(stopped, median(restart.to_first_byte)));
 }
 
 }  // namespace errand::bench

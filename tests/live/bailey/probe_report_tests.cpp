@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <fstream>
 
+#include "common/human_size.hpp"
 #include "plugins/sandbox-bailey/common/host_features.hpp"
 #include "tests/live/bailey/live_harness.hpp"
 #include "tests/support/scoped_env.hpp"
@@ -46,7 +47,9 @@ TEST_CASE("on this host every configured guarantee is enforced", "[live]") {
   CHECK(contains(enforced, "Landlock ABI"));
   CHECK(contains(enforced, "seccomp"));
   CHECK(contains(enforced, "127.0.0.1:3128"));
-  CHECK(contains(enforced, "memory 4g per session"));
+  // The default memory limit, a share of this host, as the report spells a size.
+  CHECK(contains(enforced, "memory " + errand::common::config_size(h.policy().limits.memory_bytes) +
+                               " per session"));
   // This kernel (5.12 or later) has mount_setattr, so read-only holds below every bind.
   CHECK(contains(enforced, "with every mount below it (mount_setattr)"));
   CHECK(contains(enforced, "sockets: only the unix, IPv4, IPv6 and netlink families"));
@@ -61,7 +64,9 @@ TEST_CASE("hiding a feature turns it into a gap that says what is not enforced",
   INFO(gaps);
   REQUIRE(report.gaps.size() == 2);
   CHECK(contains(gaps, "filesystem access held to the policy by Landlock"));
-  CHECK(contains(gaps, "per-session memory 4g, 2 cpus and 512 processes limits are not applied"));
+  CHECK(contains(gaps, "per-session memory " +
+                           errand::common::config_size(h.policy().limits.memory_bytes) + ", "));
+  CHECK(contains(gaps, " cpus and 512 processes limits are not applied"));
   CHECK(contains(gaps, "hidden by the test hook ERRAND_BAILEY_HIDE"));
 }
 
