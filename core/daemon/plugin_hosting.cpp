@@ -83,6 +83,7 @@ PluginHost::Probed PluginHost::probe_backend_with(const std::string& backend,
   auto policy = sandbox::policy_from_config(config);
   if (!policy) return policy.error();
   auto report = (*created)->probe(*policy);
+  sandbox::note_host_shares(config, *policy, report);
   sandbox::note_inert_requests(*policy, report);
   return report;
 }

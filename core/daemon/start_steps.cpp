@@ -115,6 +115,7 @@ sdk::Result<void> probe_sandbox(Start& s) {
   if (!policy) return refusal(policy.error().message);
   s.policy = std::move(*policy);
   s.report = host.backend()->probe(*s.policy);
+  sandbox::note_host_shares(rt.config.effective, *s.policy, s.report);
   sandbox::note_inert_requests(*s.policy, s.report);
   sandbox::note_inert_backend_keys(rt.source.schema, rt.config.written, s.choice.backend, s.report);
   s.out << render_enforcement_report(s.report) << std::flush;

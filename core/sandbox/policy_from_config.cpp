@@ -1,9 +1,12 @@
 #include "core/sandbox/policy_from_config.hpp"
 
+#include "common/human_size.hpp"
 #include "core/config/host_share.hpp"
 #include "core/config/string_settings.hpp"
 #include "core/sandbox/internal_ranges.hpp"
 #include "core/sandbox/sandbox_section.hpp"
+
+#include <fmt/format.h>
 
 #include <chrono>
 #include <cmath>
@@ -248,6 +251,33 @@ sdk::Result<sdk::SandboxPolicy> policy_from_config(const json::object& effective
   s.project_root = config::string_setting(effective, "projectRoot");
   s.state_dir = config::string_setting(effective, "stateDir");
   return s;
+}
+
+void note_host_shares(const json::object& effective, const sdk::SandboxPolicy& policy,
+                      const sdk::Result<HostCapacity>& host, sdk::EnforcementReport& report) {
+  if (!host) return;
+  const auto config = sandbox_with_defaults(effective);
+  const auto share_text = [&](const char* key) -> std::string {
+    const auto* v = sdk::find_setting(config, key);
+    return v != nullptr && v->is_string() && config::looks_like_share(v->as_string())
+               ? std::string(v->as_string())
+               : std::string();
+  };
+  if (const auto share = share_text("sandbox.memory"); !share.empty())
+    report.notes.push_back(
+        fmt::format("sandbox.memory {} is {} per session: that share of this host's {:.1f} GiB "
+                    "(MemTotal)",
+                    share, common::config_size(policy.limits.memory_bytes),
+                    static_cast<double>(host->memory_bytes) / (1ull << 30)));
+  if (const auto share = share_text("sandbox.cpus"); !share.empty())
+    report.notes.push_back(fmt::format(
+        "sandbox.cpus {} is {:g} CPUs per session: that share of the {} CPU{} errand may run on",
+        share, policy.limits.cpus, host->cpus, host->cpus == 1 ? "" : "s"));
+}
+
+void note_host_shares(const json::object& effective, const sdk::SandboxPolicy& policy,
+                      sdk::EnforcementReport& report) {
+  note_host_shares(effective, policy, this_host_capacity(), report);
 }
 
 void note_inert_requests(const sdk::SandboxPolicy& policy, sdk::EnforcementReport& report) {

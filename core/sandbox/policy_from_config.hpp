@@ -27,6 +27,14 @@ sdk::Result<sdk::SandboxPolicy> policy_from_config(const boost::json::object& co
 sdk::Result<sdk::SandboxPolicy> policy_from_config(const boost::json::object& config,
                                                    const sdk::Result<HostCapacity>& host);
 
+// Where a limit written as a share of the host came from, for the start-up report: the share,
+// what it came to, and the host's own figure ("sandbox.memory 80% is 19284m per session: that
+// share of this host's 23.5 GiB (MemTotal)"). Nothing for a limit written absolutely.
+void note_host_shares(const boost::json::object& config, const sdk::SandboxPolicy& policy,
+                      sdk::EnforcementReport& report);
+void note_host_shares(const boost::json::object& config, const sdk::SandboxPolicy& policy,
+                      const sdk::Result<HostCapacity>& host, sdk::EnforcementReport& report);
+
 // What the policy asks that this backend, by its declared capabilities, does not do: added to
 // the report's notes so an inert setting is said rather than silently ignored.
 void note_inert_requests(const sdk::SandboxPolicy& policy, sdk::EnforcementReport& report);

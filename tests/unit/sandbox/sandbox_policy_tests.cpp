@@ -215,6 +215,38 @@ TEST_CASE("the policy carries what no grant may reach and what sandbox.env may n
   CHECK(policy->reserved_env_names == std::vector<std::string>{"ANTHROPIC_API_KEY"});
 }
 
+TEST_CASE("a limit written as a share of the host is reported with what it came to",
+          "[key:sandbox.memory][key:sandbox.cpus]") {
+  const auto shared = config(R"({"memory": "12.5%", "cpus": "50%"})");
+  auto policy = policy_from_config(shared, kTenGiBFourCpus);
+  REQUIRE(policy.has_value());
+  sdk::EnforcementReport report;
+  note_host_shares(shared, *policy, kTenGiBFourCpus, report);
+  CHECK(report.notes ==
+        std::vector<std::string>{"sandbox.memory 12.5% is 1280m per session: that share of this "
+                                 "host's 10.0 GiB (MemTotal)",
+                                 "sandbox.cpus 50% is 2 CPUs per session: that share of the 4 CPUs "
+                                 "errand may run on"});
+  // Written absolutely, a limit needs no explaining.
+  const auto absolute = config(R"({"memory": "1g", "cpus": 0.5})");
+  sdk::EnforcementReport plain;
+  note_host_shares(absolute, *policy_from_config(absolute, kTenGiBFourCpus), kTenGiBFourCpus,
+                   plain);
+  CHECK(plain.notes.empty());
+  // Left out, both are the schema's share.
+  sdk::EnforcementReport defaults;
+  note_host_shares(boost::json::object{},
+                   *policy_from_config(boost::json::object{}, kTenGiBFourCpus), kTenGiBFourCpus,
+                   defaults);
+  REQUIRE(defaults.notes.size() == 2);
+  CHECK(defaults.notes[0] ==
+        "sandbox.memory 80% is 8g per session: that share of this host's "
+        "10.0 GiB (MemTotal)");
+  CHECK(defaults.notes[1] ==
+        "sandbox.cpus 80% is 3.2 CPUs per session: that share of the 4 CPUs "
+        "errand may run on");
+}
+
 TEST_CASE("hideHostAddress under a backend that cannot keep it is reported as inert",
           "[key:sandbox.hideHostAddress]") {
   auto policy = policy_from_config(config(R"({"hideHostAddress": true})"));
