@@ -2,8 +2,8 @@
 
 // What "the host" is when sandbox.memory or sandbox.cpus is a share of it ("80%"): the memory
 // the kernel reports (MemTotal, which lxcfs narrows inside a container) and the CPUs the daemon
-// may run on (its affinity mask, which a cpuset or taskset narrows). A limit the daemon's own
-// service puts on its cgroup still holds over every session together, whatever share each gets.
+// may run on (its affinity mask, which a cpuset or taskset narrows). Each session gets the
+// whole share; nothing here divides it between sessions.
 
 #include <cstdint>
 #include <errand/sdk/result.hpp>

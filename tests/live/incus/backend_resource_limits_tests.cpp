@@ -45,6 +45,20 @@ const std::string kCgroupsMounted =
     "{ [ -e /sys/fs/cgroup/memory/memory.limit_in_bytes ] && "
     "[ -e /sys/fs/cgroup/pids/pids.max ]; }; } && break; sleep 0.1; done; ";
 
+// Prints limit= (the guest's own cgroup memory limit, v2 or v1) and meminfo= (MemTotal in kB,
+// which lxcfs makes the limit), once the cgroups are mounted.
+const std::string kShowMemory =
+    kCgroupsMounted +
+    print_first("limit", "/sys/fs/cgroup/memory.max /sys/fs/cgroup/memory/memory.limit_in_bytes") +
+    "echo meminfo=$(awk '$1 == \"MemTotal:\" {print $2}' /proc/meminfo); ";
+
+// The guest's cgroup carries the memory limit, and /proc/meminfo (lxcfs, which
+// scripts/start-incus starts) shows it as the guest's memory.
+void check_memory_shown(const std::string& out, std::uint64_t bytes) {
+  CHECK(value_of(out, "limit") == std::to_string(bytes));
+  CHECK(value_of(out, "meminfo") == std::to_string(bytes / 1024));
+}
+
 }  // namespace
 
 TEST_CASE(
@@ -54,22 +68,16 @@ TEST_CASE(
   Daemon daemon;
   constexpr std::uint64_t kLimit = 256ull << 20;
   // bytes * n writes every byte, so the whole 768 MiB is really allocated.
-  auto spec = daemon.spec(
-      {"/bin/sh", "-c",
-       kCgroupsMounted +
-           print_first("limit",
-                       "/sys/fs/cgroup/memory.max /sys/fs/cgroup/memory/memory.limit_in_bytes") +
-           "echo meminfo=$(awk '$1 == \"MemTotal:\" {print $2}' /proc/meminfo); "
-           "echo free=$(free -b | awk '$1 == \"Mem:\" {print $2}'); "
-           "python3 -c \"b = b'x' * (768 << 20); print('allocated', len(b))\"; "
-           "echo python=$?"});
+  auto spec = daemon.spec({"/bin/sh", "-c",
+                           kShowMemory +
+                               "echo free=$(free -b | awk '$1 == \"Mem:\" {print $2}'); "
+                               "python3 -c \"b = b'x' * (768 << 20); print('allocated', len(b))\"; "
+                               "echo python=$?"});
   spec.policy.limits.memory_bytes = kLimit;
   daemon.probe(spec.policy);
   const auto ended = run_to_end(daemon, std::move(spec));
   INFO(ended.out << ended.err << ended.exit.detail);
-  CHECK(value_of(ended.out, "limit") == std::to_string(kLimit));
-  // lxcfs (started by scripts/start-incus) shows the limit as the guest's memory.
-  CHECK(value_of(ended.out, "meminfo") == std::to_string(kLimit / 1024));
+  check_memory_shown(ended.out, kLimit);
   CHECK(value_of(ended.out, "free") == std::to_string(kLimit));
   CHECK_THAT(ended.out, !ContainsSubstring("allocated"));
   // The kernel's OOM killer ends it with SIGKILL: 128 + 9.
@@ -217,13 +225,7 @@ TEST_CASE(
     "own",
     "[live][key:sandbox.memory][key:sandbox.cpus]") {
   Daemon daemon;
-  auto spec = daemon.spec({"/bin/sh", "-c",
-                           kCgroupsMounted +
-                               print_first("limit",
-                                           "/sys/fs/cgroup/memory.max "
-                                           "/sys/fs/cgroup/memory/memory.limit_in_bytes") +
-                               "echo meminfo=$(awk '$1 == \"MemTotal:\" {print $2}' "
-                               "/proc/meminfo); echo nproc=$(nproc)"});
+  auto spec = daemon.spec({"/bin/sh", "-c", kShowMemory + "echo nproc=$(nproc)"});
   const auto& host = errand::sandbox::this_host_capacity();
   REQUIRE(host.has_value());
   // The schema's "80%" of this host, as the core resolved it.
@@ -236,8 +238,7 @@ TEST_CASE(
   daemon.probe(spec.policy);
   const auto ended = run_to_end(daemon, std::move(spec));
   INFO(ended.out << ended.err << ended.exit.detail);
-  CHECK(value_of(ended.out, "limit") == std::to_string(expected_memory));
-  CHECK(value_of(ended.out, "meminfo") == std::to_string(expected_memory / 1024));
+  check_memory_shown(ended.out, expected_memory);
   CHECK(value_of(ended.out, "nproc") == std::to_string(expected_cpus));
   CHECK(ended.exit.exit_code == 0);
 }
