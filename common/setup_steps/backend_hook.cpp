@@ -13,6 +13,7 @@ namespace {
 
 constexpr std::string_view kOptionPrefix = "option: ";
 constexpr std::string_view kFailurePrefix = "failed: ";
+constexpr std::string_view kSettingsPrefix = "settings: ";
 
 // The valued arguments every request carries, in the order written.
 constexpr std::string_view kAccount = "--account";
@@ -55,7 +56,7 @@ sdk::Result<HookRequest> parse_hook_arguments(const std::vector<std::string>& ar
                                               const std::vector<BackendOption>& accepted) {
   HookRequest request;
   if (args.empty() || (args.front() != "setup" && args.front() != "up"))
-    return sdk::refusal("the first argument is the mode: setup, up or options");
+    return sdk::refusal("the first argument is the mode: setup, up, settings or options");
   request.mode = args.front() == "setup" ? HookMode::setup : HookMode::up;
   std::size_t i = 1;
   for (; i < args.size() && args[i] != "--"; ++i) {
@@ -106,6 +107,19 @@ std::optional<BackendOption> parse_option_line(std::string_view line) {
   BackendOption option{std::string(flag), {}};
   if (space != std::string_view::npos) option.what = std::string(line.substr(space + 1));
   return option;
+}
+
+std::string settings_line(const json::object& settings) {
+  return std::string(kSettingsPrefix) + json::serialize(settings);
+}
+
+std::optional<json::object> parse_settings_line(std::string_view line) {
+  if (!line.starts_with(kSettingsPrefix)) return std::nullopt;
+  line.remove_prefix(kSettingsPrefix.size());
+  boost::system::error_code ec;
+  auto parsed = json::parse(line, ec);
+  if (ec || !parsed.is_object()) return std::nullopt;
+  return std::move(parsed.as_object());
 }
 
 std::string failure_line(const StepFailed& failed) {

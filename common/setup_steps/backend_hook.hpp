@@ -8,6 +8,10 @@
 //
 //   NAME-setup options
 //       prints one line per option of the backend's own ("option: --golden makes ..."), exit 0
+//   NAME-setup settings [-- FLAG...]
+//       prints one line "settings: {json}": the sandbox.NAME block of a configuration that
+//       `errand setup NAME FLAG...` writes (what those flags make, such as a golden instance to
+//       copy sessions from), exit 0; exit 2 for a flag not among the options
 //   NAME-setup setup|up --account A --project-root P --state-dir S --log FILE --init I
 //              [--dry-run] [-- FLAG...]
 //       runs the backend's steps for `errand setup` (or, after a boot, `errand up`); each step
@@ -18,6 +22,7 @@
 //
 // ERRAND_DATA_DIR names the directory of errand's shipped files (scripts/, image/) for it.
 
+#include <boost/json/object.hpp>
 #include <errand/sdk/result.hpp>
 #include <filesystem>
 #include <optional>
@@ -60,6 +65,10 @@ sdk::Result<HookRequest> parse_hook_arguments(const std::vector<std::string>& ar
 
 std::string option_line(const BackendOption& option);
 std::optional<BackendOption> parse_option_line(std::string_view line);
+
+// The settings line, and back: nothing for a line that is not one or holds no JSON object.
+std::string settings_line(const boost::json::object& settings);
+std::optional<boost::json::object> parse_settings_line(std::string_view line);
 
 // A failed step as one line, and back: the reason may span lines (a log's tail), so it is JSON.
 std::string failure_line(const StepFailed& failed);

@@ -16,6 +16,23 @@ int backend_setup_main(const BackendSetup& backend, int argc, char** argv) {
     for (const auto& option : backend.options) std::cout << option_line(option) << '\n';
     return 0;
   }
+  if (!args.empty() && args.front() == "settings") {
+    std::vector<std::string> flags;
+    for (std::size_t i = 1; i < args.size(); ++i) {
+      if (i == 1 && args[i] == "--") continue;
+      const bool known = std::any_of(backend.options.begin(), backend.options.end(),
+                                     [&](const BackendOption& o) { return o.flag == args[i]; });
+      if (!known) {
+        std::cerr << "the " << backend.backend << " backend's setup: unknown option \"" << args[i]
+                  << "\"\n";
+        return 2;
+      }
+      flags.push_back(args[i]);
+    }
+    std::cout << settings_line(backend.settings ? backend.settings(flags) : boost::json::object{})
+              << '\n';
+    return 0;
+  }
   auto request = parse_hook_arguments(args, backend.options);
   if (!request) {
     std::cerr << "the " << backend.backend << " backend's setup: " << request.error().message

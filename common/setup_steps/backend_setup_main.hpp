@@ -36,6 +36,9 @@ struct BackendSetup {
   // `errand setup`'s steps, and `errand up`'s (empty: nothing to bring back after a boot).
   std::function<void(BackendSetupContext&)> setup;
   std::function<void(BackendSetupContext&)> up;
+  // The sandbox.<backend> block a configuration written by setup with these of the options
+  // holds (empty: none, or nothing to say).
+  std::function<boost::json::object(const std::vector<std::string>& flags)> settings;
 };
 
 // Exit codes as the protocol says: 0 in place, 1 a step failed, 2 refused arguments.

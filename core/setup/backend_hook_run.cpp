@@ -100,6 +100,25 @@ sdk::Result<std::vector<BackendOption>> backend_options(const SetupBackend& back
   return options;
 }
 
+sdk::Result<boost::json::object> backend_settings(const SetupBackend& backend,
+                                                  const std::vector<std::string>& flags) {
+  if (!backend.program) return boost::json::object{};
+  if (auto usable = check_program(*backend.program); !usable) return usable.error();
+  std::vector<std::string> argv = {backend.program->string(), "settings", "--"};
+  argv.insert(argv.end(), flags.begin(), flags.end());
+  const auto said = capture_program(argv);
+  if (said.exit_code != 0)
+    return sdk::make_error(backend.program->string() + " settings exited with " +
+                           std::to_string(said.exit_code));
+  auto line = std::string_view(said.out);
+  while (!line.empty() && line.back() == '\n') line.remove_suffix(1);
+  auto settings = parse_settings_line(line);
+  if (!settings)
+    return sdk::make_error(backend.program->string() + " settings printed \"" + std::string(line) +
+                           "\", not one settings line");
+  return std::move(*settings);
+}
+
 HookRequest hook_request(const SetupContext& context, HookMode mode,
                          std::vector<std::string> backend_options) {
   return {.mode = mode,

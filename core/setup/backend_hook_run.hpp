@@ -47,6 +47,11 @@ std::vector<std::filesystem::path> setup_plugin_dirs(const std::filesystem::path
 // cannot say.
 sdk::Result<std::vector<BackendOption>> backend_options(const SetupBackend& backend);
 
+// The sandbox.<name> block a configuration setup writes for the backend holds, given the
+// backend's own flags (empty without a program); a refusal when the program cannot say.
+sdk::Result<boost::json::object> backend_settings(const SetupBackend& backend,
+                                                  const std::vector<std::string>& flags);
+
 // The request for the backend's program in mode, from what the core's steps worked from.
 HookRequest hook_request(const SetupContext& context, HookMode mode,
                          std::vector<std::string> backend_options);

@@ -8,11 +8,20 @@ namespace errand::setup {
 void report_left_to_fill(SetupContext& context) {
   const auto& file = context.host.config;
   std::error_code ec;
-  // In a dry run on a fresh host the file is not there yet: what it would hold is the example.
+  // In a dry run on a fresh host the file is not there yet: what it would hold was planned.
   const auto config = std::filesystem::exists(file, ec)
                           ? read_jsonc_object(file, "reading the configuration " + file.string())
-                          : context.example;
+                          : context.config;
   const auto keys = placeholder_keys(config, context.example);
+  // Setup never edits a configuration that was there: one naming another backend is the
+  // operator's to change, or the sessions would not run in what this setup made.
+  const auto named = setup_values(config, context.example).backend;
+  if (!context.backend.empty() && named != context.backend) {
+    context.report.note("");
+    context.report.note("left for you: " + file.string() + " names the " + named +
+                        " backend (sandbox.backend); set it to \"" + context.backend +
+                        "\" for sessions to run in what this setup made");
+  }
   std::string start;
   switch (detect_init(context.host)) {
     case InitSystem::systemd: start = "systemctl start errand"; break;

@@ -29,6 +29,10 @@ struct SetupContext {
   SetupConfig values;
   // The account once it exists (in a dry run on a fresh host it never does).
   std::optional<Account> account;
+  // `errand setup`: the backend named, and the configuration it writes when the host has none
+  // (new_configuration.hpp); empty for `errand up` and `errand setup agents`.
+  std::string backend;
+  std::string new_configuration;
 
   bool dry_run() const { return report.dry_run(); }
   // The account, which a step that needs it was preceded by the account step to create: in a
@@ -39,5 +43,10 @@ struct SetupContext {
 // Reads the example from the data directory and the configuration at host.config (the example
 // when there is none), and the values setup uses.
 void load_configuration(SetupContext& context);
+
+// For `errand setup backend` on a host with no configuration: the one it would write, for that
+// backend with its settings, which the steps then work from in place of the example.
+void plan_new_configuration(SetupContext& context, const std::string& backend,
+                            const boost::json::object& settings);
 
 }  // namespace errand::setup

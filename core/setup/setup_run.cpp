@@ -75,6 +75,7 @@ std::optional<std::string> option_of_another(const SetupBackends& backends,
 int run_setup(const SetupOptions& options, std::ostream& out, std::ostream& err) {
   const bool agents_only = options.backend == "agents";
   std::optional<SetupBackend> backend;
+  boost::json::object settings;
   if (!agents_only) {
     const auto dirs = setup_plugin_dirs(options.host.config);
     const auto backends = SetupBackends::scan(dirs);
@@ -108,6 +109,13 @@ int run_setup(const SetupOptions& options, std::ostream& out, std::ostream& err)
       err << "errand setup: " << (theirs ? *theirs : "unknown option \"" + flag + "\"") << "\n";
       return 2;
     }
+    auto said = backend_settings(*backend, options.backend_options);
+    if (!said) {
+      err << "errand setup: the " << backend->name
+          << " backend cannot say its settings: " << said.error().message << "\n";
+      return 2;
+    }
+    settings = std::move(*said);
   } else if (!options.backend_options.empty()) {
     err << "errand setup: unknown option \"" << options.backend_options.front() << "\"\n";
     return 2;
@@ -134,7 +142,9 @@ int run_setup(const SetupOptions& options, std::ostream& out, std::ostream& err)
                        .example = {},
                        .config = {},
                        .values = {},
-                       .account = std::nullopt};
+                       .account = std::nullopt,
+                       .backend = {},
+                       .new_configuration = {}};
   if (options.dry_run) out << "dry run: nothing is changed; each line says what would be done\n";
   try {
     if (agents_only) {
@@ -144,6 +154,7 @@ int run_setup(const SetupOptions& options, std::ostream& out, std::ostream& err)
       return 0;
     }
     load_configuration(context);
+    plan_new_configuration(context, backend->name, settings);
     core_steps(context);
     run_backend_program(*backend, hook_request(context, HookMode::setup, options.backend_options),
                         context.data, report);

@@ -6,7 +6,6 @@
 #include <cstring>
 #include <system_error>
 
-#include "core/config/read_text_file.hpp"
 #include "core/setup/steps.hpp"
 
 namespace errand::setup {
@@ -16,20 +15,6 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr std::string_view kConfigFileStep = "the configuration file";
-
-// The example as shipped, with its "$schema" pointing at the installed schema, which an editor
-// then finds from /etc/errand (the example's own points beside itself).
-std::string config_text(const SetupContext& context, const fs::path& example) {
-  auto text = config::read_text_file(example);
-  if (!text)
-    throw StepFailed(std::string(kConfigFileStep), text.error().message, "reinstall errand");
-  const std::string relative = "\"./config.schema.json\"";
-  const auto schema = context.data.root() / "config.schema.json";
-  std::error_code ec;
-  if (const auto at = text->find(relative); at != std::string::npos && fs::exists(schema, ec))
-    text->replace(at, relative.size(), "\"" + schema.string() + "\"");
-  return *text;
-}
 
 // Writes text as file, mode 0640 root:gid, never replacing a file that is already there: the
 // text goes to a temporary name first, and link() refuses to replace an existing name.
@@ -70,9 +55,13 @@ void step_config_file(SetupContext& context) {
     return;
   }
   const auto example = context.data.require("config.example.json", std::string(kConfigFileStep));
+  if (context.new_configuration.empty())
+    throw StepFailed(std::string(kConfigFileStep), "no configuration was prepared to write",
+                     "run `errand setup` with a backend's name");
   const std::string group = context.account_name;
-  const std::string what = file.string() + " from " + example.string() +
-                           " (mode 0640, root:" + group + ", since it holds the chat token)";
+  const std::string what = file.string() + " from " + example.string() + " for the " +
+                           context.backend + " backend (mode 0640, root:" + group +
+                           ", since it holds the chat token)";
   if (!context.dry_run()) {
     const auto* account = context.account_or_null();
     if (account == nullptr)
@@ -83,7 +72,7 @@ void step_config_file(SetupContext& context) {
       throw StepFailed(std::string(kConfigFileStep),
                        "cannot create " + file.parent_path().string() + ": " + ec.message(),
                        "check that its parent is writable by root");
-    write_new_file(file, config_text(context, example), account->gid);
+    write_new_file(file, context.new_configuration, account->gid);
   }
   context.report.changed("wrote " + what, "write " + what);
 }

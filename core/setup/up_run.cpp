@@ -113,7 +113,9 @@ int run_up(const UpOptions& options, std::ostream& out, std::ostream& err) {
                        .example = {},
                        .config = {},
                        .values = {},
-                       .account = find_account(options.account)};
+                       .account = find_account(options.account),
+                       .backend = {},
+                       .new_configuration = {}};
   if (options.dry_run) out << "dry run: nothing is changed; each line says what would be done\n";
   try {
     if (!context.account)

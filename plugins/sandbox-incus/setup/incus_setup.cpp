@@ -2,6 +2,8 @@
 // Incus from bookworm-backports, the host prepared by start-incus for the errand account (with
 // projectRoot and stateDir as the only disk paths), the guest image, and a golden instance when
 // asked. After a boot (`errand up`), incusd where no init system starts it.
+#include <algorithm>
+#include <boost/json/object.hpp>
 #include <cstdlib>
 
 #include "common/setup_steps/backend_setup_main.hpp"
@@ -132,6 +134,15 @@ int main(int argc, char** argv) {
             step_incus_image(context);
             if (context.has_option("--golden")) step_incus_golden(context);
           },
-      .up = up_incusd};
+      .up = up_incusd,
+      // A configuration setup writes names the project the steps prepared, and with --golden
+      // the golden instance, so the sessions it serves use what setup made.
+      .settings =
+          [](const std::vector<std::string>& flags) {
+            boost::json::object incus{{"project", project()}};
+            if (std::find(flags.begin(), flags.end(), "--golden") != flags.end())
+              incus["golden"] = kGolden;
+            return incus;
+          }};
   return backend_setup_main(incus, argc, argv);
 }

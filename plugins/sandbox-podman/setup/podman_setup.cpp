@@ -61,6 +61,7 @@ int main(int argc, char** argv) {
                                   step_podman_account(context);
                                   step_podman_image(context);
                                 },
-                            .up = step_podman_account};
+                            .up = step_podman_account,
+                            .settings = nullptr};
   return backend_setup_main(podman, argc, argv);
 }

@@ -7,245 +7,20 @@
 // from (ERRAND_DATA_DIR, assembled here from the checkout) names temporary projectRoot and
 // stateDir, so /etc/errand and /srv are left alone. The errand account and its cgroup subtree
 // are real: when this test created them, it removes them at the end.
-#include "common/setup_steps/account.hpp"
-#include "core/setup/daemon_launch.hpp"
-#include "core/setup/errand_cgroup.hpp"
-#include "core/setup/setup_config.hpp"
-#include "tests/e2e/e2e_harness.hpp"
-#include "tests/support/child_process.hpp"
-#include "tests/support/temp_dir.hpp"
+#include "tests/e2e/setup/scratch_host.hpp"
 
-#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <boost/json/serialize.hpp>
 #include <catch2/catch_test_macros.hpp>
 #include <chrono>
-#include <fstream>
-#include <sstream>
-#include <thread>
-#include "tests/support/test_paths.hpp"
+
+#include "core/setup/daemon_launch.hpp"
 
 namespace errand::e2e {
 namespace {
 
-namespace fs = std::filesystem;
-namespace json = boost::json;
 using namespace std::chrono_literals;
-using errand::test::Finished;
-using errand::test::run_to_end;
-
-constexpr const char* kAccount = "errand";
-
-fs::path errand_binary() {
-  return errand::test::build_path("bin/errand");
-}
-
-std::string replaced(std::string text, const std::string& from, const std::string& to) {
-  const auto at = text.find(from);
-  REQUIRE(at != npos);
-  return text.replace(at, from.size(), to);
-}
-
-// A scratch host: projectRoot, stateDir and the configuration's directory under one temporary
-// directory the account can search, and a data directory whose example names them.
-struct ScratchHost {
-  fs::path root = errand::test::make_temp_dir("/tmp", "errand-setup-e2e-");
-  fs::path data = root / "data";
-  fs::path config = root / "etc/errand/config.json";
-  fs::path projects = root / "projects";
-  fs::path state = root / "state";
-
-  ScratchHost() {
-    fs::permissions(root, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
-                              fs::perms::others_read | fs::perms::others_exec);
-    // What the package ships in /usr/share/errand: the build tree's copy of it, with an
-    // example that names this scratch host's directories.
-    fs::copy(errand::test::build_path("share/errand"), data,
-             fs::copy_options::recursive | fs::copy_options::copy_symlinks);
-    auto example = errand::test::read_file(data / "config.example.json");
-    example = replaced(example, "\"/srv/errand/projects\"", "\"" + projects.string() + "\"");
-    example = replaced(example, "\"/var/lib/errand\"", "\"" + state.string() + "\"");
-    fs::remove(data / "config.example.json");
-    errand::test::write_file(data / "config.example.json", example);
-  }
-  ~ScratchHost() {
-    std::error_code ec;
-    fs::remove_all(root, ec);
-  }
-
-  // Where setup finds the backends' plugins (and their setup programs): errand's own, as built.
-  std::string plugin_path = errand::test::build_path("plugins").string();
-
-  std::vector<std::string> environment() const {
-    std::vector<std::string> env{"ERRAND_DATA_DIR=" + data.string(),
-                                 "PATH=/usr/sbin:/usr/bin:/sbin:/bin", "HOME=/root"};
-    if (!plugin_path.empty()) env.push_back("ERRAND_PLUGIN_PATH=" + plugin_path);
-    return env;
-  }
-  Finished errand(std::vector<std::string> args, std::vector<std::string> extra_env = {}) const {
-    std::vector<std::string> argv{errand_binary().string()};
-    argv.insert(argv.end(), args.begin(), args.end());
-    auto env = environment();
-    env.insert(env.end(), extra_env.begin(), extra_env.end());
-    return run_to_end(argv, env, root, 900s);
-  }
-};
-
-std::string getent(const std::string& database, const std::string& key) {
-  const auto r = run_to_end({"/usr/bin/getent", database, key}, {"PATH=/usr/bin:/bin"}, "/tmp");
-  return r.out;
-}
-
-// What a setup run could have changed: the account and its group, and the owner, mode and (for
-// files) content of everything it makes.
-std::string host_state(const ScratchHost& host) {
-  std::ostringstream state;
-  state << getent("passwd", kAccount) << getent("group", kAccount);
-  std::vector<fs::path> paths{host.config, host.config.parent_path(), host.projects, host.state,
-                              "/var/log/errand"};
-  const auto subtree = setup::errand_cgroup_subtree({});
-  for (const auto& dir : subtree.dirs()) paths.emplace_back(dir);
-  for (const auto& path : paths) {
-    struct stat st {};
-    if (::stat(path.c_str(), &st) != 0) {
-      state << path.string() << ": absent\n";
-      continue;
-    }
-    state << path.string() << ": " << st.st_uid << ":" << st.st_gid << " " << std::oct
-          << (st.st_mode & 07777) << std::dec;
-    if (S_ISREG(st.st_mode)) state << " " << errand::test::read_file(path).size() << " bytes";
-    state << "\n";
-  }
-  if (fs::exists(host.config)) state << errand::test::read_file(host.config);
-  // The bundled agents' install: its stamp, and the program links' directory, which a second
-  // npm ci would have made anew (another inode).
-  const fs::path agents = "/opt/errand/agents";
-  if (fs::exists(agents / ".errand-lockfile-sha256"))
-    state << "agents stamp: " << errand::test::read_file(agents / ".errand-lockfile-sha256");
-  struct stat bin {};
-  if (::stat((agents / "node_modules/.bin").c_str(), &bin) == 0)
-    state << "agents bin inode: " << bin.st_ino << "\n";
-  return state.str();
-}
-
-// The bundled agents' system install (/opt/errand/agents), which `errand setup` makes for real:
-// removed at the end when this test made it, so the next run installs it once again.
-class AgentsGuard {
- public:
-  AgentsGuard() : had_(fs::exists(kAgents)) {}
-  ~AgentsGuard() {
-    std::error_code ec;
-    if (!had_) fs::remove_all(kAgents, ec);
-  }
-  AgentsGuard(const AgentsGuard&) = delete;
-  AgentsGuard& operator=(const AgentsGuard&) = delete;
-  bool had() const { return had_; }
-
- private:
-  static constexpr const char* kAgents = "/opt/errand/agents";
-  bool had_;
-};
-
-// The errand account and its cgroup subtree as they were before the test: what the test made,
-// it removes; what was there, it leaves.
-class AccountGuard {
- public:
-  AccountGuard()
-      : had_account_(setup::find_account(kAccount).has_value()),
-        had_cgroups_(fs::exists(setup::errand_cgroup_subtree({}).dirs().front())) {}
-  ~AccountGuard() {
-    for (const auto& dir : acl_dirs_)
-      run_to_end({"/usr/bin/setfacl", "-x", std::string("u:") + kAccount, dir.string()},
-                 {"PATH=/usr/bin:/bin"}, "/tmp");
-    if (!had_cgroups_) {
-      if (auto removed = setup::errand_cgroup_subtree({}).remove(); !removed)
-        WARN(removed.error().message);
-    }
-    if (!had_account_)
-      run_to_end({"/usr/sbin/userdel", kAccount}, {"PATH=/usr/sbin:/usr/bin:/sbin:/bin"}, "/tmp");
-  }
-  // Lets the account search every directory above path it could not (as scripts/test does for
-  // the test account): the daemon runs from the build tree.
-  void let_account_reach(const fs::path& path) {
-    const auto account = setup::find_account(kAccount);
-    REQUIRE(account);
-    for (fs::path dir = path; !dir.empty(); dir = dir.parent_path()) {
-      struct stat st {};
-      if (::stat(dir.c_str(), &st) == 0 && (st.st_mode & S_IXOTH) == 0) {
-        const auto r = run_to_end(
-            {"/usr/bin/setfacl", "-m", std::string("u:") + kAccount + ":x", dir.string()},
-            {"PATH=/usr/bin:/bin"}, "/tmp");
-        INFO(r.err);
-        REQUIRE(r.exit_code == 0);
-        acl_dirs_.push_back(dir);
-      }
-      if (dir == dir.root_path()) break;
-    }
-  }
-
- private:
-  bool had_account_;
-  bool had_cgroups_;
-  std::vector<fs::path> acl_dirs_;
-};
-
-std::size_t count(const std::string& text, const std::string& needle) {
-  std::size_t n = 0;
-  for (auto at = text.find(needle); at != npos; at = text.find(needle, at + 1)) ++n;
-  return n;
-}
-
-// The written configuration with the fakes' endpoints in place of the placeholders: the chat
-// block, the agent (the scripted agent and the fake provider) and the sandbox of the e2e
-// harness; the rest (projectRoot, stateDir, limits, timeouts) as setup wrote it.
-fs::path filled_configuration(const ScratchHost& host, E2eHarness& harness) {
-  auto config = setup::read_jsonc_object(host.config, "reading the written configuration");
-  for (const char* key : {"chat", "agent", "sandbox", "logging", "output"})
-    config[key] = harness.config().at(key);
-  // The example's web interface would take a fixed port other tests may hold.
-  config.erase("web");
-  const auto filled = host.root / "filled-config.json";
-  errand::test::write_file(filled, json::serialize(config));
-  const auto account = setup::find_account(kAccount);
-  REQUIRE(account);
-  REQUIRE(::chown(filled.c_str(), 0, account->gid) == 0);
-  fs::permissions(filled, fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read);
-  // The daemon reads the fake Discord's CA from the harness's directory.
-  for (const auto& entry : fs::recursive_directory_iterator(harness.root()))
-    fs::permissions(
-        entry.path(),
-        fs::perms::others_read | (entry.is_directory() ? fs::perms::others_exec : fs::perms::none),
-        fs::perm_options::add);
-  fs::permissions(harness.root(), fs::perms::others_read | fs::perms::others_exec,
-                  fs::perm_options::add);
-  return filled;
-}
-
-std::string read_from(const fs::path& file, std::uintmax_t offset) {
-  std::ifstream in(file);
-  in.seekg(static_cast<std::streamoff>(offset));
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-void stop_daemon(pid_t pid) {
-  ::kill(pid, SIGTERM);
-  // Not this process's child (errand up started it and exited), so it is watched, not waited.
-  const bool gone = eventually(
-      [&] {
-        std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
-        std::string line;
-        if (!std::getline(stat, line)) return true;
-        const auto close = line.rfind(')');
-        return close != npos && line.size() > close + 2 && line[close + 2] == 'Z';
-      },
-      60s);
-  if (!gone) ::kill(pid, SIGKILL);
-  CHECK(gone);
-}
 
 }  // namespace
 
@@ -423,7 +198,22 @@ TEST_CASE(
       incus.out.find("would: make the btrfs pool") != npos;
   CHECK(disk_paths_named);
   CHECK(incus.out.find("done:") == npos);
+  CHECK(incus.out.find("would: write " + host.config.string() + " from ") != npos);
+  CHECK(incus.out.find(" for the incus backend (mode 0640") != npos);
   CHECK_FALSE(fs::exists(host.config));
+
+  // A configuration already there is never edited, not even to name the backend set up: that is
+  // left to the operator, in so many words.
+  fs::create_directories(host.config.parent_path());
+  errand::test::write_file(host.config, errand::test::read_file(host.data / "config.example.json"));
+  const auto named_bailey = host.errand(
+      {"setup", "incus", "--dry-run", "--account", account, "--config", host.config.string()});
+  INFO("incus over a bailey configuration:\n" << named_bailey.out << named_bailey.err);
+  CHECK(named_bailey.exit_code == 0);
+  CHECK(named_bailey.out.find("left for you: " + host.config.string() +
+                              " names the bailey backend (sandbox.backend); set it to \"incus\" "
+                              "for sessions to run in what this setup made") != npos);
+  fs::remove(host.config);
 
   // A golden instance is an incus notion; elsewhere --golden is refused, not ignored.
   const auto golden = host.errand({"setup", "podman", "--golden", "--dry-run"});

@@ -159,7 +159,9 @@ TEST_CASE("errand setup's agents step installs the pinned agents once") {
                       .example = {},
                       .config = {},
                       .values = {},
-                      .account = std::nullopt};
+                      .account = std::nullopt,
+                      .backend = {},
+                      .new_configuration = {}};
   step_agents(second);
   CHECK(again_out.str() ==
         "already: the bundled agents claude-agent-acp, codex-acp are installed "

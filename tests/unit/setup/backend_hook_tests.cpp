@@ -2,6 +2,7 @@
 // program reads back whole; what it refuses; and the lines a program answers with.
 #include "common/setup_steps/backend_hook.hpp"
 
+#include <boost/json/object.hpp>
 #include <catch2/catch_test_macros.hpp>
 #include <catch2/matchers/catch_matchers_string.hpp>
 
@@ -74,7 +75,8 @@ TEST_CASE("a hook request that is incomplete or names what the backend does not 
     return read.error().message;
   };
   CHECK_THAT(refused(args, {}), ContainsSubstring("unknown option \"--golden\""));
-  CHECK_THAT(refused(with(args, 0, "install"), kGolden), ContainsSubstring("setup, up or options"));
+  CHECK_THAT(refused(with(args, 0, "install"), kGolden),
+             ContainsSubstring("setup, up, settings or options"));
   CHECK_THAT(refused({}, kGolden), ContainsSubstring("the first argument is the mode"));
   // args: mode, --account, errand, --project-root, dir, --state-dir, dir, --log, file, --init, ...
   CHECK_THAT(refused(with(args, 1, "--acount"), kGolden),
@@ -115,4 +117,19 @@ TEST_CASE("a failed step crosses as one line, its reason's lines and all") {
   CHECK_FALSE(parse_failure_line("failed: {\"step\": \"s\", \"reason\": \"r\"}"));
   CHECK_FALSE(parse_failure_line("failed: [1]"));
   CHECK_FALSE(parse_failure_line("done: it worked"));
+}
+
+TEST_CASE("a settings line carries the block a backend's setup writes; anything else is not one") {
+  const boost::json::object settings{{"project", "errand"}, {"golden", "errand-golden"}};
+  const auto line = settings_line(settings);
+  CHECK(line.find('\n') == std::string::npos);
+  const auto read = parse_settings_line(line);
+  REQUIRE(read.has_value());
+  CHECK(*read == settings);
+  const auto empty = parse_settings_line(settings_line({}));
+  REQUIRE(empty.has_value());
+  CHECK(empty->empty());
+  CHECK_FALSE(parse_settings_line("settings: [\"golden\"]"));
+  CHECK_FALSE(parse_settings_line("settings: {\"golden\":"));
+  CHECK_FALSE(parse_settings_line("option: --golden makes one"));
 }

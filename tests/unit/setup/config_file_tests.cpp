@@ -28,6 +28,7 @@ struct RealRun : testing::ScratchSetup {
     context.account = find_account(account->name);
     context.host.config = root / "etc/errand/config.json";
     load_configuration(context);
+    plan_new_configuration(context, "bailey", {});
     context.values.project_root = root / "srv/projects";
     context.values.state_dir = root / "state";
   }
@@ -43,7 +44,9 @@ SetupContext rerun(const SetupContext& first, StepReport& report) {
                       .example = first.example,
                       .config = first.config,
                       .values = first.values,
-                      .account = first.account};
+                      .account = first.account,
+                      .backend = first.backend,
+                      .new_configuration = first.new_configuration};
 }
 
 struct stat stat_of(const fs::path& path) {

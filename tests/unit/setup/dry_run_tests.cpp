@@ -21,6 +21,7 @@ struct DryRun : testing::ScratchSetup {
     context.host.systemd_running = root / "run/systemd/system";
     context.host.openrc_running = root / "run/openrc";
     load_configuration(context);
+    plan_new_configuration(context, "podman", {});
     context.values.project_root = root / "srv/projects";
     context.values.state_dir = root / "state";
   }
@@ -45,6 +46,7 @@ TEST_CASE("a dry run of the file steps says what it would do and creates nothing
         std::string::npos);
   CHECK(text.find("would: create the system account errand-no-such-account") != std::string::npos);
   CHECK(text.find("would: write " + (run.root / "etc/config.json").string()) != std::string::npos);
+  CHECK(text.find(" for the podman backend (mode 0640") != std::string::npos);
   CHECK(text.find("would: create projectRoot " + (run.root / "srv/projects").string()) !=
         std::string::npos);
   CHECK(text.find("would: create stateDir " + (run.root / "state").string() +

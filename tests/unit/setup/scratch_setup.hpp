@@ -31,7 +31,9 @@ struct ScratchSetup {
                 .example = {},
                 .config = {},
                 .values = {},
-                .account = std::nullopt} {}
+                .account = std::nullopt,
+                .backend = {},
+                .new_configuration = {}} {}
   ScratchSetup(const ScratchSetup&) = delete;
   ScratchSetup& operator=(const ScratchSetup&) = delete;
 };
