@@ -1,7 +1,7 @@
 // An incus session from the inside, through launch(): a whole Linux system whose PID 1 is
 // systemd and settles, where the agent runs nested containers of its own with rootless and root
 // podman and with Docker, builds a Docker image, mounts a FUSE filesystem and enables a systemd
-// service of its own.
+// service of its own, and has the image's toolchain.
 
 #include <catch2/catch_test_macros.hpp>
 #include <catch2/matchers/catch_matchers_string.hpp>
@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "tests/live/incus/live_incus_daemon.hpp"
+#include "tests/live/toolchain/toolchain_check.hpp"
 
 using namespace errand::incus::live;
 using Catch::Matchers::ContainsSubstring;
@@ -175,5 +176,14 @@ TEST_CASE("the agent of an incus session enables a systemd service, which the gu
   CHECK_THAT(ended.out, ContainsSubstring("active:active\n"));
   // The service's shell is a child of systemd, PID 1 of the guest.
   CHECK_THAT(ended.out, ContainsSubstring("mark:ran-by-pid-1\n"));
+  check_ended_cleanly(ended);
+}
+
+TEST_CASE("the agent of an incus session has the session image's toolchain, each tool used inside",
+          "[live]") {
+  Daemon daemon;
+  const auto ended = run_script(daemon, errand::test::toolchain_script());
+  INFO(ended.err << ended.exit.detail);
+  errand::test::check_toolchain_output(ended.out);
   check_ended_cleanly(ended);
 }
