@@ -10,10 +10,12 @@ namespace {
 
 constexpr std::uint64_t kib = std::uint64_t{1} << 10;
 constexpr std::uint64_t mib = std::uint64_t{1} << 20;
+constexpr std::uint64_t gib = std::uint64_t{1} << 30;
 
 }  // namespace
 
 std::string human_size(std::uint64_t bytes) {
+  if (bytes >= gib) return fmt::format("{:.1f} GiB", static_cast<double>(bytes) / gib);
   if (bytes >= mib) return fmt::format("{:.1f} MiB", static_cast<double>(bytes) / mib);
   if (bytes >= kib) return fmt::format("{:.1f} KiB", static_cast<double>(bytes) / kib);
   return fmt::format("{} bytes", bytes);

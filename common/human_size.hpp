@@ -10,8 +10,8 @@
 
 namespace errand::common {
 
-// "512 bytes", "1.5 KiB", "20.0 MiB": below 1 KiB the exact count, then KiB below 1 MiB, then
-// MiB, one decimal.
+// "512 bytes", "1.5 KiB", "20.0 MiB", "3.0 GiB": below 1 KiB the exact count, then KiB below
+// 1 MiB, MiB below 1 GiB, then GiB, one decimal.
 std::string human_size(std::uint64_t bytes);
 
 // "5g", "512m", "4k": the largest of k, m, g, t that divides the count exactly; otherwise, from

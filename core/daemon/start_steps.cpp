@@ -25,6 +25,7 @@
 #include <boost/asio/detached.hpp>
 #include <boost/json/serialize.hpp>
 #include <chrono>
+#include <errand/sdk/extensions/session_notices.hpp>
 
 namespace errand::daemon {
 
@@ -219,6 +220,13 @@ sdk::Result<void> create_session_manager(Start& s) {
   }
   rt.manager = sessions::SessionManager::create(std::move(services), rt.config.effective);
   if (s.kage_catalog) rt.manager->use_kage_catalog(std::move(*s.kage_catalog));
+  // What the backend says of a running session's sandbox reaches its thread. Weak: a notice
+  // that comes after the manager is gone has no thread to go to.
+  if (auto* notices = sdk::find_extension<sdk::SessionNotices>(*rt.host->backend()))
+    notices->send_notices_to([weak = std::weak_ptr<sessions::SessionManager>(rt.manager)](
+                                 const std::string& session_id, const std::string& text) {
+      if (auto manager = weak.lock()) manager->tell_session(session_id, text);
+    });
   return {};
 }
 

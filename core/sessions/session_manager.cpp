@@ -207,6 +207,20 @@ void SessionManager::on_host_refused(const std::string& session_id, const std::s
   }
 }
 
+void SessionManager::tell_session(const std::string& session_id, const std::string& text) noexcept {
+  try {
+    asio::post(strand_, [self = shared_from_this(), session_id, text] {
+      const auto it = self->sessions_.find(session_id);
+      if (it == self->sessions_.end()) return;
+      self->log_->info("session {}: the sandbox says: {}", session_id, text);
+      it->second->tell(text);
+    });
+  } catch (const std::exception& e) {
+    log_->error("a notice of session {}'s sandbox could not be passed on: {}", session_id,
+                e.what());
+  }
+}
+
 void SessionManager::on_provider_paused(const std::string& provider,
                                         std::chrono::system_clock::time_point until) noexcept {
   try {

@@ -76,6 +76,9 @@ class SessionManager final : public sdk::ChatEvents,
                           std::chrono::system_clock::time_point until) noexcept override;
   void on_provider_resumed(const std::string& provider) noexcept override;
   void on_provider_usage(const sdk::ProviderUsage& usage) noexcept override;
+  // A sandbox backend's sentence for a running session's thread (sdk::SessionNotices); dropped
+  // when that session no longer runs. Safe from any thread.
+  void tell_session(const std::string& session_id, const std::string& text) noexcept;
   // DelegateCalls, offered to the broker: the delegate command's calls, counted per turn.
   void* extension(std::string_view name) noexcept override;
   std::string admit_delegate(const std::string& session_id) noexcept override;

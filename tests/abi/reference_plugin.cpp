@@ -71,4 +71,11 @@ BOOST_SYMBOL_EXPORT void errand_abi_reference_types(
   (void)image_kage, (void)usage_refresh, (void)delegate_calls;
 }
 
+// The interfaces a minor version added, each version's in a function of its own: a changed
+// signature above would read as a function removed, which only a major bump may do.
+BOOST_SYMBOL_EXPORT void errand_abi_reference_types_6_1(
+    errand::sdk::SessionNotices& session_notices) {
+  (void)session_notices;
+}
+
 ERRAND_PLUGIN(errand::abi_reference::ReferenceChat, "abi-reference", "0.0.0")

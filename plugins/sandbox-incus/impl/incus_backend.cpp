@@ -169,7 +169,12 @@ sdk::EnforcementReport IncusBackend::probe(const sdk::SandboxPolicy& policy) noe
 }
 
 void* IncusBackend::extension(std::string_view name) noexcept {
-  return sdk::offer_extension<sdk::ImageKageCatalog>(this, name);
+  if (auto* catalog = sdk::offer_extension<sdk::ImageKageCatalog>(this, name)) return catalog;
+  return sdk::offer_extension<sdk::SessionNotices>(this, name);
+}
+
+void IncusBackend::send_notices_to(Sink sink) noexcept {
+  notices_->set(std::move(sink));
 }
 
 std::optional<std::vector<std::string>> IncusBackend::image_kage_providers() const {
@@ -206,6 +211,7 @@ boost::asio::awaitable<sdk::Result<std::unique_ptr<sdk::SandboxProcess>>> IncusB
   auto preamble = secret_preamble::encode(exec->preamble);
   if (!preamble) co_return preamble.error();
   const bool addressed = keeps_profile_nic(spec.policy) && !host->addressed.empty();
+  const auto image_bytes = host->image_bytes;
 
   auto disk = co_await common::session_disk_watch(walker_, spec, log_);
   if (!disk) co_return disk.error();
@@ -270,7 +276,13 @@ boost::asio::awaitable<sdk::Result<std::unique_ptr<sdk::SandboxProcess>>> IncusB
   auto state =
       std::make_shared<InstanceState>(strand, client, log_, name, std::move(session->exec),
                                       session->pid, std::move(*disk), spec.policy.limits.grace);
-  co_return active_.adopt(spec.session_id, state);
+  auto process = active_.adopt(spec.session_id, state);
+  state->watch_root_disk({.session_id = spec.session_id,
+                          .image_bytes = image_bytes,
+                          .configured = common::config_size(settings_.root_size_bytes),
+                          .interval = spec.policy.limits.disk_check_max,
+                          .notices = notices_});
+  co_return process;
 }
 
 sdk::SweepReport IncusBackend::sweep_orphans() noexcept {

@@ -8,6 +8,7 @@
 #include <spdlog/logger.h>
 #include <errand/sdk/config_problems.hpp>
 #include <errand/sdk/extensions/image_kage_catalog.hpp>
+#include <errand/sdk/extensions/session_notices.hpp>
 #include <errand/sdk/host_services.hpp>
 #include <errand/sdk/sandbox_backend.hpp>
 #include <memory>
@@ -24,13 +25,16 @@
 #include "plugins/sandbox-incus/impl/incus_settings.hpp"
 #include "plugins/sandbox-incus/impl/instance_state.hpp"
 #include "plugins/sandbox-incus/impl/probe_report.hpp"
+#include "plugins/sandbox-incus/impl/root_disk_watch.hpp"
 
 namespace errand::incus {
 
 // errand-guest-init, installed beside the plugin.
 inline constexpr const char* kGuestInitName = "errand-guest-init";
 
-class IncusBackend final : public sdk::SandboxBackend, public sdk::ImageKageCatalog {
+class IncusBackend final : public sdk::SandboxBackend,
+                           public sdk::ImageKageCatalog,
+                           public sdk::SessionNotices {
  public:
   static constexpr const char* config_schema = kConfigSchema;
 
@@ -48,8 +52,10 @@ class IncusBackend final : public sdk::SandboxBackend, public sdk::ImageKageCata
       sdk::LaunchSpec spec) override;
   sdk::SweepReport sweep_orphans() noexcept override;
   // ImageKageCatalog: the agent runs from the image, whose kage knows its own providers.
+  // SessionNotices: a session's root disk that fills up (root_disk_watch.hpp).
   void* extension(std::string_view name) noexcept override;
   std::optional<std::vector<std::string>> image_kage_providers() const override;
+  void send_notices_to(Sink sink) noexcept override;
 
  private:
   // Copies errand-guest-init from beside the plugin to where instances can mount it: the
@@ -70,6 +76,7 @@ class IncusBackend final : public sdk::SandboxBackend, public sdk::ImageKageCata
   std::optional<LaunchHost> launch_host_;
   sandbox_process::ActiveSessions<InstanceState> active_;
   std::shared_ptr<AddressPicker> address_picker_ = std::make_shared<AddressPicker>();
+  std::shared_ptr<NoticeSink> notices_ = std::make_shared<NoticeSink>();
 };
 
 }  // namespace errand::incus

@@ -160,4 +160,48 @@ void InstanceState::abandon() noexcept {
   }
 }
 
+void InstanceState::watch_root_disk(RootDiskWatch watch) {
+  auto self = std::static_pointer_cast<InstanceState>(shared_from_this());
+  asio::co_spawn(
+      strand(),
+      [self, watch = std::move(watch)]() mutable {
+        return self->root_disk_rounds(std::move(watch));
+      },
+      asio::detached);
+}
+
+asio::awaitable<void> InstanceState::root_disk_rounds(RootDiskWatch watch) {
+  const auto ending = [this] { return exited() || stop_requested(); };
+  bool told = false;
+  while (!co_await holds_within(watch.interval, ending)) {
+    auto state = co_await client_->request(http::verb::get, "/1.0/instances/" + name_ + "/state");
+    if (!state || !state->is_object()) continue;  // the next round asks again
+    const auto* root = state->as_object().if_contains("disk");
+    root = root != nullptr && root->is_object() ? root->as_object().if_contains("root") : nullptr;
+    if (root == nullptr || !root->is_object()) continue;
+    const auto number = [&](const char* key) -> std::uint64_t {
+      const auto* v = root->as_object().if_contains(key);
+      return v != nullptr && v->is_int64() && v->as_int64() > 0
+                 ? static_cast<std::uint64_t>(v->as_int64())
+                 : 0;
+    };
+    const auto usage = number("usage");
+    const auto total = number("total");
+    switch (root_fill(watch.image_bytes, usage, total)) {
+      case RootFill::unbounded: co_return;  // no quota on this root: nothing to fill
+      case RootFill::full:
+        if (!told) {
+          told = true;
+          const auto text = root_full_notice(watch, usage, total);
+          log()->warn("{}: {}", who(), text);
+          if (watch.notices) watch.notices->send(watch.session_id, text);
+        }
+        break;
+      case RootFill::room:
+        if (told && root_has_room_again(watch.image_bytes, usage, total)) told = false;
+        break;
+    }
+  }
+}
+
 }  // namespace errand::incus

@@ -13,6 +13,7 @@
 
 #include "common/sandbox_process/lifecycle.hpp"
 #include "plugins/sandbox-incus/client/incus_client.hpp"
+#include "plugins/sandbox-incus/impl/root_disk_watch.hpp"
 
 namespace errand::incus {
 
@@ -38,6 +39,9 @@ class InstanceState final : public sandbox_process::Lifecycle {
                 std::chrono::milliseconds grace);
 
   const std::string& name() const { return name_; }
+  // Watches the root disk until the sandbox ends or is being stopped, telling watch.notices when
+  // it fills up (root_disk_watch.hpp); call once, after start().
+  void watch_root_disk(RootDiskWatch watch);
   // Removes the instance without waiting.
   void abandon() noexcept override;
 
@@ -51,6 +55,7 @@ class InstanceState final : public sandbox_process::Lifecycle {
       std::chrono::milliseconds grace) override;
   // False when the send overran and the control connection was closed instead.
   asio::awaitable<bool> send_term();
+  asio::awaitable<void> root_disk_rounds(RootDiskWatch watch);
 
   std::shared_ptr<IncusClient> client_;
   std::string name_;

@@ -10,6 +10,13 @@ namespace errand::incus {
 
 namespace json = boost::json;
 
+std::optional<std::uint64_t> image_bytes(const HostDocuments& d) {
+  if (!d.image || !d.image->has_value() || !(**d.image).is_object()) return std::nullopt;
+  const auto* size = (**d.image).as_object().if_contains("size");
+  if (size == nullptr || !size->is_int64() || size->as_int64() <= 0) return std::nullopt;
+  return static_cast<std::uint64_t>(size->as_int64());
+}
+
 namespace {
 
 constexpr const char* kEvery = "every incus guarantee";
@@ -116,6 +123,17 @@ void judge_root_disk(const HostDocuments& d, const IncusSettings& s, const std::
     return;
   }
   const auto driver = text_at(**d.pool, "driver");
+  // A session's root is a copy of the image, and the quota counts the extents it shares with
+  // the image: a size not above the image's leaves no room, and incusd refuses to make the
+  // instance at all ("Disk quota exceeded" from btrfs). Said here, by key, before any launch.
+  if (const auto image = image_bytes(d); driver != "dir" && image && s.root_size_bytes <= *image) {
+    r.gaps.push_back({guarantee, size + " is not more than the image " + s.image + " (" +
+                                     common::human_size(*image) +
+                                     " as imported), which every session's root counts in full, "
+                                     "so incusd could not make a session's instance; give "
+                                     "sandbox.incus.rootSize room above it (its default is 20g)"});
+    return;
+  }
   if (driver == "dir")
     r.gaps.push_back({guarantee, "pool " + pool +
                                      " uses the dir driver, which applies no root size on this "
@@ -247,6 +265,7 @@ ProbeOutcome build_probe_report(const HostDocuments& d, const IncusSettings& s,
   LaunchHost host;
   host.uid = d.uid;
   host.gid = d.gid;
+  host.image_bytes = image_bytes(d).value_or(0);
   bool launchable = true;
   if (!d.profile || !d.profile->has_value()) {
     launchable = false;

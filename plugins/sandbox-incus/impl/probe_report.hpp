@@ -4,6 +4,7 @@
 // and sandbox.incus, as a report whose every gap names the command that closes it. Pure, so
 // incusd's recorded answers test it.
 
+#include <cstdint>
 #include <errand/sdk/sandbox_backend.hpp>
 #include <errand/sdk/sandbox_policy.hpp>
 #include <filesystem>
@@ -31,6 +32,9 @@ struct LaunchHost {
   // The profile's nics on managed bridges, which an egress-open session gets an address on
   // (nic_addressing.hpp); the others are left to the guest.
   std::vector<AddressedNic> addressed;
+  // The image's size as imported (0: not known): a session's root shares its extents, and the
+  // root disk's quota counts them (root_disk_watch.hpp).
+  std::uint64_t image_bytes = 0;
 };
 
 struct ProbeOutcome {
@@ -43,6 +47,9 @@ struct ProbeOutcome {
 
 ProbeOutcome build_probe_report(const HostDocuments& docs, const IncusSettings& settings,
                                 const sdk::SandboxPolicy& policy);
+
+// The image's size as imported, from the image incusd described; nothing when not known.
+std::optional<std::uint64_t> image_bytes(const HostDocuments& d);
 
 // The parts, for the tests to reach one at a time.
 void judge_limits(const HostDocuments& docs, const sdk::SandboxPolicy& policy,

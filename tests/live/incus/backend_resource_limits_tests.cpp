@@ -9,9 +9,11 @@
 #include <catch2/catch_test_macros.hpp>
 #include <catch2/matchers/catch_matchers_string.hpp>
 #include <cmath>
+#include <mutex>
 #include <sstream>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "tests/live/incus/live_incus_daemon.hpp"
 
@@ -167,29 +169,35 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "sandbox.incus.rootSize holds in an incus guest: a write past it fails, a subvolume cannot "
-    "step around it, and the guest goes on",
+    "sandbox.incus.rootSize holds in an incus guest: a write past it fails, the thread is told, "
+    "a subvolume cannot step around it, and the guest goes on",
     "[live][key:sandbox.incus.rootSize]") {
-  // 2 GiB over an image of about 1.4 GiB (a copy shares the image's extents, and the qgroup
-  // counts every extent the root refers to), so a 1500 MiB file cannot fit. On btrfs the
-  // qgroup answers EDQUOT; ZFS and LVM answer ENOSPC.
-  Daemon daemon(boost::json::object{{"rootSize", "2g"}});
+  // 4 GiB over an image of about 3 GiB (a copy shares the image's extents, and the qgroup
+  // counts every extent the root refers to), so 1500 MiB cannot fit. On btrfs the qgroup
+  // answers EDQUOT; ZFS and LVM answer ENOSPC. Written as files of 500 MiB, under the file size
+  // limit (sandbox.fileSize), which would answer EFBIG first.
+  Daemon daemon(boost::json::object{{"rootSize", "4g"}});
   const std::string filler =
-      "import errno, fcntl, os, struct\n"
-      "fd = os.open('/var/tmp/fill', os.O_WRONLY | os.O_CREAT, 0o600)\n"
+      "import errno, fcntl, os, struct, time\n"
       "chunk = b'x' * (1 << 20)\n"
       "written = 0\n"
       "try:\n"
       "    while written < 1500:\n"
+      "        if written % 500 == 0:\n"
+      "            fd = os.open('/var/tmp/fill%d' % written, os.O_WRONLY | os.O_CREAT, 0o600)\n"
       "        os.write(fd, chunk)\n"
       "        written += 1\n"
-      "    os.fsync(fd)\n"
+      "        if written % 500 == 0:\n"
+      "            os.fsync(fd)\n"
+      "            os.close(fd)\n"
       "    print('write=all')\n"
       "except OSError as e:\n"
       "    print('write=' + errno.errorcode[e.errno])\n"
       "print('written=%d' % written)\n"
-      "os.close(fd)\n"
-      "os.unlink('/var/tmp/fill')\n"
+      // The full root stays full a while, for the watch to see (it asks every 500 ms here).
+      "time.sleep(3)\n"
+      "for name in os.listdir('/var/tmp'):\n"
+      "    if name.startswith('fill'): os.unlink('/var/tmp/' + name)\n"
       // BTRFS_IOC_SUBVOL_CREATE on /var/tmp: without errand's rule the agent may make one, and
       // what it writes there is outside the root's qgroup.
       "dir = os.open('/var/tmp', os.O_RDONLY)\n"
@@ -201,23 +209,42 @@ TEST_CASE(
       "    print('subvolume=' + errno.errorcode[e.errno])\n";
   auto spec = daemon.spec({"/bin/sh", "-c", "python3 -c \"$FILLER\"; echo after=$(echo alive)"});
   spec.env.emplace_back("FILLER", filler);
+  spec.policy.limits.disk_check_max = std::chrono::milliseconds(500);
+  // Where the core would post the backend's notices: here, collected.
+  std::mutex told_mutex;
+  std::vector<std::pair<std::string, std::string>> told;
+  auto* notices = errand::sdk::find_extension<errand::sdk::SessionNotices>(*daemon.backend);
+  REQUIRE(notices != nullptr);
+  notices->send_notices_to([&](const std::string& id, const std::string& text) {
+    std::lock_guard lock(told_mutex);
+    told.emplace_back(id, text);
+  });
+  const auto session_id = spec.session_id;
   const auto report = daemon.probe(spec.policy);
   for (const auto& gap : report.gaps) CHECK_THAT(gap.guarantee, !ContainsSubstring("root disk"));
   std::string enforced;
   for (const auto& line : report.enforced) enforced += line + "\n";
-  CHECK_THAT(enforced, ContainsSubstring("root disk: 2g per session"));
+  CHECK_THAT(enforced, ContainsSubstring("root disk: 4g per session"));
   const auto ended = run_to_end(daemon, std::move(spec));
   INFO(ended.out << ended.err << ended.exit.detail);
   const auto write = value_of(ended.out, "write");
   CHECK((write == "EDQUOT" || write == "ENOSPC"));
   const auto written = value_of(ended.out, "written");
   REQUIRE_FALSE(written.empty());
-  // Some of the 600 MiB left fits; nothing past the 2 GiB does.
+  // Some of the GiB or so left fits; nothing past the 4 GiB does.
   CHECK(std::stoi(written) > 100);
-  CHECK(std::stoi(written) < 1000);
+  CHECK(std::stoi(written) < 1200);
   CHECK(value_of(ended.out, "subvolume") == "ENOTTY");
   CHECK(value_of(ended.out, "after") == "alive");
   CHECK(ended.exit.exit_code == 0);
+  // Told once, for this session, in words that name the key; the session was not stopped.
+  std::lock_guard lock(told_mutex);
+  REQUIRE(told.size() == 1);
+  CHECK(told[0].first == session_id);
+  CHECK_THAT(told[0].second, ContainsSubstring("root disk is full"));
+  CHECK_THAT(told[0].second, ContainsSubstring("of its 4g (sandbox.incus.rootSize"));
+  CHECK_THAT(told[0].second, ContainsSubstring("the session goes on"));
+  CHECK(ended.exit.limit == errand::sdk::LimitCause::none);
 }
 
 TEST_CASE(

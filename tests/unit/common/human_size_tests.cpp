@@ -9,7 +9,7 @@
 using errand::common::config_size;
 using errand::common::human_size;
 
-TEST_CASE("a size is shown in bytes, KiB or MiB, switching at each unit exactly") {
+TEST_CASE("a size is shown in bytes, KiB, MiB or GiB, switching at each unit exactly") {
   CHECK(human_size(0) == "0 bytes");
   CHECK(human_size(1) == "1 bytes");
   CHECK(human_size(1023) == "1023 bytes");
@@ -18,7 +18,9 @@ TEST_CASE("a size is shown in bytes, KiB or MiB, switching at each unit exactly"
   CHECK(human_size(1024 * 1024 - 1) == "1024.0 KiB");
   CHECK(human_size(1024 * 1024) == "1.0 MiB");
   CHECK(human_size(25 * 1024 * 1024) == "25.0 MiB");
-  CHECK(human_size(std::uint64_t{5} << 30) == "5120.0 MiB");
+  CHECK(human_size((std::uint64_t{1} << 30) - 1) == "1024.0 MiB");
+  CHECK(human_size(std::uint64_t{1} << 30) == "1.0 GiB");
+  CHECK(human_size(std::uint64_t{5} << 30) == "5.0 GiB");
 }
 
 TEST_CASE("sizes read back the way the configuration writes them") {

@@ -185,6 +185,25 @@ TEST_CASE("the root size is a gap on a dir pool and a bound on btrfs and ZFS",
   CHECK(has_gap(r, "the root disk size (sandbox.incus.rootSize)", "errand setup incus makes one"));
 }
 
+TEST_CASE("a root size not above the image's is a gap, since no session's instance could be made",
+          "[key:sandbox.incus.rootSize]") {
+  auto d = seed_host();
+  (**d.image).as_object()["size"] = std::int64_t{3} << 30;  // 3 GiB as imported
+  auto s = seed_settings();
+  s.root_size_bytes = std::uint64_t{2} << 30;
+  const auto r = judged(d, s);
+  INFO(gaps_of(r));
+  CHECK(has_gap(r, "the root disk size (sandbox.incus.rootSize)",
+                "2g is not more than the image errand-agent (3.0 GiB as imported)"));
+  CHECK(has_gap(r, "the root disk size (sandbox.incus.rootSize)", "its default is 20g"));
+  CHECK_THAT(all_of(r.enforced), !ContainsSubstring("root disk:"));
+  // Room above it: enforced as before.
+  s.root_size_bytes = std::uint64_t{4} << 30;
+  const auto roomy = judged(d, s);
+  CHECK(roomy.gaps.empty());
+  CHECK_THAT(all_of(roomy.enforced), ContainsSubstring("root disk: 4g per session"));
+}
+
 TEST_CASE("a profile without a root disk stops every launch, naming the device to add") {
   auto d = seed_host();
   (**d.profile).as_object()["devices"].as_object().erase("root");

@@ -27,7 +27,9 @@
  *        plugins or hosts do moves out of the base interfaces into one (image_kage_providers
  *        to ImageKageCatalog, refresh_usage to UsageRefresh, admit_delegate and
  *        on_delegate_finished with DelegateReport to DelegateCalls); the descriptor's
- *        config_reads, and each plugin is handed only its own keys and those it reads */
+ *        config_reads, and each plugin is handed only its own keys and those it reads
+ *   6.1  the SessionNotices extension (a sandbox backend's sentences for a running session's
+ *        thread) */
 #ifndef ERRAND_SDK_PLUGIN_ABI_H
 #define ERRAND_SDK_PLUGIN_ABI_H
 
@@ -35,7 +37,7 @@
 #include <stdint.h>
 
 #define ERRAND_ABI_MAJOR 6
-#define ERRAND_ABI_MINOR 0
+#define ERRAND_ABI_MINOR 1
 #define ERRAND_PLUGIN_ENTRY_SYMBOL "errand_plugin_entry_v1"
 
 #ifdef __cplusplus
