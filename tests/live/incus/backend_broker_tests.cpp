@@ -1,8 +1,9 @@
 // An incus session under the broker (network restricted, egress proxy): the guest has no NIC,
 // so a connection to any outside address fails with ENETUNREACH and no name resolves, while the
 // proxy address the agent is given, 127.0.0.1:3128, leads through errand-guest-init's relay to
-// the broker's socket, which the guest sees read-only. And the session's secrets are in no host
-// process's command line or environment while it runs.
+// the broker's socket, which the guest sees read-only. Containers the agent runs inside (Docker,
+// rootless podman) get no further. And the session's secrets are in no host process's command
+// line or environment while it runs.
 
 #include <unistd.h>
 
@@ -160,5 +161,69 @@ TEST_CASE("an incus session's proxy variables survive sudo, so apt and pip as ro
   INFO(ended.out << ended.err << ended.exit.detail);
   CHECK_THAT(ended.out, ContainsSubstring("agent:http://127.0.0.1:3128\n"));
   CHECK_THAT(ended.out, ContainsSubstring("root:http://127.0.0.1:3128 uid:0\n"));
+  CHECK(ended.exit.exit_code == 0);
+}
+
+TEST_CASE("under the broker, containers the agent runs inside have no way out but the broker",
+          "[live][key:sandbox.egress.mode]") {
+  Daemon daemon;
+  // The same two tries from three nested containers: an outside address, and the proxy address
+  // the agent is given (only whether a connection is taken: nc exits 0 when it connected, 1 when
+  // it could not). On Docker's own bridge the container has a network of its own, which leads
+  // nowhere (the guest has no NIC), and nothing listens at its 127.0.0.1; with the guest's
+  // network (Docker's --network=host, and rootless podman, whose default the image sets to the
+  // guest's own) the proxy address is errand-guest-init's relay to the broker, and the outside
+  // is still unreachable.
+  const std::string tries =
+      "/bin/busybox nc -w 3 192.0.2.1 443 </dev/null >/dev/null 2>&1; echo direct-exit:$?; "
+      "/bin/busybox nc -w 3 127.0.0.1 3128 </dev/null 2>&1; echo proxy-exit:$?";
+  auto spec = brokered(
+      daemon,
+      {"/bin/bash", "-c",
+       std::string("for i in $(seq 240); do "
+                   "  state=$(sudo -n timeout 120 systemctl is-system-running --wait 2>/dev/null); "
+                   "  case \"$state\" in ''|offline) sleep 0.5 ;; *) break ;; esac; "
+                   "done; "
+                   "sudo -n docker import /usr/share/errand/nested-image.tar nested >/dev/null; "
+                   "podman import --quiet /usr/share/errand/nested-image.tar localhost/nested "
+                   ">/dev/null; "
+                   "echo '== docker bridge'; "
+                   "timeout 60 sudo -n docker run --rm nested /bin/busybox sh -c \"$TRIES\"; "
+                   "echo '== docker host'; "
+                   "timeout 60 sudo -n docker run --rm --network=host nested /bin/busybox sh -c "
+                   "\"$TRIES\"; "
+                   "echo '== podman'; "
+                   "timeout 60 podman run --rm localhost/nested /bin/busybox sh -c \"$TRIES\"; "
+                   "echo '== end'")});
+  spec.env.emplace_back("TRIES", tries);
+  daemon.probe(spec.policy);
+  // The relay passes the two connections from the guest's network on, after the boot and the
+  // imports.
+  errand::test::BrokerStandIn broker(*spec.broker_socket, 2, std::chrono::seconds(180));
+  const auto ended = run_to_end(daemon, std::move(spec));
+  INFO(ended.out << ended.err << ended.exit.detail);
+  const auto section = [&](const std::string& name) {
+    const auto start = ended.out.find("== " + name + "\n");
+    if (start == std::string::npos) return std::string();
+    const auto end = ended.out.find("\n== ", start + 1);
+    return ended.out.substr(start, end == std::string::npos ? std::string::npos : end - start);
+  };
+  const auto bridge = section("docker bridge");
+  const auto host = section("docker host");
+  const auto podman = section("podman");
+  REQUIRE_FALSE(bridge.empty());
+  REQUIRE_FALSE(host.empty());
+  REQUIRE_FALSE(podman.empty());
+  CHECK_THAT(ended.out, ContainsSubstring("== end\n"));
+  // No container reached the outside address.
+  for (const auto& nested : {bridge, host, podman})
+    CHECK_THAT(nested, ContainsSubstring("direct-exit:1"));
+  // Docker's bridge: no proxy either.
+  CHECK_THAT(bridge, ContainsSubstring("can't connect to remote host (127.0.0.1): Connection "
+                                       "refused"));
+  CHECK_THAT(bridge, ContainsSubstring("proxy-exit:1"));
+  // The guest's network: the relay took the connection.
+  for (const auto& guest_network : {host, podman})
+    CHECK_THAT(guest_network, ContainsSubstring("proxy-exit:0"));
   CHECK(ended.exit.exit_code == 0);
 }
