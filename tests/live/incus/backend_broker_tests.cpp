@@ -178,12 +178,8 @@ TEST_CASE("under the broker, containers the agent runs inside have no way out bu
       "/bin/busybox nc -w 3 192.0.2.1 443 </dev/null >/dev/null 2>&1; echo direct-exit:$?; "
       "/bin/busybox nc -w 3 127.0.0.1 3128 </dev/null 2>&1; echo proxy-exit:$?";
   auto spec = brokered(
-      daemon,
-      {"/bin/bash", "-c",
-       std::string("for i in $(seq 240); do "
-                   "  state=$(sudo -n timeout 120 systemctl is-system-running --wait 2>/dev/null); "
-                   "  case \"$state\" in ''|offline) sleep 0.5 ;; *) break ;; esac; "
-                   "done; "
+      daemon, {"/bin/bash", "-c",
+               std::string(kAwaitBoot) +
                    "sudo -n docker import /usr/share/errand/nested-image.tar nested >/dev/null; "
                    "podman import --quiet /usr/share/errand/nested-image.tar localhost/nested "
                    ">/dev/null; "
@@ -194,7 +190,7 @@ TEST_CASE("under the broker, containers the agent runs inside have no way out bu
                    "\"$TRIES\"; "
                    "echo '== podman'; "
                    "timeout 60 podman run --rm localhost/nested /bin/busybox sh -c \"$TRIES\"; "
-                   "echo '== end'")});
+                   "echo '== end'"});
   spec.env.emplace_back("TRIES", tries);
   daemon.probe(spec.policy);
   // The relay passes the two connections from the guest's network on, after the boot and the

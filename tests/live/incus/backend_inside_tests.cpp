@@ -16,16 +16,6 @@ using Catch::Matchers::ContainsSubstring;
 
 namespace {
 
-// The session starts as soon as LXC runs the container; systemd's own socket comes a moment
-// later, and until then systemctl says offline (or nothing). This waits for the boot to settle
-// and leaves systemd's answer in $state. As root through sudo: the image has no D-Bus, which
-// systemctl needs as any other account.
-constexpr std::string_view kAwaitBoot =
-    "for i in $(seq 240); do "
-    "  state=$(sudo -n timeout 120 systemctl is-system-running --wait 2>/dev/null); "
-    "  case \"$state\" in ''|offline) sleep 0.5 ;; *) break ;; esac; "
-    "done; ";
-
 // A session whose agent is the shell script, run to its end.
 auto run_script(Daemon& daemon, const std::string& script) {
   auto spec = daemon.spec({"/bin/sh", "-c", script});

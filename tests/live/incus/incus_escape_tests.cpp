@@ -284,13 +284,8 @@ TEST_CASE("errand's rules hold for a service the guest's root starts through sys
         {"syscall tiocsti", "errno=EPERM"}}) {
     INFO(args);
     const std::string script =
-        // Until systemd's own socket is there systemctl says offline, or nothing.
-        "for i in $(seq 240); do "
-        "  state=$(sudo -n timeout 120 systemctl is-system-running --wait 2>/dev/null); "
-        "  case \"$state\" in ''|offline) sleep 0.5 ;; *) break ;; esac; "
-        "done; "
-        "printf '[Service]\\nType=oneshot\\nExecStart=" +
-        std::string(kProbeInside) + " " + args +
+        std::string(kAwaitBoot) +
+        "printf '[Service]\\nType=oneshot\\nExecStart=" + std::string(kProbeInside) + " " + args +
         "\\nStandardOutput=file:/run/errand-probe.out\\n' | sudo -n tee " + unit +
         " >/dev/null && sudo -n systemctl daemon-reload && "
         "{ sudo -n systemctl start errand-probe.service; "

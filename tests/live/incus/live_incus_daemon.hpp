@@ -21,6 +21,7 @@
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -40,6 +41,16 @@ namespace fs = std::filesystem;
 namespace sdk = errand::sdk;
 
 // Where the project's restricted.devices.disk.paths lets sessions' directories be.
+// The session starts as soon as LXC runs the container; systemd's own socket comes a moment
+// later, and until then systemctl says offline (or nothing). This waits for the boot to settle
+// and leaves systemd's answer in $state. As root through sudo: the image has no D-Bus, which
+// systemctl needs as any other account.
+inline constexpr std::string_view kAwaitBoot =
+    "for i in $(seq 240); do "
+    "  state=$(sudo -n timeout 120 systemctl is-system-running --wait 2>/dev/null); "
+    "  case \"$state\" in ''|offline) sleep 0.5 ;; *) break ;; esac; "
+    "done; ";
+
 inline fs::path test_root() {
   const char* root = std::getenv("ERRAND_INCUS_TEST_ROOT");
   return root != nullptr && *root != '\0' ? fs::path(root) : fs::path("/srv/errand-test");
