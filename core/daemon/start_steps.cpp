@@ -227,6 +227,10 @@ sdk::Result<void> create_session_manager(Start& s) {
                                  const std::string& session_id, const std::string& text) {
       if (auto manager = weak.lock()) manager->tell_session(session_id, text);
     });
+  // A backend that keeps each thread's sandbox between its sessions is told which threads
+  // still want one, from now on; the first round removes what closed threads left.
+  if (auto* kept = sdk::find_extension<sdk::KeptSandboxes>(*rt.host->backend()))
+    rt.manager->keep_sandboxes_with(*kept);
   return {};
 }
 

@@ -49,6 +49,15 @@ boost::asio::awaitable<void> refuse_prompt(sdk::ChatTransport& chat, const sdk::
   co_await send_reply(chat, secrets, to, sentence);
 }
 
+boost::asio::awaitable<void> post_in_thread(sdk::ChatTransport& chat, const sdk::Secrets& secrets,
+                                            const std::string& thread_id, const std::string& text) {
+  sdk::OutMessage message;
+  message.text = secrets.scrub(text);
+  message.long_text_as_file = true;
+  const std::string channel = thread_id;
+  co_await chat.post(channel, message);
+}
+
 boost::asio::awaitable<void> send_file_reply(sdk::ChatTransport& chat, const sdk::Secrets& secrets,
                                              const ReplyTo& to, const sdk::OutFile& file) {
   if (secrets.contains_secret(file.bytes) || secrets.contains_secret(file.filename)) {

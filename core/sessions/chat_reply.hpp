@@ -35,6 +35,11 @@ boost::asio::awaitable<void> refuse_prompt(sdk::ChatTransport& chat, const sdk::
                                            const ReplyTo& to, sdk::Reaction reaction,
                                            const std::string& sentence);
 
+// A sentence of errand's own in a thread, addressed to nobody: what befell a session's sandbox
+// after the session ended.
+boost::asio::awaitable<void> post_in_thread(sdk::ChatTransport& chat, const sdk::Secrets& secrets,
+                                            const std::string& thread_id, const std::string& text);
+
 // Uploads a file in answer, refusing one that holds a secret (uploads are never altered).
 boost::asio::awaitable<void> send_file_reply(sdk::ChatTransport& chat, const sdk::Secrets& secrets,
                                              const ReplyTo& to, const sdk::OutFile& file);

@@ -239,6 +239,9 @@ std::shared_ptr<Session> SessionManager::launch(SessionPlan plan, const InboundP
         self->thread_sessions_.erase(it);
     });
   };
+  hooks.finished = [weak] {
+    if (auto self = weak.lock(); self && self->kept_) self->kept_->ask_soon();
+  };
   const auto thread_id = plan.thread_id;
   auto session = Session::create(services_, std::move(plan), std::move(hooks));
   sessions_[session->id()] = session;
@@ -384,7 +387,8 @@ void SessionManager::handle_thread_closed(const sdk::ThreadClosed& closed) {
   const bool deleted = closed.deleted;
   // A deleted thread is closed for good; an archived one stays resumable, and is marked so
   // that collect can find it.
-  auto mark = [services, log, thread_id, deleted]() -> asio::awaitable<void> {
+  auto kept = kept_;
+  auto mark = [services, log, thread_id, deleted, kept]() -> asio::awaitable<void> {
     auto close = [thread_id, deleted](ThreadsDb& db) -> sdk::Result<void> {
       auto found = db.find_thread(thread_id);
       if (!found || !*found) return {};
@@ -393,6 +397,8 @@ void SessionManager::handle_thread_closed(const sdk::ThreadClosed& closed) {
     };
     auto closed_now = co_await services->threads.run(close);
     if (!closed_now) log->warn("threads.db: {}", closed_now.error().message);
+    // The thread's kept sandbox is not wanted any more.
+    if (kept) kept->ask_soon();
   };
   asio::co_spawn(strand_, mark, asio::detached);
 }

@@ -339,7 +339,12 @@ asio::awaitable<sdk::Result<void>> Session::open_conversation(const SandboxLaunc
       read_given_rules(*opening.previous_record) == house_rules_->text)
     rules_in_first_prompt_ = false;
   if (opened->model) model_ = *opened->model;
-  if (plan_.previous_session_id) notice("resumed in a new sandbox; " + opened->resume_note + ".");
+  // A backend that keeps the thread's sandbox says itself when it could not.
+  if (plan_.previous_session_id)
+    notice(std::string(sdk::find_extension<sdk::KeptSandboxes>(services_->backend) != nullptr
+                           ? "resumed; "
+                           : "resumed in a new sandbox; ") +
+           opened->resume_note + ".");
   co_return sdk::Result<void>{};
 }
 
@@ -426,6 +431,7 @@ asio::awaitable<void> Session::shut_down() {
   if (hooks_.ended) hooks_.ended(id(), plan_.thread_id);
   if (request.archive_thread && !request.thread_deleted && !plan_.thread_id.empty())
     co_await archive_thread();
+  if (hooks_.finished) hooks_.finished();
   ended_.fire();
 }
 

@@ -68,6 +68,8 @@ class Session : public std::enable_shared_from_this<Session> {
   struct Hooks {
     std::function<void(const std::string& session_id, const std::string& thread_id)> thread_opened;
     std::function<void(const std::string& session_id, const std::string& thread_id)> ended;
+    // Everything the end does is done, the thread's archiving included.
+    std::function<void()> finished;
   };
 
   static std::shared_ptr<Session> create(std::shared_ptr<const SessionServices> services,

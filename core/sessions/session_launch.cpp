@@ -59,6 +59,7 @@ sdk::Result<SandboxLaunch> sandbox_launch(const LaunchFacts& facts) {
   auto& spec = result.spec;
   spec.policy = facts.policy;
   spec.session_id = plan.session_id;
+  spec.keep_key = plan.thread_id;
   spec.project_dir = plan.project_dir;
   spec.state_dir = facts.paths.state;
   spec.record_dir = facts.paths.record;

@@ -144,6 +144,23 @@ asio::awaitable<void> SessionManager::stop_all() {
   }
   for (const auto& session : live) co_await session->wait_ended();
   log_->info("{} session(s) stopped", live.size());
+  if (kept_) kept_->stop();
+}
+
+void SessionManager::keep_sandboxes_with(sdk::KeptSandboxes& backend) {
+  kept_ = KeptSandboxKeeper::create(strand_, backend, services_->threads, log_);
+  kept_->start();
+}
+
+asio::awaitable<void> SessionManager::tell_ended_session(std::string session_id, std::string text) {
+  auto find = [session_id](ThreadsDb& db) { return db.find_session(session_id); };
+  auto found = co_await services_->threads.run(find);
+  if (!found || !*found || (*found)->thread_id.empty()) {
+    log_->warn("session {}: the sandbox's notice has no thread to go to{}", session_id,
+               found ? "" : ": " + found.error().message);
+    co_return;
+  }
+  co_await post_in_thread(services_->chat, services_->secrets, (*found)->thread_id, text);
 }
 
 void SessionManager::on_message(const sdk::InboundMessage& message) noexcept {
@@ -210,10 +227,16 @@ void SessionManager::on_host_refused(const std::string& session_id, const std::s
 void SessionManager::tell_session(const std::string& session_id, const std::string& text) noexcept {
   try {
     asio::post(strand_, [self = shared_from_this(), session_id, text] {
-      const auto it = self->sessions_.find(session_id);
-      if (it == self->sessions_.end()) return;
       self->log_->info("session {}: the sandbox says: {}", session_id, text);
-      it->second->tell(text);
+      const auto it = self->sessions_.find(session_id);
+      if (it != self->sessions_.end()) {
+        it->second->tell(text);
+        return;
+      }
+      asio::co_spawn(
+          self->strand_,
+          [self, session_id, text] { return self->tell_ended_session(session_id, text); },
+          asio::detached);
     });
   } catch (const std::exception& e) {
     log_->error("a notice of session {}'s sandbox could not be passed on: {}", session_id,

@@ -10,6 +10,7 @@
 #include "core/chat/message_classifier.hpp"
 #include "core/commands/command_call.hpp"
 #include "core/sessions/chat_reply.hpp"
+#include "core/sessions/kept_sandbox_keeper.hpp"
 #include "core/sessions/known_thread.hpp"
 #include "core/sessions/live_sessions.hpp"
 #include "core/sessions/provider_answers.hpp"
@@ -76,9 +77,13 @@ class SessionManager final : public sdk::ChatEvents,
                           std::chrono::system_clock::time_point until) noexcept override;
   void on_provider_resumed(const std::string& provider) noexcept override;
   void on_provider_usage(const sdk::ProviderUsage& usage) noexcept override;
-  // A sandbox backend's sentence for a running session's thread (sdk::SessionNotices); dropped
-  // when that session no longer runs. Safe from any thread.
+  // A sandbox backend's sentence for a session's thread (sdk::SessionNotices): shown by the
+  // session while it runs, else posted in the thread threads.db names for it. Safe from any
+  // thread.
   void tell_session(const std::string& session_id, const std::string& text) noexcept;
+  // The backend keeps threads' sandboxes (sdk::KeptSandboxes): from now on it is told which
+  // threads still want theirs (kept_sandbox_keeper.hpp). Called once, before events are taken.
+  void keep_sandboxes_with(sdk::KeptSandboxes& backend);
   // DelegateCalls, offered to the broker: the delegate command's calls, counted per turn.
   void* extension(std::string_view name) noexcept override;
   std::string admit_delegate(const std::string& session_id) noexcept override;
@@ -121,6 +126,8 @@ class SessionManager final : public sdk::ChatEvents,
   boost::asio::awaitable<void> handle_web(WebMessage& web);
   // Tells each live session on the provider, once per spent period, that its window is spent.
   void tell_if_spent(const std::string& provider);
+  // A backend's notice for a session that has ended, posted in its thread.
+  boost::asio::awaitable<void> tell_ended_session(std::string session_id, std::string text);
   std::shared_ptr<commands::CommandHost> shared_host() override;
 
   // manager_inbound.cpp: messages, slash commands, and the answers they get.
@@ -204,6 +211,7 @@ class SessionManager final : public sdk::ChatEvents,
   std::shared_ptr<const agent::AgentGlue> glue_;
   std::string glue_kind_;
   ProviderAnswers providers_;
+  std::shared_ptr<KeptSandboxKeeper> kept_;  // none: the backend keeps no sandbox
   SpentNotices spent_notices_;  // which sessions were told their provider is spent, until when
   commands::ShutdownSwitch shutdown_;
   // While a web message is handled: its id, and the refusal it got, if any.

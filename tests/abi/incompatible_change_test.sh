@@ -63,7 +63,7 @@ check_copy virtual_appended refused "in a way older plugins do not notice" "on_a
 # A member appended to LaunchSpec, which errand makes and hands whole to a backend: growth (a
 # plugin built before reads only the members it knows, none of which moved), so a minor bump.
 copy_with_change launch_spec_grown sandbox_backend.hpp \
-  's|^\(  std::optional<std::filesystem::path> tools_dir;\)$|\1\n  int abi_growth = 0;|'
+  's|^\(  std::string keep_key;\)$|\1\n  int abi_growth = 0;|'
 check_copy launch_spec_grown refused "in a way older plugins do not notice" "abi_growth" \
   "bump ERRAND_ABI_MINOR"
 if grep -qF "changed incompatibly" <<<"$("$here/scripts/abi-check" --sdk "$work/launch_spec_grown" \

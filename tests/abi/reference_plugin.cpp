@@ -78,4 +78,8 @@ BOOST_SYMBOL_EXPORT void errand_abi_reference_types_6_1(
   (void)session_notices;
 }
 
+BOOST_SYMBOL_EXPORT void errand_abi_reference_types_6_2(errand::sdk::KeptSandboxes& kept) {
+  (void)kept;
+}
+
 ERRAND_PLUGIN(errand::abi_reference::ReferenceChat, "abi-reference", "0.0.0")

@@ -164,6 +164,14 @@ E2eHarness::~E2eHarness() {
   if (const auto report = sanitizer_report(daemon_log()); !report.empty()) {
     FAIL_CHECK("a sanitizer reported an error in the daemon:\n" << report);
   }
+  // The threads' kept instances (sandbox.incus.keptTotal) outlive the daemon, as they would on
+  // a host; the test's are removed with its state directory.
+  if (backend_ == Backend::incus) {
+    try {
+      remove_instances(own_instances());
+    } catch (...) {
+    }
+  }
   std::error_code ec;
   fs::remove_all(root_, ec);
 }

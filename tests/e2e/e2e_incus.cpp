@@ -101,6 +101,15 @@ std::string e2e_golden() {
   return made;
 }
 
+void remove_instances(const std::vector<std::string>& names) noexcept {
+  for (const auto& name : names) {
+    try {
+      (void)incus({"delete", "--force", name});
+    } catch (...) {
+    }
+  }
+}
+
 std::vector<ErrandInstance> errand_instances() {
   const auto listed = incus_ok({"list", "--format", "json"});
   const auto parsed = json::parse(listed.out);
@@ -116,8 +125,11 @@ std::vector<ErrandInstance> errand_instances() {
                                                     : std::string();
     };
     if (!config.contains("user.errand.system")) continue;
+    const auto* status = instance.as_object().if_contains("status");
     found.push_back({std::string(instance.at("name").as_string()), text("user.errand.session"),
-                     text("user.errand.daemon")});
+                     text("user.errand.daemon"), text("user.errand.keep"),
+                     status != nullptr && status->is_string() ? std::string(status->as_string())
+                                                              : std::string()});
   }
   return found;
 }

@@ -33,8 +33,12 @@ struct ErrandInstance {
   std::string name;
   std::string session;  // user.errand.session
   std::string daemon;   // user.errand.daemon
+  std::string keep;     // user.errand.keep: the thread it is kept for, if any
+  std::string status;   // "Running", "Stopped", ...
 };
 // Every instance in the project carrying user.errand.system, of any daemon.
 std::vector<ErrandInstance> errand_instances();
+// Deletes each, stopped or running; one that cannot be deleted is left, without throwing.
+void remove_instances(const std::vector<std::string>& names) noexcept;
 
 }  // namespace errand::e2e

@@ -111,12 +111,20 @@ void kill_and_restart_scenario(Backend backend) {
   CHECK(eventually([&] { return processes_with(running).empty(); }, 20s));
   // Under podman that is the container itself, running or stopped: none is left.
   if (podman) CHECK(eventually([&] { return h.containers_of(session_id).empty(); }, 20s));
-  // Under incus, the instance: no instance carrying this daemon's mark is left in the project,
-  // and the sweep's report named the one it removed.
+  // Under incus, the thread's instance (kept for its next session): stopped, not removed, the
+  // only one carrying this daemon's mark, and the sweep's report named it.
   if (incus) {
-    CHECK(eventually([&] { return h.own_instances().empty(); }, 20s));
-    CHECK(h.daemon_log().find("orphan sweep: removed the instance " + instance.front() +
-                              " (session " + session_id + ")") != npos);
+    CHECK(instance.front() == "errand-kept-" + thread);
+    CHECK(eventually(
+        [&] {
+          for (const auto& found : errand_instances())
+            if (found.name == instance.front()) return found.status == "Stopped";
+          return false;
+        },
+        20s));
+    CHECK(h.own_instances() == instance);
+    CHECK(h.daemon_log().find("orphan sweep: stopped the kept instance " + instance.front() +
+                              " of thread " + thread) != npos);
   }
 
   auto turn = h.turn(thread);

@@ -39,6 +39,13 @@ inline constexpr const char* kConfigSchema = R"({
             "x-errand-hint": "Write a size such as \"20g\" (k, m, g, t are powers of 1024), or a whole number of bytes.",
             "description": "The size of each session's root disk, a bound: a write past it fails inside the guest with EDQUOT (btrfs) or ENOSPC. A btrfs, ZFS or LVM pool applies it; a dir pool cannot, which the probe reports as a gap."
           },
+          "keptTotal": {
+            "type": ["string", "integer"],
+            "format": "size",
+            "default": "40g",
+            "x-errand-hint": "Write a size such as \"40g\" (k, m, g, t are powers of 1024), a whole number of bytes, or 0 to keep no instance.",
+            "description": "How much disk the stopped instances of idle threads may hold together. A thread's instance is stopped, not deleted, when its session ends, and its next prompt starts it again with everything the agent left in it; past this total the instances stopped longest ago are deleted, each thread told. !stop, a closed thread and errand threads remove delete a thread's instance. 0 keeps none: every session's instance is deleted when the session ends."
+          },
           "guestUid": {
             "type": "integer",
             "minimum": 1,

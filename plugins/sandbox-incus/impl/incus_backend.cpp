@@ -60,7 +60,22 @@ constexpr int kAddressAttempts = 4;
 struct Started {
   std::unique_ptr<ExecSession> exec;
   int pid = -1;
+  Placed placed;
 };
+
+// A new ephemeral instance for a session of its own; for a thread's, its kept instance started
+// again when there is one (kept_steps.hpp).
+asio::awaitable<sdk::Result<Placed>> create_or_restart(const IncusClient& client,
+                                                       const std::string& name, bool kept,
+                                                       const std::string& key,
+                                                       const std::string& daemon_mark,
+                                                       const boost::json::object& body) {
+  if (kept) co_return co_await place_instance(client, name, key, daemon_mark, body);
+  boost::json::value create = body;
+  auto created = co_await client.request(http::verb::post, "/1.0/instances", std::move(create));
+  if (!created) co_return created.error();
+  co_return Placed{};
+}
 
 // Writes the secret preamble ahead of the agent's stream, without blocking the strand the
 // exec's own splicing runs on.
@@ -91,10 +106,22 @@ IncusBackend::IncusBackend(const sdk::HostServices& host, IncusRequester request
       incus_dir_(host.state_dir / "incus"),
       walker_(std::make_shared<common::DiskWalker>()) {
   place_guest_init(host);
+  std::weak_ptr<const sandbox_process::ActiveSessions<InstanceState>> active = active_;
+  kept_ = std::make_shared<KeptHousekeeping>(
+      KeptHousekeeping::Setup{.executor = executor_,
+                              .socket = settings_.socket,
+                              .project = settings_.project,
+                              .daemon_mark = daemon_mark_,
+                              .total = settings_.kept_total_bytes,
+                              .notices = notices_,
+                              .live = [active] {
+                                const auto held = active.lock();
+                                return held ? held->live_ids() : std::set<std::string>{};
+                              }});
 }
 
 IncusBackend::~IncusBackend() {
-  active_.abandon_all();
+  active_->abandon_all();
 }
 
 void IncusBackend::place_guest_init(const sdk::HostServices& host) {
@@ -170,11 +197,16 @@ sdk::EnforcementReport IncusBackend::probe(const sdk::SandboxPolicy& policy) noe
 
 void* IncusBackend::extension(std::string_view name) noexcept {
   if (auto* catalog = sdk::offer_extension<sdk::ImageKageCatalog>(this, name)) return catalog;
+  if (auto* kept = sdk::offer_extension<sdk::KeptSandboxes>(this, name)) return kept;
   return sdk::offer_extension<sdk::SessionNotices>(this, name);
 }
 
 void IncusBackend::send_notices_to(Sink sink) noexcept {
   notices_->set(std::move(sink));
+}
+
+boost::asio::awaitable<sdk::SweepReport> IncusBackend::keep_only(std::vector<std::string> keys) {
+  co_return co_await kept_->keep_only(std::move(keys));
 }
 
 std::optional<std::vector<std::string>> IncusBackend::image_kage_providers() const {
@@ -219,8 +251,9 @@ boost::asio::awaitable<sdk::Result<std::unique_ptr<sdk::SandboxProcess>>> IncusB
   // Everything of this session, the client's connections included, runs on its own strand.
   auto strand = asio::make_strand(executor_);
   auto client = std::make_shared<IncusClient>(strand, settings_.socket, settings_.project);
-  const std::string name = instance_name(spec.session_id);
-  auto start = [client, name, addressed, spec, settings = settings_, host = std::move(*host),
+  const std::string name = launch_instance_name(spec, settings_);
+  const bool kept = keeps_instance(spec, settings_);
+  auto start = [client, name, kept, addressed, spec, settings = settings_, host = std::move(*host),
                 picker = address_picker_, body = std::move(*body), exec = std::move(*exec),
                 preamble =
                     std::move(*preamble)]() mutable -> asio::awaitable<sdk::Result<Started>> {
@@ -228,6 +261,7 @@ boost::asio::awaitable<sdk::Result<std::unique_ptr<sdk::SandboxProcess>>> IncusB
     // the same bridge may pin the same one first, which incusd refuses at the start, so a
     // conflict is picked again.
     AddressPicker::Held held;
+    Placed placed;
     for (int attempt = 1;; ++attempt) {
       if (addressed) {
         auto picked = co_await picker->pick(*client, host.addressed);
@@ -240,11 +274,16 @@ boost::asio::awaitable<sdk::Result<std::unique_ptr<sdk::SandboxProcess>>> IncusB
         body = std::move(*addressed_body);
         exec = std::move(*addressed_exec);
       }
-      auto created = co_await client->request(http::verb::post, "/1.0/instances", body);
-      if (created) break;
-      co_await remove_instance(*client, name);
-      if (addressed && attempt < kAddressAttempts && is_address_conflict(created.error().message))
-        continue;
+      auto created =
+          co_await create_or_restart(*client, name, kept, spec.keep_key, host.daemon_mark, body);
+      if (created) {
+        placed = std::move(*created);
+        break;
+      }
+      const bool conflict = is_address_conflict(created.error().message);
+      // place_instance removes what it made itself, and never an instance it refused.
+      if (!kept) co_await remove_instance(*client, name);
+      if (addressed && attempt < kAddressAttempts && conflict) continue;
       co_return sdk::make_error(
           "incus could not start the session's instance " + name + ": " + created.error().message,
           created.error().kind);
@@ -268,7 +307,7 @@ boost::asio::awaitable<sdk::Result<std::unique_ptr<sdk::SandboxProcess>>> IncusB
     if (auto state = co_await client->request(http::verb::get, "/1.0/instances/" + name + "/state"))
       if (const auto* p = state->is_object() ? state->as_object().if_contains("pid") : nullptr)
         if (p->is_int64()) pid = static_cast<int>(p->as_int64());
-    co_return Started{std::move(*session), pid};
+    co_return Started{std::move(*session), pid, std::move(placed)};
   };
   auto session = co_await asio::co_spawn(strand, std::move(start), asio::use_awaitable);
   if (!session) co_return session.error();
@@ -276,7 +315,14 @@ boost::asio::awaitable<sdk::Result<std::unique_ptr<sdk::SandboxProcess>>> IncusB
   auto state =
       std::make_shared<InstanceState>(strand, client, log_, name, std::move(session->exec),
                                       session->pid, std::move(*disk), spec.policy.limits.grace);
-  auto process = active_.adopt(spec.session_id, state);
+  if (kept) state->keep_for_thread(kept_);
+  if (session->placed.how == Placement::remade)
+    notices_->send(spec.session_id,
+                   "this thread's stopped instance " + name + " was not started again (" +
+                       session->placed.why +
+                       "), so the session runs in a new one: /workspace and /state are as they "
+                       "were, anything installed elsewhere is gone.");
+  auto process = active_->adopt(spec.session_id, state);
   state->watch_root_disk({.session_id = spec.session_id,
                           .image_bytes = image_bytes,
                           .configured = common::config_size(settings_.root_size_bytes),
@@ -287,7 +333,7 @@ boost::asio::awaitable<sdk::Result<std::unique_ptr<sdk::SandboxProcess>>> IncusB
 
 sdk::SweepReport IncusBackend::sweep_orphans() noexcept {
   try {
-    return incus::sweep_orphans(requester_, daemon_mark_, active_.live_ids());
+    return incus::sweep_orphans(requester_, daemon_mark_, active_->live_ids());
   } catch (const std::exception& e) {
     sdk::SweepReport report;
     report.complete = false;

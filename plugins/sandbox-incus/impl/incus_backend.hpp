@@ -8,6 +8,7 @@
 #include <spdlog/logger.h>
 #include <errand/sdk/config_problems.hpp>
 #include <errand/sdk/extensions/image_kage_catalog.hpp>
+#include <errand/sdk/extensions/kept_sandboxes.hpp>
 #include <errand/sdk/extensions/session_notices.hpp>
 #include <errand/sdk/host_services.hpp>
 #include <errand/sdk/sandbox_backend.hpp>
@@ -24,6 +25,7 @@
 #include "plugins/sandbox-incus/impl/incus_requester.hpp"
 #include "plugins/sandbox-incus/impl/incus_settings.hpp"
 #include "plugins/sandbox-incus/impl/instance_state.hpp"
+#include "plugins/sandbox-incus/impl/kept_steps.hpp"
 #include "plugins/sandbox-incus/impl/probe_report.hpp"
 #include "plugins/sandbox-incus/impl/root_disk_watch.hpp"
 
@@ -34,7 +36,8 @@ inline constexpr const char* kGuestInitName = "errand-guest-init";
 
 class IncusBackend final : public sdk::SandboxBackend,
                            public sdk::ImageKageCatalog,
-                           public sdk::SessionNotices {
+                           public sdk::SessionNotices,
+                           public sdk::KeptSandboxes {
  public:
   static constexpr const char* config_schema = kConfigSchema;
 
@@ -52,10 +55,13 @@ class IncusBackend final : public sdk::SandboxBackend,
       sdk::LaunchSpec spec) override;
   sdk::SweepReport sweep_orphans() noexcept override;
   // ImageKageCatalog: the agent runs from the image, whose kage knows its own providers.
-  // SessionNotices: a session's root disk that fills up (root_disk_watch.hpp).
+  // SessionNotices: a session's root disk that fills up (root_disk_watch.hpp), a thread's kept
+  // instance deleted or replaced. KeptSandboxes: threads' instances kept between their sessions
+  // (kept_instances.hpp).
   void* extension(std::string_view name) noexcept override;
   std::optional<std::vector<std::string>> image_kage_providers() const override;
   void send_notices_to(Sink sink) noexcept override;
+  boost::asio::awaitable<sdk::SweepReport> keep_only(std::vector<std::string> keys) override;
 
  private:
   // Copies errand-guest-init from beside the plugin to where instances can mount it: the
@@ -74,9 +80,12 @@ class IncusBackend final : public sdk::SandboxBackend,
   mutable std::mutex mutex_;  // contract_ and launch_host_
   std::optional<common::ImageContract> contract_;
   std::optional<LaunchHost> launch_host_;
-  sandbox_process::ActiveSessions<InstanceState> active_;
+  // Shared with the kept instances' housekeeping, which may outlive the backend by a request.
+  std::shared_ptr<sandbox_process::ActiveSessions<InstanceState>> active_ =
+      std::make_shared<sandbox_process::ActiveSessions<InstanceState>>();
   std::shared_ptr<AddressPicker> address_picker_ = std::make_shared<AddressPicker>();
   std::shared_ptr<NoticeSink> notices_ = std::make_shared<NoticeSink>();
+  std::shared_ptr<KeptHousekeeping> kept_;
 };
 
 }  // namespace errand::incus

@@ -41,6 +41,13 @@ sdk::Result<IncusSettings> read_incus_settings(const boost::json::object& config
   if (!bytes) return make_error("sandbox.incus.rootSize: " + bytes.error().message);
   if (*bytes == 0) return make_error("sandbox.incus.rootSize must be more than 0 bytes");
   s.root_size_bytes = *bytes;
+  const auto* kept = sdk::find_setting(config, "sandbox.incus.keptTotal");
+  if (kept == nullptr)
+    return make_error(
+        "sandbox.incus.keptTotal is missing from the configuration the host gave the plugin");
+  auto kept_bytes = sdk::parse_size(*kept);
+  if (!kept_bytes) return make_error("sandbox.incus.keptTotal: " + kept_bytes.error().message);
+  s.kept_total_bytes = *kept_bytes;
   const auto* uid = sdk::find_setting(config, "sandbox.incus.guestUid");
   if (uid == nullptr || !uid->is_int64() || uid->as_int64() < 1 || uid->as_int64() > 65535)
     return make_error("sandbox.incus.guestUid must be a uid from 1 to 65535");

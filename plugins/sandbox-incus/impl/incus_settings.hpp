@@ -17,6 +17,9 @@ struct IncusSettings {
   std::string image;                  // an alias in the project
   std::optional<std::string> golden;  // an instance in the project
   std::uint64_t root_size_bytes = 0;
+  // sandbox.incus.keptTotal: what the stopped instances of idle threads may hold on disk
+  // together; 0 keeps none (kept_instances.hpp).
+  std::uint64_t kept_total_bytes = 0;
   std::uint32_t guest_uid = 0;
   std::filesystem::path socket;
 };

@@ -88,7 +88,25 @@ asio::awaitable<sdk::ExitInfo> InstanceState::await_exit() {
   co_return lost;
 }
 
+void InstanceState::keep_for_thread(std::shared_ptr<KeptHousekeeping> housekeeping) {
+  kept_ = std::move(housekeeping);
+}
+
+void InstanceState::describe_end(sdk::ExitInfo& exit) {
+  Lifecycle::describe_end(exit);
+  if (exit.exit_code == guest::kInitFailed) discard_ = true;
+}
+
 asio::awaitable<sdk::Result<void>> InstanceState::clean_up() {
+  if (kept_ && !discard_) {
+    auto stopped = co_await stop_kept(*client_, name_);
+    if (stopped) {
+      kept_->keep_total_soon();
+      co_return sdk::Result<void>{};
+    }
+    log()->warn("{}: the thread's instance could not be stopped to keep it ({}); deleting it",
+                who(), stopped.error().message);
+  }
   const auto removed = co_await remove_instance(*client_, name_);
   if (!removed.first) co_return sdk::make_error(removed.second);
   co_return sdk::Result<void>{};
@@ -150,9 +168,11 @@ asio::awaitable<std::optional<sdk::ExitInfo>> InstanceState::stop_steps(
 
 void InstanceState::abandon() noexcept {
   try {
+    // A thread's kept instance outlives the daemon stopped, for the thread's next session.
     asio::co_spawn(
         strand(),
-        [client = client_, name = name_]() -> asio::awaitable<void> {
+        [client = client_, name = name_, kept = kept_ && !discard_]() -> asio::awaitable<void> {
+          if (kept && co_await stop_kept(*client, name)) co_return;
           co_await remove_instance(*client, name, kDefaultDeadline);
         },
         asio::detached);

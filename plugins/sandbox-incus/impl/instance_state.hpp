@@ -5,7 +5,8 @@
 // runs in. Every end (the agent's own, a stop, the disk budget) waits for the exec's exit status
 // and then stops the instance, which deletes it (it is ephemeral), so the instance is gone before
 // anyone is told the session ended; only a stop whose every deadline passed without that status
-// returns without it, and says so.
+// returns without it, and says so. A thread's kept instance (kept_instances.hpp) is stopped
+// instead, and stays, unless its guest failed or the stop had to give up.
 
 #include <memory>
 #include <optional>
@@ -13,6 +14,7 @@
 
 #include "common/sandbox_process/lifecycle.hpp"
 #include "plugins/sandbox-incus/client/incus_client.hpp"
+#include "plugins/sandbox-incus/impl/kept_steps.hpp"
 #include "plugins/sandbox-incus/impl/root_disk_watch.hpp"
 
 namespace errand::incus {
@@ -38,6 +40,10 @@ class InstanceState final : public sandbox_process::Lifecycle {
                 std::unique_ptr<ExecSession> exec, int pid, std::optional<common::DiskWatch> disk,
                 std::chrono::milliseconds grace);
 
+  // The instance is the thread's kept one: its end stops it and has housekeeping keep the
+  // total. Call before start().
+  void keep_for_thread(std::shared_ptr<KeptHousekeeping> housekeeping);
+
   const std::string& name() const { return name_; }
   // Watches the root disk until the sandbox ends or is being stopped, telling watch.notices when
   // it fills up (root_disk_watch.hpp); call once, after start().
@@ -47,6 +53,8 @@ class InstanceState final : public sandbox_process::Lifecycle {
 
  private:
   asio::awaitable<sdk::ExitInfo> await_exit() override;
+  // A guest errand-guest-init could not set up is not kept for the next session.
+  void describe_end(sdk::ExitInfo& exit) override;
   asio::awaitable<sdk::Result<void>> clean_up() override;
   // SIGTERM, the grace, the control connection closed, a forced stop: each step under its
   // deadline (stop_deadlines.hpp), escalated and logged when it passes. The exit the stop
@@ -60,6 +68,8 @@ class InstanceState final : public sandbox_process::Lifecycle {
   std::shared_ptr<IncusClient> client_;
   std::string name_;
   std::unique_ptr<ExecSession> exec_;
+  std::shared_ptr<KeptHousekeeping> kept_;  // set for a thread's kept instance
+  bool discard_ = false;                    // kept, but its guest failed
 };
 
 }  // namespace errand::incus

@@ -2,11 +2,13 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 
 #include "common/session_environment.hpp"
 #include "plugins/sandbox-incus/impl/guest_syscall_policy.hpp"
+#include "plugins/sandbox-incus/impl/kept_instances.hpp"
 
 namespace errand::incus {
 
@@ -47,6 +49,15 @@ bool keeps_profile_nic(const sdk::SandboxPolicy& policy) {
          (policy.network == sdk::NetworkMode::restricted && policy.egress == sdk::EgressMode::open);
 }
 
+bool keeps_instance(const sdk::LaunchSpec& spec, const IncusSettings& settings) {
+  return !spec.keep_key.empty() && settings.kept_total_bytes > 0;
+}
+
+std::string launch_instance_name(const sdk::LaunchSpec& spec, const IncusSettings& settings) {
+  return keeps_instance(spec, settings) ? kept_instance_name(spec.keep_key)
+                                        : instance_name(spec.session_id);
+}
+
 std::string instance_name(const std::string& session_id) {
   std::string id;
   for (const char c : session_id)
@@ -62,9 +73,12 @@ sdk::Result<json::object> instance_request(const sdk::LaunchSpec& spec, const In
                                            const std::vector<NicAddress>& addresses) {
   const auto& policy = spec.policy;
   const auto& limits = policy.limits;
-  const auto name = instance_name(spec.session_id);
-  if (name.back() == '-')
-    return make_error("the session id \"" + spec.session_id +
+  const bool kept = keeps_instance(spec, s);
+  const auto name = launch_instance_name(spec, s);
+  const std::string& named_after = kept ? spec.keep_key : spec.session_id;
+  if (std::none_of(named_after.begin(), named_after.end(),
+                   [](unsigned char c) { return std::isalnum(c) != 0; }))
+    return make_error(std::string(kept ? "the thread \"" : "the session id \"") + named_after +
                       "\" has no letter or digit to name an instance with");
   if (policy.uses_broker()) {
     if (!spec.broker_socket)
@@ -102,6 +116,8 @@ sdk::Result<json::object> instance_request(const sdk::LaunchSpec& spec, const In
       {"security.idmap.isolated", "true"},
       {"security.idmap.size", std::to_string(kGuestIds)},
   };
+  if (kept) config[kKeepKey] = spec.keep_key;
+  if (!host.source.empty()) config[kSourceKey] = host.source;
   if (limits.memory_bytes > 0) config["limits.memory"] = std::to_string(limits.memory_bytes);
   if (limits.cpus > 0) {
     // The allowance is the quota (fractional CPUs, like podman's --cpus); limits.cpu gives the
@@ -146,7 +162,7 @@ sdk::Result<json::object> instance_request(const sdk::LaunchSpec& spec, const In
   return json::object{{"name", name},
                       {"type", "container"},
                       {"profiles", json::array{"default"}},
-                      {"ephemeral", true},
+                      {"ephemeral", !kept},
                       {"start", true},
                       {"source", std::move(source)},
                       {"config", std::move(config)},

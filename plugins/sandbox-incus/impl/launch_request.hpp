@@ -33,6 +33,13 @@ inline constexpr const char* kDaemonKey = "user.errand.daemon";
 // the session's random token is. user.errand.session keeps the id as it is.
 std::string instance_name(const std::string& session_id);
 
+// Whether the session's instance is kept for its thread when the session ends
+// (kept_instances.hpp): it names a thread and sandbox.incus.keptTotal is more than 0.
+bool keeps_instance(const sdk::LaunchSpec& spec, const IncusSettings& settings);
+
+// The instance a launch runs in: the thread's kept one when keeps_instance, else the session's.
+std::string launch_instance_name(const sdk::LaunchSpec& spec, const IncusSettings& settings);
+
 // Whether the session keeps the profile's nics (egress open, or no network restriction at all);
 // every other session has each replaced by a none device.
 bool keeps_profile_nic(const sdk::SandboxPolicy& policy);

@@ -1,6 +1,7 @@
 #include "plugins/sandbox-incus/impl/orphan_sweep.hpp"
 
 #include "plugins/sandbox-incus/impl/host_documents.hpp"
+#include "plugins/sandbox-incus/impl/kept_instances.hpp"
 #include "plugins/sandbox-incus/impl/launch_request.hpp"
 
 namespace errand::incus {
@@ -14,6 +15,7 @@ std::vector<Orphan> select_orphans(const json::value& instances, const std::stri
   for (const auto& instance : instances.as_array()) {
     if (!config_value(instance, kSystemKey)) continue;
     if (config_value(instance, kDaemonKey) != daemon_mark) continue;
+    if (config_value(instance, kKeepKey)) continue;
     auto session = config_value(instance, kSessionKey).value_or("");
     if (live.count(session) != 0) continue;
     out.push_back(
@@ -53,6 +55,19 @@ sdk::SweepReport sweep_orphans(const IncusRequester& request, const std::string&
     ++report.removed;
     report.details.push_back("removed the instance " + orphan.name + " (session " + orphan.session +
                              "), which no session owns");
+  }
+  for (const auto& kept : select_kept(*listed, daemon_mark)) {
+    if (!kept.running || live.count(kept.session) != 0) continue;
+    const std::string path = "/1.0/instances/" + kept.name + "/state";
+    if (auto stopped = request("PUT", path, json::object{{"action", "stop"}, {"force", true}});
+        !stopped && stopped.error().kind != sdk::Error::Kind::not_found) {
+      report.complete = false;
+      report.details.push_back("could not stop the kept instance " + kept.name + ": " +
+                               stopped.error().message);
+      continue;
+    }
+    report.details.push_back("stopped the kept instance " + kept.name + " of thread " + kept.key +
+                             ", which no session runs; it stays for the thread's next session");
   }
   return report;
 }

@@ -3,6 +3,8 @@
 // After a restart: the instances this daemon made (user.errand.system and its own
 // user.errand.daemon mark) that no live session owns, force-stopped and deleted. Another
 // daemon's sessions and instances errand did not make (a golden among them) are never touched.
+// A thread's kept instance (kept_instances.hpp) is only stopped when a crash left it running:
+// whether its thread still wants it is the core's to say, through keep_only.
 
 #include <boost/json/value.hpp>
 #include <errand/sdk/sandbox_backend.hpp>
@@ -21,7 +23,7 @@ struct Orphan {
 };
 
 // `instances` is GET /1.0/instances?recursion=1's metadata; `live` holds the session ids of the
-// sessions this daemon runs now.
+// sessions this daemon runs now. Kept instances are not orphans.
 std::vector<Orphan> select_orphans(const boost::json::value& instances,
                                    const std::string& daemon_mark,
                                    const std::set<std::string>& live);

@@ -17,6 +17,19 @@ std::optional<std::uint64_t> image_bytes(const HostDocuments& d) {
   return static_cast<std::uint64_t>(size->as_int64());
 }
 
+std::string launch_source(const HostDocuments& d, const IncusSettings& s) {
+  if (s.golden) {
+    if (!d.golden || !d.golden->has_value()) return {};
+    const auto uuid = config_value(**d.golden, "volatile.uuid").value_or("");
+    if (uuid.empty()) return {};
+    // Started (to change it) since: last_used_at moves.
+    return "golden " + *s.golden + " " + uuid + " " + text_at(**d.golden, "last_used_at");
+  }
+  if (!d.alias || !d.alias->has_value()) return {};
+  const auto fingerprint = text_at(**d.alias, "target");
+  return fingerprint.empty() ? std::string() : "image " + fingerprint;
+}
+
 namespace {
 
 constexpr const char* kEvery = "every incus guarantee";
@@ -296,6 +309,7 @@ ProbeOutcome build_probe_report(const HostDocuments& d, const IncusSettings& s,
     for (auto& nic : nic_devices(member(**d.golden, "expanded_devices")))
       if (std::find(host.nics.begin(), host.nics.end(), nic) == host.nics.end())
         host.nics.push_back(std::move(nic));
+  host.source = launch_source(d, s);
   if (launchable) out.host = std::move(host);
   return out;
 }

@@ -35,7 +35,14 @@ struct LaunchHost {
   // The image's size as imported (0: not known): a session's root shares its extents, and the
   // root disk's quota counts them (root_disk_watch.hpp).
   std::uint64_t image_bytes = 0;
+  // What sessions start from, as each instance records it (user.errand.source): the golden by
+  // name, incarnation and last use, or the image by fingerprint. A thread's kept instance made
+  // from another is not started again (kept_instances.hpp).
+  std::string source;
 };
+
+// LaunchHost::source from the documents; empty when they do not say.
+std::string launch_source(const HostDocuments& d, const IncusSettings& s);
 
 struct ProbeOutcome {
   sdk::EnforcementReport report;

@@ -100,10 +100,20 @@ sdk::Result<std::unique_ptr<IncusBench>> IncusBench::prepare(asio::io_context& i
   if (!golden) return golden.error();
   bench->golden_source_ = std::move(*golden);
   if (auto made = bench->make_stopped(); !made) return made.error();
+  // The thread's first session makes its kept instance; every round's is a restart of it.
+  if (!time_session(io, *bench->golden_source_.backend, bench->kept_spec(0), "incus kept thread")
+           .ok)
+    return sdk::make_error("the bench thread's first session did not run");
   return bench;
 }
 
 IncusBench::~IncusBench() {
+  // The bench thread is over: its kept instance goes.
+  if (golden_source_.backend) {
+    const auto removed = run_on(io_, golden_source_.backend->keep_only({}));
+    for (const auto& detail : removed.details)
+      if (!removed.complete) std::fprintf(stderr, "bench_launch: %s\n", detail.c_str());
+  }
   image_source_.backend.reset();
   golden_source_.backend.reset();
   for (const auto& name : {stopped_, golden_}) {
@@ -145,11 +155,8 @@ sdk::Result<void> IncusBench::make_golden() {
 }
 
 sdk::Result<IncusBench::Source> IncusBench::make_source(const fs::path& plugin, bool golden) {
-  json::object incus_keys{{"project", project_},
-                          {"image", image_},
-                          {"socket", socket_},
-                          {"guestUid", 1000},
-                          {"rootSize", "20g"}};
+  json::object incus_keys{{"project", project_}, {"image", image_},   {"socket", socket_},
+                          {"guestUid", 1000},    {"rootSize", "20g"}, {"keptTotal", "40g"}};
   if (golden) incus_keys.emplace("golden", golden_);
   const json::object config{{"projectRoot", (root_ / "projects").string()},
                             {"stateDir", (root_ / "state").string()},
@@ -189,6 +196,12 @@ sdk::LaunchSpec IncusBench::spec(const std::string& what, int round) {
   s.broker_socket = root_ / "state" / "brokers" / "bench.sock";
   s.argv = kOneByteAgent;
   s.policy = policy_;
+  return s;
+}
+
+sdk::LaunchSpec IncusBench::kept_spec(int round) {
+  auto s = spec("kept", round);
+  s.keep_key = "bench" + pid_text();
   return s;
 }
 
@@ -379,6 +392,12 @@ int IncusBench::round(int i, IncusFigures& figures) {
   };
   through(image_source_, "image", "incus from the image", figures.from_image);
   through(golden_source_, "golden", "incus from the golden", figures.from_golden);
+  const auto kept =
+      time_session(io_, *golden_source_.backend, kept_spec(i + 1), "incus kept thread");
+  if (kept.ok)
+    figures.kept.push_back(kept);
+  else
+    ++failures;
   if (!stepped(spec("image-steps", i), image_source_, figures.image_steps)) ++failures;
   if (!stepped(spec("golden-steps", i), golden_source_, figures.golden_steps)) ++failures;
   if (!start_stopped(figures.stopped)) ++failures;

@@ -3,7 +3,8 @@
 // The incus part of bench_launch, against the real incusd: sessions through
 // IncusBackend::launch() from the image and from a golden copy, the same two with the
 // backend's requests sent one at a time (create, start, exec, first byte, stop and delete), and
-// the start of a stopped instance to its exec's first byte; beside them, the incus command line
+// the start of a stopped instance to its exec's first byte, and a thread's kept instance started
+// again through launch(); beside them, the incus command line
 // copying the same golden and starting the same stopped instance. prepare() makes the golden (a
 // stopped instance of the test image, with the image's contract in its config and without
 // user.errand.system, as the probe requires) and the stopped instance; the destructor deletes
@@ -32,7 +33,10 @@ struct IncusSteps {
 
 struct IncusFigures {
   std::vector<SessionTimes> from_image, from_golden;  // through launch()
-  IncusSteps image_steps, golden_steps;               // the same requests one at a time
+  // Through launch() too: a thread's next session, starting the thread's kept instance again
+  // (LaunchSpec::keep_key), as every session after a thread's first does.
+  std::vector<SessionTimes> kept;
+  IncusSteps image_steps, golden_steps;  // the same requests one at a time
   IncusSteps stopped;  // start, exec, first byte of the stopped instance; remove is its stop
   // The peer: the incus command line doing the same with the same golden and stopped instance.
   // create is `incus copy`, start `incus start`, exec `incus exec -- true` to its end, remove
@@ -75,6 +79,8 @@ class IncusBench {
   sdk::Result<Source> make_source(const std::filesystem::path& plugin, bool golden);
   sdk::Result<void> make_stopped();
   sdk::LaunchSpec spec(const std::string& what, int round);
+  // A session of the bench's thread, whose kept instance prepare() made.
+  sdk::LaunchSpec kept_spec(int round);
   bool stepped(const sdk::LaunchSpec& spec, const Source& source, IncusSteps& steps);
   boost::asio::awaitable<bool> exec_to_first_byte(const std::string& instance,
                                                   const ReadyExec& ready, IncusSteps& steps);

@@ -55,6 +55,7 @@ void print_first_byte_rounds(int rounds, int failures, const std::vector<Session
   if (incus == nullptr) return;
   print_session("incus from the image", incus->from_image.size(), medians(incus->from_image), b, p);
   print_session("incus golden copy", incus->from_golden.size(), medians(incus->from_golden), b, p);
+  print_session("incus kept, started", incus->kept.size(), medians(incus->kept), b, p);
   const double stopped = median(incus->stopped.to_first_byte);
   std::printf("  %-22s %2zu  %8.2f ms  (PUT state start -> exec's first byte) x%.2f x%.2f\n",
               "incus stopped start", incus->stopped.to_first_byte.size(), stopped,
@@ -78,9 +79,10 @@ void print_first_byte_rounds(int rounds, int failures, const std::vector<Session
               median(restart.remove), median(restart.to_first_byte));
   std::printf(
       "errand to the agent's first byte / incus to exec's end: golden copy x%.2f, "
-      "stopped start x%.2f\n",
+      "stopped start x%.2f, kept thread's session x%.2f\n",
       ratio(medians(incus->from_golden).first_byte, median(copy.to_first_byte)),
-      ratio(stopped, median(restart.to_first_byte)));
+      ratio(stopped, median(restart.to_first_byte)),
+      ratio(medians(incus->kept).first_byte, median(restart.to_first_byte)));
 }
 
 }  // namespace errand::bench

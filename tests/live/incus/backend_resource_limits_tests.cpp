@@ -210,15 +210,7 @@ TEST_CASE(
   auto spec = daemon.spec({"/bin/sh", "-c", "python3 -c \"$FILLER\"; echo after=$(echo alive)"});
   spec.env.emplace_back("FILLER", filler);
   spec.policy.limits.disk_check_max = std::chrono::milliseconds(500);
-  // Where the core would post the backend's notices: here, collected.
-  std::mutex told_mutex;
-  std::vector<std::pair<std::string, std::string>> told;
-  auto* notices = errand::sdk::find_extension<errand::sdk::SessionNotices>(*daemon.backend);
-  REQUIRE(notices != nullptr);
-  notices->send_notices_to([&](const std::string& id, const std::string& text) {
-    std::lock_guard lock(told_mutex);
-    told.emplace_back(id, text);
-  });
+  const ToldNotices notices(*daemon.backend);
   const auto session_id = spec.session_id;
   const auto report = daemon.probe(spec.policy);
   for (const auto& gap : report.gaps) CHECK_THAT(gap.guarantee, !ContainsSubstring("root disk"));
@@ -238,7 +230,7 @@ TEST_CASE(
   CHECK(value_of(ended.out, "after") == "alive");
   CHECK(ended.exit.exit_code == 0);
   // Told once, for this session, in words that name the key; the session was not stopped.
-  std::lock_guard lock(told_mutex);
+  const auto told = notices.all();
   REQUIRE(told.size() == 1);
   CHECK(told[0].first == session_id);
   CHECK_THAT(told[0].second, ContainsSubstring("root disk is full"));

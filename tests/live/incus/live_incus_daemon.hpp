@@ -20,6 +20,8 @@
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
+#include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -83,6 +85,7 @@ struct Daemon {
     incus.emplace("socket", settings.socket);
     incus.emplace("guestUid", 1000);
     incus.emplace("rootSize", "20g");
+    incus.emplace("keptTotal", "40g");
     config = boost::json::object{{"sandbox", boost::json::object{{"incus", incus}}}};
     fs::create_directories(dir.path() / "state");
     backend = another_backend();
@@ -137,17 +140,43 @@ struct Daemon {
     return std::move(*launched);
   }
 
-  bool instance_exists(const std::string& session_id) {
+  // incusd's document of the instance with this name, or nothing when there is none.
+  std::optional<boost::json::value> instance_named(const std::string& name) {
     const auto settings = live_incus();
     asio::io_context own;
     IncusClient client(own.get_executor(), settings.socket, settings.project);
-    auto got = client.request_blocking(boost::beast::http::verb::get,
-                                       "/1.0/instances/" + instance_name(session_id));
-    if (!got && got.error().kind == sdk::Error::Kind::not_found) return false;
+    auto got = client.request_blocking(boost::beast::http::verb::get, "/1.0/instances/" + name);
+    if (!got && got.error().kind == sdk::Error::Kind::not_found) return std::nullopt;
     INFO((got ? std::string() : got.error().message));
     REQUIRE(got.has_value());
-    return true;
+    return std::move(*got);
   }
+
+  bool instance_exists(const std::string& session_id) {
+    return instance_named(instance_name(session_id)).has_value();
+  }
+};
+
+// Where the core would post the backend's notices (sdk::SessionNotices): here, collected.
+class ToldNotices {
+ public:
+  explicit ToldNotices(IncusBackend& backend) {
+    auto* notices = errand::sdk::find_extension<errand::sdk::SessionNotices>(backend);
+    REQUIRE(notices != nullptr);
+    notices->send_notices_to([this](const std::string& id, const std::string& text) {
+      std::lock_guard lock(mutex_);
+      told_.emplace_back(id, text);
+    });
+  }
+  // Each (session id, sentence) so far, in order.
+  std::vector<std::pair<std::string, std::string>> all() const {
+    std::lock_guard lock(mutex_);
+    return told_;
+  }
+
+ private:
+  mutable std::mutex mutex_;
+  std::vector<std::pair<std::string, std::string>> told_;
 };
 
 using errand::test::read_all;

@@ -109,13 +109,15 @@ TEST_CASE("what incus reads from the keys it declares is what it reads from the 
   CHECK(s->image == "errand-agent-2");
   CHECK(s->golden == "golden-1");
   CHECK(s->root_size_bytes == (20ull << 30));
+  CHECK(s->kept_total_bytes == (40ull << 30));
   CHECK(s->guest_uid == 1500);
   CHECK(s->socket == "/run/incus/unix.socket");
 }
 
 TEST_CASE("sandbox.incus values Incus or errand cannot take are refused at load",
           "[key:sandbox.incus.project][key:sandbox.incus.image][key:sandbox.incus.golden]"
-          "[key:sandbox.incus.rootSize][key:sandbox.incus.guestUid][key:sandbox.incus.socket]") {
+          "[key:sandbox.incus.rootSize][key:sandbox.incus.guestUid][key:sandbox.incus.socket]"
+          "[key:sandbox.incus.keptTotal]") {
   const struct {
     const char* block;
     const char* path;
@@ -126,6 +128,8 @@ TEST_CASE("sandbox.incus values Incus or errand cannot take are refused at load"
       {R"({"golden": "golden-"})", "sandbox.incus.golden"},
       {R"({"rootSize": "lots"})", "sandbox.incus.rootSize"},
       {R"({"rootSize": 0})", "sandbox.incus.rootSize"},
+      {R"({"keptTotal": "plenty"})", "sandbox.incus.keptTotal"},
+      {R"({"keptTotal": -1})", "sandbox.incus.keptTotal"},
       {R"({"guestUid": 0})", "sandbox.incus.guestUid"},
       {R"({"guestUid": 70000})", "sandbox.incus.guestUid"},
       {R"({"socket": "unix.socket"})", "sandbox.incus.socket"},

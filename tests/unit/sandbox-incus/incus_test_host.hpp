@@ -31,7 +31,8 @@ inline IncusSettings seed_settings() {
   s.image = "errand-agent";
   s.guest_uid = 1000;
   s.socket = "/var/lib/incus/unix.socket";
-  s.root_size_bytes = 20ull << 30;  // the schema's default
+  s.root_size_bytes = 20ull << 30;   // the schema's default
+  s.kept_total_bytes = 40ull << 30;  // the schema's default
   return s;
 }
 

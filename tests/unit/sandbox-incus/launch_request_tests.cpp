@@ -71,6 +71,32 @@ TEST_CASE("an instance name is errand-<session>, held to what Incus takes") {
   CHECK(name.starts_with("errand-p"));
 }
 
+TEST_CASE(
+    "a thread's session runs in the thread's kept instance, not ephemeral, marked with the "
+    "thread",
+    "[key:sandbox.incus.keptTotal]") {
+  auto spec = proxy_spec();
+  spec.keep_key = "1187263512345678901";
+  const auto body = request_for(spec);
+  CHECK(body.at("name") == "errand-kept-1187263512345678901");
+  CHECK(launch_instance_name(spec, seed_settings()) == "errand-kept-1187263512345678901");
+  CHECK(body.at("ephemeral") == false);
+  CHECK(config_at(body, "user.errand.keep") == "1187263512345678901");
+  CHECK(config_at(body, "user.errand.session") == "web-k3j9x0a1b2c3");
+  // With keptTotal 0 nothing is kept: the session's own ephemeral instance, as without a thread.
+  auto none = seed_settings();
+  none.kept_total_bytes = 0;
+  const auto own = request_for(spec, none);
+  CHECK(own.at("name") == "errand-web-k3j9x0a1b2c3");
+  CHECK(own.at("ephemeral") == true);
+  CHECK_FALSE(own.at("config").as_object().contains("user.errand.keep"));
+  spec.keep_key = "--";
+  const auto unnamed = instance_request(spec, seed_settings(), seed_launch_host());
+  REQUIRE_FALSE(unnamed.has_value());
+  CHECK_THAT(unnamed.error().message,
+             ContainsSubstring("the thread \"--\" has no letter or digit"));
+}
+
 TEST_CASE("a session starts ephemeral from the image alias, marked as errand's",
           "[key:sandbox.incus.image]") {
   const auto body = request_for(proxy_spec());

@@ -80,6 +80,39 @@ TEST_CASE("the sweep force-stops a running orphan, deletes each, and names them"
              ContainsSubstring("removed the instance errand-gone-1 (session gone-1)"));
 }
 
+TEST_CASE(
+    "a thread's kept instance is no orphan: the sweep stops one left running and deletes "
+    "none",
+    "[key:sandbox.incus.keptTotal]") {
+  auto running = session_instance("errand-kept-111", "lost-1", kMark);
+  running["config"].as_object()["user.errand.keep"] = "111";
+  auto stopped = session_instance("errand-kept-222", "ended-2", kMark, "Stopped");
+  stopped["config"].as_object()["user.errand.keep"] = "222";
+  const json::array kept_listing{running, stopped};
+  CHECK(select_orphans(kept_listing, kMark, {}).empty());
+  std::vector<Call> calls;
+  const IncusRequester request = [&](std::string_view verb, std::string_view path,
+                                     std::optional<json::value> body) -> sdk::Result<json::value> {
+    calls.push_back({std::string(verb), std::string(path), body ? json::serialize(*body) : ""});
+    if (verb == "GET") return json::value(kept_listing);
+    return json::value(json::object{});
+  };
+  const auto report = sweep_orphans(request, kMark, {});
+  CHECK(report.complete);
+  CHECK(report.removed == 0);
+  REQUIRE(calls.size() == 2);
+  CHECK(calls[1].verb == "PUT");
+  CHECK(calls[1].path == "/1.0/instances/errand-kept-111/state");
+  CHECK(calls[1].body == R"({"action":"stop","force":true})");
+  REQUIRE(report.details.size() == 1);
+  CHECK_THAT(report.details[0], ContainsSubstring("stopped the kept instance errand-kept-111 of "
+                                                  "thread 111"));
+  // A live session's kept instance is left running.
+  calls.clear();
+  CHECK(sweep_orphans(request, kMark, {"lost-1"}).details.empty());
+  CHECK(calls.size() == 1);
+}
+
 TEST_CASE("an orphan incusd will not remove leaves the sweep incomplete, saying why") {
   const IncusRequester request = [&](std::string_view verb, std::string_view path,
                                      std::optional<json::value>) -> sdk::Result<json::value> {

@@ -316,3 +316,23 @@ TEST_CASE("keys that do nothing under incus are reported as such") {
   CHECK_THAT(notes, ContainsSubstring("sandbox.listenPorts does nothing under incus"));
   CHECK_THAT(all_of(judged(seed_host()).notes), !ContainsSubstring("does nothing"));
 }
+
+TEST_CASE("what sessions start from is the image's fingerprint, or the golden's incarnation") {
+  auto d = seed_host();
+  auto s = seed_settings();
+  CHECK(launch_source(d, s) ==
+        "image a0749805a86a9025cf295536fdf8bbb12d62ca9faed37f28421b73dde6f5ece6");
+  const auto outcome = build_probe_report(d, s, seed_policy());
+  REQUIRE(outcome.host.has_value());
+  CHECK(outcome.host->source == launch_source(d, s));
+  s.golden = "golden";
+  d.golden = answer(recorded::kStoppedGolden);
+  (**d.golden).as_object()["last_used_at"] = "2026-12-07T12:09:08Z";
+  CHECK(launch_source(d, s) ==
+        "golden golden 436736e4-53a7-44fd-b5bd-d56e99ea851a 2026-12-07T12:09:08Z");
+  // Started since, to change it: another source.
+  (**d.golden).as_object()["last_used_at"] = "2026-12-08T09:00:00Z";
+  CHECK(launch_source(d, s).ends_with("2026-12-08T09:00:00Z"));
+  d.golden.reset();
+  CHECK(launch_source(d, s).empty());
+}

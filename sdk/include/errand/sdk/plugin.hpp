@@ -22,6 +22,7 @@
 #include <errand/sdk/egress_broker.hpp>
 #include <errand/sdk/extensions/delegate_calls.hpp>
 #include <errand/sdk/extensions/image_kage_catalog.hpp>
+#include <errand/sdk/extensions/kept_sandboxes.hpp>
 #include <errand/sdk/extensions/session_notices.hpp>
 #include <errand/sdk/extensions/usage_refresh.hpp>
 #include <errand/sdk/host_services.hpp>

@@ -29,7 +29,9 @@
  *        on_delegate_finished with DelegateReport to DelegateCalls); the descriptor's
  *        config_reads, and each plugin is handed only its own keys and those it reads
  *   6.1  the SessionNotices extension (a sandbox backend's sentences for a running session's
- *        thread) */
+ *        thread)
+ *   6.2  LaunchSpec::keep_key and the KeptSandboxes extension (a session's sandbox kept,
+ *        stopped, for its thread's next session) */
 #ifndef ERRAND_SDK_PLUGIN_ABI_H
 #define ERRAND_SDK_PLUGIN_ABI_H
 
@@ -37,7 +39,7 @@
 #include <stdint.h>
 
 #define ERRAND_ABI_MAJOR 6
-#define ERRAND_ABI_MINOR 1
+#define ERRAND_ABI_MINOR 2
 #define ERRAND_PLUGIN_ENTRY_SYMBOL "errand_plugin_entry_v1"
 
 #ifdef __cplusplus

@@ -73,6 +73,11 @@ struct LaunchSpec {
   // its host path where the sandbox sees the host's file system, else at kToolsMountPoint, or
   // at a path of its own where that one cannot hold (docs/sandbox-<backend>.md says which).
   std::optional<std::filesystem::path> tools_dir;
+  // ABI 6.2: the thread this session serves, the same for each of its sessions. A backend
+  // offering KeptSandboxes (extensions/kept_sandboxes.hpp) may keep the sandbox, stopped, under
+  // this key when the session ends, and start it again for the next launch with the same key;
+  // any other backend ignores it. Empty when the session serves no thread.
+  std::string keep_key;
 };
 
 // Where a backend that cannot show the host's path mounts LaunchSpec::tools_dir.
