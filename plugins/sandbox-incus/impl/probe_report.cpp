@@ -1,6 +1,7 @@
 #include "plugins/sandbox-incus/impl/probe_report.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <cstring>
 
 #include "common/human_size.hpp"
@@ -15,6 +16,27 @@ std::optional<std::uint64_t> image_bytes(const HostDocuments& d) {
   const auto* size = (**d.image).as_object().if_contains("size");
   if (size == nullptr || !size->is_int64() || size->as_int64() <= 0) return std::nullopt;
   return static_cast<std::uint64_t>(size->as_int64());
+}
+
+std::optional<std::uint64_t> incus_size_bytes(std::string_view text) {
+  std::uint64_t number = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), number);
+  if (ec != std::errc() || end == text.data()) return std::nullopt;
+  const std::string_view unit(end, text.data() + text.size() - end);
+  constexpr std::pair<std::string_view, std::uint64_t> units[] = {
+      {"", 1},
+      {"B", 1},
+      {"kB", 1000},
+      {"MB", 1000ull * 1000},
+      {"GB", 1000ull * 1000 * 1000},
+      {"TB", 1000ull * 1000 * 1000 * 1000},
+      {"KiB", 1ull << 10},
+      {"MiB", 1ull << 20},
+      {"GiB", 1ull << 30},
+      {"TiB", 1ull << 40}};
+  for (const auto& [name, scale] : units)
+    if (unit == name) return number * scale;
+  return std::nullopt;
 }
 
 std::string launch_source(const HostDocuments& d, const IncusSettings& s) {
@@ -163,6 +185,32 @@ void judge_root_disk(const HostDocuments& d, const IncusSettings& s, const std::
                          pool);
 }
 
+// What a thread's kept instances may hold (kept_instances.hpp), against the pool they share with
+// the running sessions: a total the pool cannot hold would fill it before any is deleted.
+void judge_kept_total(const HostDocuments& d, const IncusSettings& s, const std::string& pool,
+                      sdk::EnforcementReport& r) {
+  if (s.kept_total_bytes == 0) {
+    r.notes.push_back(
+        "sandbox.incus.keptTotal is 0: every session's instance is deleted when the session ends, "
+        "and a thread's next session starts in a new one");
+    return;
+  }
+  const auto total = common::config_size(s.kept_total_bytes);
+  r.notes.push_back(
+      "a thread's instance is kept, stopped, between its sessions; together they "
+      "may hold " +
+      total + " (sandbox.incus.keptTotal), those stopped longest ago deleted first");
+  const auto pool_size = d.pool && d.pool->has_value()
+                             ? incus_size_bytes(config_value(**d.pool, "size").value_or(""))
+                             : std::nullopt;
+  if (pool_size && s.kept_total_bytes >= *pool_size)
+    r.notes.push_back("sandbox.incus.keptTotal (" + total + ") is not less than the pool " + pool +
+                      " (" + common::human_size(*pool_size) +
+                      "), so stopped instances could fill it before any is deleted and new "
+                      "sessions could not be made; set it below the pool's size (half leaves "
+                      "room for the running sessions)");
+}
+
 // The profile's nics errand addresses (nic_addressing.hpp), with a note for each it leaves to
 // the guest.
 std::vector<AddressedNic> addressed_nics(const HostDocuments& d, const json::value& devices,
@@ -296,6 +344,7 @@ ProbeOutcome build_probe_report(const HostDocuments& d, const IncusSettings& s,
                             s.project});
     } else {
       judge_root_disk(d, s, host.pool, r);
+      judge_kept_total(d, s, host.pool, r);
     }
     judge_network(s, d, member(**d.profile, "devices"), policy, host, r);
     if (passes_kvm(member(**d.profile, "devices")))

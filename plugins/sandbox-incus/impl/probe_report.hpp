@@ -41,6 +41,10 @@ struct LaunchHost {
   std::string source;
 };
 
+// A size as Incus writes one in a pool's config ("20GiB", "500MB", "1073741824"); nothing when it
+// is not one.
+std::optional<std::uint64_t> incus_size_bytes(std::string_view text);
+
 // LaunchHost::source from the documents; empty when they do not say.
 std::string launch_source(const HostDocuments& d, const IncusSettings& s);
 

@@ -336,3 +336,25 @@ TEST_CASE("what sessions start from is the image's fingerprint, or the golden's 
   d.golden.reset();
   CHECK(launch_source(d, s).empty());
 }
+
+TEST_CASE("the report says how much kept instances may hold, and when the pool cannot hold it",
+          "[key:sandbox.incus.keptTotal]") {
+  CHECK(incus_size_bytes("20GiB") == (20ull << 30));
+  CHECK(incus_size_bytes("500MB") == 500000000ull);
+  CHECK(incus_size_bytes("1073741824") == (1ull << 30));
+  CHECK_FALSE(incus_size_bytes("lots").has_value());
+  CHECK_FALSE(incus_size_bytes("20 parsecs").has_value());
+  auto s = seed_settings();  // keptTotal 40g, on the recorded 20 GiB loop pool
+  auto notes = all_of(build_probe_report(seed_host(), s, seed_policy()).report.notes);
+  CHECK_THAT(notes, ContainsSubstring("may hold 40g (sandbox.incus.keptTotal), those stopped "
+                                      "longest ago deleted first"));
+  CHECK_THAT(notes, ContainsSubstring("sandbox.incus.keptTotal (40g) is not less than the pool "
+                                      "default (20.0 GiB)"));
+  s.kept_total_bytes = 8ull << 30;
+  notes = all_of(build_probe_report(seed_host(), s, seed_policy()).report.notes);
+  CHECK_THAT(notes, ContainsSubstring("may hold 8g"));
+  CHECK_THAT(notes, !ContainsSubstring("is not less than the pool"));
+  s.kept_total_bytes = 0;
+  notes = all_of(build_probe_report(seed_host(), s, seed_policy()).report.notes);
+  CHECK_THAT(notes, ContainsSubstring("keptTotal is 0: every session's instance is deleted"));
+}
