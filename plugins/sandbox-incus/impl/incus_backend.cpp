@@ -197,7 +197,9 @@ sdk::EnforcementReport IncusBackend::probe(const sdk::SandboxPolicy& policy) noe
 
 void* IncusBackend::extension(std::string_view name) noexcept {
   if (auto* catalog = sdk::offer_extension<sdk::ImageKageCatalog>(this, name)) return catalog;
-  if (auto* kept = sdk::offer_extension<sdk::KeptSandboxes>(this, name)) return kept;
+  // With keptTotal 0 nothing is kept, and the core is told so by the extension's absence.
+  if (settings_.kept_total_bytes > 0)
+    if (auto* kept = sdk::offer_extension<sdk::KeptSandboxes>(this, name)) return kept;
   return sdk::offer_extension<sdk::SessionNotices>(this, name);
 }
 
@@ -333,7 +335,8 @@ boost::asio::awaitable<sdk::Result<std::unique_ptr<sdk::SandboxProcess>>> IncusB
 
 sdk::SweepReport IncusBackend::sweep_orphans() noexcept {
   try {
-    return incus::sweep_orphans(requester_, daemon_mark_, active_->live_ids());
+    return incus::sweep_orphans(requester_, daemon_mark_, active_->live_ids(),
+                                settings_.kept_total_bytes > 0);
   } catch (const std::exception& e) {
     sdk::SweepReport report;
     report.complete = false;

@@ -9,13 +9,13 @@ namespace errand::incus {
 namespace json = boost::json;
 
 std::vector<Orphan> select_orphans(const json::value& instances, const std::string& daemon_mark,
-                                   const std::set<std::string>& live) {
+                                   const std::set<std::string>& live, bool keeping) {
   std::vector<Orphan> out;
   if (!instances.is_array()) return out;
   for (const auto& instance : instances.as_array()) {
     if (!config_value(instance, kSystemKey)) continue;
     if (config_value(instance, kDaemonKey) != daemon_mark) continue;
-    if (config_value(instance, kKeepKey)) continue;
+    if (keeping && config_value(instance, kKeepKey)) continue;
     auto session = config_value(instance, kSessionKey).value_or("");
     if (live.count(session) != 0) continue;
     out.push_back(
@@ -25,7 +25,7 @@ std::vector<Orphan> select_orphans(const json::value& instances, const std::stri
 }
 
 sdk::SweepReport sweep_orphans(const IncusRequester& request, const std::string& daemon_mark,
-                               const std::set<std::string>& live) {
+                               const std::set<std::string>& live, bool keeping) {
   sdk::SweepReport report;
   auto listed = request("GET", "/1.0/instances?recursion=1", std::nullopt);
   if (!listed) {
@@ -33,7 +33,7 @@ sdk::SweepReport sweep_orphans(const IncusRequester& request, const std::string&
     report.details.push_back("could not list the project's instances: " + listed.error().message);
     return report;
   }
-  for (const auto& orphan : select_orphans(*listed, daemon_mark, live)) {
+  for (const auto& orphan : select_orphans(*listed, daemon_mark, live, keeping)) {
     const std::string path = "/1.0/instances/" + orphan.name;
     const auto failed = [&](const sdk::Error& e) {
       report.complete = false;
@@ -57,7 +57,7 @@ sdk::SweepReport sweep_orphans(const IncusRequester& request, const std::string&
                              "), which no session owns");
   }
   for (const auto& kept : select_kept(*listed, daemon_mark)) {
-    if (!kept.running || live.count(kept.session) != 0) continue;
+    if (!keeping || !kept.running || live.count(kept.session) != 0) continue;
     const std::string path = "/1.0/instances/" + kept.name + "/state";
     if (auto stopped = request("PUT", path, json::object{{"action", "stop"}, {"force", true}});
         !stopped && stopped.error().kind != sdk::Error::Kind::not_found) {

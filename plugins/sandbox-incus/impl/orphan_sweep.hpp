@@ -4,7 +4,8 @@
 // user.errand.daemon mark) that no live session owns, force-stopped and deleted. Another
 // daemon's sessions and instances errand did not make (a golden among them) are never touched.
 // A thread's kept instance (kept_instances.hpp) is only stopped when a crash left it running:
-// whether its thread still wants it is the core's to say, through keep_only.
+// whether its thread still wants it is the core's to say, through keep_only. Once keptTotal is
+// 0, nothing is kept and nothing asks, so kept instances are orphans like the rest.
 
 #include <boost/json/value.hpp>
 #include <errand/sdk/sandbox_backend.hpp>
@@ -23,12 +24,12 @@ struct Orphan {
 };
 
 // `instances` is GET /1.0/instances?recursion=1's metadata; `live` holds the session ids of the
-// sessions this daemon runs now. Kept instances are not orphans.
+// sessions this daemon runs now. Kept instances are not orphans while `keeping`.
 std::vector<Orphan> select_orphans(const boost::json::value& instances,
                                    const std::string& daemon_mark,
-                                   const std::set<std::string>& live);
+                                   const std::set<std::string>& live, bool keeping = true);
 
 sdk::SweepReport sweep_orphans(const IncusRequester& request, const std::string& daemon_mark,
-                               const std::set<std::string>& live);
+                               const std::set<std::string>& live, bool keeping = true);
 
 }  // namespace errand::incus

@@ -285,4 +285,6 @@ TEST_CASE("with keptTotal 0 a thread's session gets an instance of its own, dele
   CHECK(kept_printed(ended.out, "host") == instance_name(id));
   CHECK_FALSE(daemon.instance_exists(id));
   CHECK_FALSE(daemon.instance_named(kept_instance_name(key)).has_value());
+  // Nothing is kept, so the core is not asked which threads want theirs.
+  CHECK(errand::sdk::find_extension<errand::sdk::KeptSandboxes>(*daemon.backend) == nullptr);
 }

@@ -111,6 +111,12 @@ TEST_CASE(
   calls.clear();
   CHECK(sweep_orphans(request, kMark, {"lost-1"}).details.empty());
   CHECK(calls.size() == 1);
+  // With keptTotal 0 nothing is kept any more: both are orphans, removed.
+  calls.clear();
+  const auto unkept = sweep_orphans(request, kMark, {}, false);
+  CHECK(unkept.removed == 2);
+  CHECK_THAT(unkept.details.at(0),
+             ContainsSubstring("removed the instance errand-kept-111 (session lost-1)"));
 }
 
 TEST_CASE("an orphan incusd will not remove leaves the sweep incomplete, saying why") {
