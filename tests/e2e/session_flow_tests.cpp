@@ -159,7 +159,9 @@ void stop_and_resume_scenario(Backend backend) {
       [&] { return h.threads_db()->find_thread(thread).value()->archived_at.has_value(); }));
 
   h.post("say back again", thread);
-  REQUIRE(h.wait_for_text(thread, "back again"));
+  const bool back = h.wait_for_text(thread, "back again");
+  INFO(h.bot_text(thread) << "\n--- daemon log ---\n" << h.daemon_log());
+  REQUIRE(back);
   CHECK(h.wait_for_text(thread, "the agent has its earlier conversation"));
   REQUIRE(h.wait_for_text(thread, "done in", 60s, 2));
   const auto sessions = h.sessions_of(thread);

@@ -64,13 +64,13 @@ struct Started {
 };
 
 // A new ephemeral instance for a session of its own; for a thread's, its kept instance started
-// again when there is one (kept_steps.hpp).
+// again when there is one (kept_steps.hpp), in turn with the kept instances' upkeep.
 asio::awaitable<sdk::Result<Placed>> create_or_restart(const IncusClient& client,
-                                                       const std::string& name, bool kept,
+                                                       const std::string& name,
+                                                       KeptHousekeeping* kept,
                                                        const std::string& key,
-                                                       const std::string& daemon_mark,
                                                        const boost::json::object& body) {
-  if (kept) co_return co_await place_instance(client, name, key, daemon_mark, body);
+  if (kept != nullptr) co_return co_await kept->place(name, key, body);
   boost::json::value create = body;
   auto created = co_await client.request(http::verb::post, "/1.0/instances", std::move(create));
   if (!created) co_return created.error();
@@ -255,8 +255,9 @@ boost::asio::awaitable<sdk::Result<std::unique_ptr<sdk::SandboxProcess>>> IncusB
   auto client = std::make_shared<IncusClient>(strand, settings_.socket, settings_.project);
   const std::string name = launch_instance_name(spec, settings_);
   const bool kept = keeps_instance(spec, settings_);
-  auto start = [client, name, kept, addressed, spec, settings = settings_, host = std::move(*host),
-                picker = address_picker_, body = std::move(*body), exec = std::move(*exec),
+  auto start = [client, name, kept, housekeeping = kept_, addressed, spec, settings = settings_,
+                host = std::move(*host), picker = address_picker_, body = std::move(*body),
+                exec = std::move(*exec),
                 preamble =
                     std::move(*preamble)]() mutable -> asio::awaitable<sdk::Result<Started>> {
     // An egress-open session's addresses are picked against incusd's leases; another daemon on
@@ -276,8 +277,8 @@ boost::asio::awaitable<sdk::Result<std::unique_ptr<sdk::SandboxProcess>>> IncusB
         body = std::move(*addressed_body);
         exec = std::move(*addressed_exec);
       }
-      auto created =
-          co_await create_or_restart(*client, name, kept, spec.keep_key, host.daemon_mark, body);
+      auto created = co_await create_or_restart(*client, name, kept ? housekeeping.get() : nullptr,
+                                                spec.keep_key, body);
       if (created) {
         placed = std::move(*created);
         break;

@@ -63,8 +63,11 @@ asio::awaitable<std::pair<bool, std::string>> remove_instance(const IncusClient&
   if (!still && is_not_found(still.error())) co_return Removal{true, {}};
   auto deleted = co_await client.request(http::verb::delete_, path, std::nullopt, deadline);
   if (deleted || is_not_found(deleted.error())) co_return Removal{true, {}};
-  std::string left = "could not remove the instance " + name + ": " +
-                     (stopped ? deleted.error().message : stopped.error().message);
+  // The deletion is what failed; a stop that failed too (an instance already stopped says so)
+  // is said after it.
+  std::string left =
+      "could not remove the instance " + name + ": " + deleted.error().message +
+      (stopped ? std::string() : " (the stop before it: " + stopped.error().message + ")");
   co_return Removal{false, std::move(left)};
 }
 

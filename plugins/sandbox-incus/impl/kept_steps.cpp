@@ -130,34 +130,73 @@ KeptHousekeeping::KeptHousekeeping(Setup setup)
   wake_.expires_at(asio::steady_timer::time_point::max());
 }
 
-asio::awaitable<sdk::SweepReport> KeptHousekeeping::one_at_a_time(Work work) {
+template <class T>
+asio::awaitable<T> KeptHousekeeping::holding(std::string lock, Work<T> work) {
   auto self = shared_from_this();
-  auto turn = [self, work = std::move(work)]() -> asio::awaitable<sdk::SweepReport> {
-    // Every step of every call runs on the strand, so busy_ needs no lock.
-    while (self->busy_) {
+  auto turn = [self, lock = std::move(lock), work = std::move(work)]() -> asio::awaitable<T> {
+    // Every step of every call runs on the strand, so held_ needs no mutex.
+    while (self->held_.count(lock) != 0) {
       boost::system::error_code ec;
       co_await self->wake_.async_wait(asio::redirect_error(asio::use_awaitable, ec));
     }
-    self->busy_ = true;
-    sdk::SweepReport report;
-    try {
-      IncusClient client(self->strand_, self->setup_.socket, self->setup_.project);
-      report = co_await work(client);
-    } catch (const std::exception& e) {
-      report.complete = false;
-      report.details.push_back(std::string("the kept instances' upkeep failed: ") + e.what());
-    }
-    self->busy_ = false;
-    self->wake_.cancel();
-    co_return report;
+    self->held_.insert(lock);
+    // Let go however work ends, an exception included, for the next holder to go.
+    struct Release {
+      KeptHousekeeping& housekeeping;
+      const std::string& lock;
+      ~Release() {
+        housekeeping.held_.erase(lock);
+        housekeeping.wake_.cancel();
+      }
+    } release{*self, lock};
+    IncusClient client(self->strand_, self->setup_.socket, self->setup_.project);
+    co_return co_await work(client);
   };
   co_return co_await asio::co_spawn(strand_, std::move(turn), asio::use_awaitable);
+}
+
+asio::awaitable<void> KeptHousekeeping::remove_if_stopped(const KeptInstance& instance,
+                                                          sdk::SweepReport& report,
+                                                          std::string detail, std::string notice) {
+  // What the deletion came to: "" removed, nothing left alone, else why it failed.
+  using Outcome = std::optional<std::string>;
+  Work<Outcome> work = [name = instance.name](IncusClient& client) -> asio::awaitable<Outcome> {
+    std::string path = instance_path(name);
+    auto found = co_await client.request(http::verb::get, std::move(path));
+    // Gone already, or started again by the thread's new session since it was listed.
+    if (!found || text_at(*found, "status") != "Stopped") co_return std::nullopt;
+    const auto removed = co_await remove_instance(client, name);
+    co_return removed.first ? std::string() : removed.second;
+  };
+  std::string lock = instance.name;
+  const auto outcome = co_await holding(std::move(lock), std::move(work));
+  if (!outcome) co_return;
+  if (!outcome->empty()) {
+    report.complete = false;
+    report.details.push_back(*outcome);
+    co_return;
+  }
+  ++report.removed;
+  report.details.push_back(std::move(detail));
+  if (!notice.empty() && setup_.notices) setup_.notices->send(instance.session, notice);
+}
+
+asio::awaitable<sdk::Result<Placed>> KeptHousekeeping::place(std::string name, std::string key,
+                                                             json::object create) {
+  std::string lock = name;  // taken before name moves into the work
+  // Named, never a temporary in the co_await: GCC 12 destroys such temporaries twice.
+  Work<sdk::Result<Placed>> work =
+      [this, name = std::move(name), key = std::move(key),
+       create = std::move(create)](IncusClient& client) -> asio::awaitable<sdk::Result<Placed>> {
+    co_return co_await place_instance(client, name, key, setup_.daemon_mark, create);
+  };
+  co_return co_await holding(std::move(lock), std::move(work));
 }
 
 asio::awaitable<sdk::SweepReport> KeptHousekeeping::keep_only(std::vector<std::string> keys) {
   std::set<std::string> wanted(keys.begin(), keys.end());
   // Named, never a temporary in the co_await: GCC 12 destroys such temporaries twice.
-  Work work =
+  Work<sdk::SweepReport> work =
       [this, wanted = std::move(wanted)](IncusClient& client) -> asio::awaitable<sdk::SweepReport> {
     auto report = co_await remove_unnamed(client, wanted);
     auto total = co_await keep_total(client);
@@ -166,40 +205,50 @@ asio::awaitable<sdk::SweepReport> KeptHousekeeping::keep_only(std::vector<std::s
     report.details.insert(report.details.end(), total.details.begin(), total.details.end());
     co_return report;
   };
-  co_return co_await one_at_a_time(std::move(work));
+  try {
+    std::string lock = kRounds;
+    co_return co_await holding(std::move(lock), std::move(work));
+  } catch (const std::exception& e) {
+    sdk::SweepReport failed;
+    failed.complete = false;
+    failed.details.push_back(std::string("the kept instances' upkeep failed: ") + e.what());
+    co_return failed;
+  }
 }
 
 void KeptHousekeeping::keep_total_soon() {
   asio::co_spawn(
       strand_,
       [self = shared_from_this()]() -> asio::awaitable<void> {
-        Work work = [self](IncusClient& client) { return self->keep_total(client); };
-        co_await self->one_at_a_time(std::move(work));
+        Work<sdk::SweepReport> work = [self](IncusClient& client) {
+          return self->keep_total(client);
+        };
+        try {
+          std::string lock = kRounds;
+          co_await self->holding(std::move(lock), std::move(work));
+        } catch (const std::exception&) {
+          // Nothing waits for this round; the next one, a minute away at most, tries again.
+        }
       },
       asio::detached);
 }
 
 asio::awaitable<sdk::SweepReport> KeptHousekeeping::remove_unnamed(
-    IncusClient& client, const std::set<std::string>& wanted) const {
+    IncusClient& client, const std::set<std::string>& wanted) {
   sdk::SweepReport report;
   const auto kept = co_await idle(client, report);
   if (!kept) co_return report;
   for (const auto& instance : *kept) {
     if (wanted.count(instance.key) != 0) continue;
-    const auto removed = co_await remove_instance(client, instance.name);
-    if (!removed.first) {
-      report.complete = false;
-      report.details.push_back(removed.second);
-      continue;
-    }
-    ++report.removed;
-    report.details.push_back("removed the kept instance " + instance.name + " of thread " +
-                             instance.key + ", which is closed or removed");
+    std::string detail = "removed the kept instance " + instance.name + " of thread " +
+                         instance.key + ", which is closed or removed";
+    std::string no_notice;  // the thread is closed or gone: nobody to tell
+    co_await remove_if_stopped(instance, report, std::move(detail), std::move(no_notice));
   }
   co_return report;
 }
 
-asio::awaitable<sdk::SweepReport> KeptHousekeeping::keep_total(IncusClient& client) const {
+asio::awaitable<sdk::SweepReport> KeptHousekeeping::keep_total(IncusClient& client) {
   sdk::SweepReport report;
   auto kept = co_await idle(client, report);
   if (!kept) co_return report;
@@ -219,16 +268,9 @@ asio::awaitable<sdk::SweepReport> KeptHousekeeping::keep_total(IncusClient& clie
     stopped.push_back({std::move(instance), bytes});
   }
   for (const auto& doomed : over_total(std::move(stopped), setup_.total)) {
-    const auto removed = co_await remove_instance(client, doomed.instance.name);
-    if (!removed.first) {
-      report.complete = false;
-      report.details.push_back(removed.second);
-      continue;
-    }
-    ++report.removed;
-    const auto text = evicted_notice(doomed, held, setup_.total);
-    report.details.push_back("thread " + doomed.instance.key + ": " + text);
-    if (setup_.notices) setup_.notices->send(doomed.instance.session, text);
+    auto text = evicted_notice(doomed, held, setup_.total);
+    std::string detail = "thread " + doomed.instance.key + ": " + text;
+    co_await remove_if_stopped(doomed.instance, report, std::move(detail), std::move(text));
   }
   co_return report;
 }

@@ -49,8 +49,11 @@ boost::asio::awaitable<sdk::Result<void>> stop_kept(const IncusClient& client,
                                                     const std::string& name);
 
 // The kept instances' upkeep, shared by every session of one backend, on a strand of its own
-// beside the sessions'. One call runs at a time, the next waiting for it: two at once would both
-// pick the same instance to delete, and the second would fail on the first's operation.
+// beside the sessions'. One round runs at a time, the next waiting for it: two at once would
+// both pick the same instance to delete, and the second would fail on the first's operation.
+// An instance is deleted, and a launch starts it again, each holding that instance's name, so a
+// round never deletes what a thread's new session is starting; launches of different threads
+// go on side by side.
 class KeptHousekeeping : public std::enable_shared_from_this<KeptHousekeeping> {
  public:
   struct Setup {
@@ -67,18 +70,32 @@ class KeptHousekeeping : public std::enable_shared_from_this<KeptHousekeeping> {
 
   // Deletes every stopped kept instance whose key is not in keys, then keeps the total.
   boost::asio::awaitable<sdk::SweepReport> keep_only(std::vector<std::string> keys);
+  // place_instance() for a launch, holding the instance's name: a round deletes the stopped
+  // instances of threads it was not told of, and the thread's new session may be starting one
+  // of them this moment. Once started, a round leaves it alone (it is running).
+  boost::asio::awaitable<sdk::Result<Placed>> place(std::string name, std::string key,
+                                                    boost::json::object create);
   // Without waiting, after a session's instance was stopped: deletes stopped kept instances,
   // those stopped longest ago first, until the rest hold no more than the total; each one's
   // thread is told through its last session.
   void keep_total_soon();
 
  private:
-  using Work = std::function<boost::asio::awaitable<sdk::SweepReport>(IncusClient&)>;
-  // Runs work on the strand once no other call runs, with a client of its own.
-  boost::asio::awaitable<sdk::SweepReport> one_at_a_time(Work work);
-  boost::asio::awaitable<sdk::SweepReport> remove_unnamed(
-      IncusClient& client, const std::set<std::string>& wanted) const;
-  boost::asio::awaitable<sdk::SweepReport> keep_total(IncusClient& client) const;
+  template <class T>
+  using Work = std::function<boost::asio::awaitable<T>(IncusClient&)>;
+  // Runs work on the strand, with a client of its own, once nothing else holds lock: an
+  // instance's name, or kRounds for the rounds.
+  template <class T>
+  boost::asio::awaitable<T> holding(std::string lock, Work<T> work);
+  static constexpr const char* kRounds = "";  // no instance has an empty name
+  // Deletes the instance if it is still stopped, holding its name; the report says what
+  // happened, and removed counts it. The thread is told when notice is given.
+  boost::asio::awaitable<void> remove_if_stopped(const KeptInstance& instance,
+                                                 sdk::SweepReport& report, std::string detail,
+                                                 std::string notice);
+  boost::asio::awaitable<sdk::SweepReport> remove_unnamed(IncusClient& client,
+                                                          const std::set<std::string>& wanted);
+  boost::asio::awaitable<sdk::SweepReport> keep_total(IncusClient& client);
   // The kept instances that are stopped and no session of this backend runs; nothing, with the
   // reason in report, when incusd could not list them.
   boost::asio::awaitable<std::optional<std::vector<KeptInstance>>> idle(
@@ -86,8 +103,8 @@ class KeptHousekeeping : public std::enable_shared_from_this<KeptHousekeeping> {
 
   Setup setup_;
   boost::asio::strand<boost::asio::any_io_executor> strand_;
-  boost::asio::steady_timer wake_;  // cancelled when a call ends, for the next to go
-  bool busy_ = false;
+  boost::asio::steady_timer wake_;  // cancelled when a lock is let go, for the next to go
+  std::set<std::string> held_;      // the locks held now
 };
 
 }  // namespace errand::incus
