@@ -45,13 +45,6 @@ sdk::LaunchSpec kept_thread_spec(Daemon& daemon, const std::string& key,
   return spec;
 }
 
-std::string kept_printed(const std::string& out, const std::string& name) {
-  const auto at = out.find(name + "=");
-  if (at == std::string::npos) return {};
-  const auto start = at + name.size() + 1;
-  return out.substr(start, out.find('\n', start) - start);
-}
-
 std::string kept_first_line(const fs::path& path) {
   std::ifstream in(path);
   std::string line;
@@ -81,8 +74,8 @@ TEST_CASE(
   INFO(first_ended.out << first_ended.err << first_ended.exit.detail);
   REQUIRE(first_ended.exit.exit_code == 0);
   CHECK(first_ended.exit.cleanup_complete);
-  CHECK(kept_printed(first_ended.out, "host") == name);
-  CHECK(kept_printed(first_ended.out, "mark").empty());
+  CHECK(printed_value(first_ended.out, "host") == name);
+  CHECK(printed_value(first_ended.out, "mark").empty());
 
   // Kept: stopped, not ephemeral, marked with its thread and when it stopped.
   auto kept = daemon.instance_named(name);
@@ -100,9 +93,9 @@ TEST_CASE(
   const auto second_ended = run_to_end(daemon, std::move(second));
   INFO(second_ended.out << second_ended.err << second_ended.exit.detail);
   REQUIRE(second_ended.exit.exit_code == 0);
-  CHECK(kept_printed(second_ended.out, "host") == name);
+  CHECK(printed_value(second_ended.out, "host") == name);
   // The root disk is the one the first session wrote; /state is the second session's own.
-  CHECK(kept_printed(second_ended.out, "mark") == first_id);
+  CHECK(printed_value(second_ended.out, "mark") == first_id);
   CHECK(kept_first_line(second_state / "session") == second_id);
   kept = daemon.instance_named(name);
   REQUIRE(kept.has_value());
@@ -178,7 +171,7 @@ TEST_CASE(
     ids.push_back(spec.session_id);
     const auto ended = run_to_end(daemon, std::move(spec));
     INFO(ended.out << ended.err);
-    REQUIRE(kept_printed(ended.out, "filled") == "yes");
+    REQUIRE(printed_value(ended.out, "filled") == "yes");
     // user.errand.stopped-at counts whole seconds.
     std::this_thread::sleep_for(std::chrono::milliseconds(1100));
   }
@@ -228,8 +221,8 @@ TEST_CASE(
   INFO(ended.out << ended.err);
   REQUIRE(ended.exit.exit_code == 0);
   // A new instance under the thread's name, from what sessions start from now.
-  CHECK(kept_printed(ended.out, "host") == name);
-  CHECK(kept_printed(ended.out, "mark").empty());
+  CHECK(printed_value(ended.out, "host") == name);
+  CHECK(printed_value(ended.out, "mark").empty());
   kept = daemon.instance_named(name);
   REQUIRE(kept.has_value());
   CHECK(config_value(*kept, kSourceKey) == source);
@@ -282,7 +275,7 @@ TEST_CASE("with keptTotal 0 a thread's session gets an instance of its own, dele
   const auto ended = run_to_end(daemon, std::move(spec));
   INFO(ended.out << ended.err);
   CHECK(ended.exit.exit_code == 0);
-  CHECK(kept_printed(ended.out, "host") == instance_name(id));
+  CHECK(printed_value(ended.out, "host") == instance_name(id));
   CHECK_FALSE(daemon.instance_exists(id));
   CHECK_FALSE(daemon.instance_named(kept_instance_name(key)).has_value());
   // Nothing is kept, so the core is not asked which threads want theirs.

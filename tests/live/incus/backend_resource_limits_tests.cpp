@@ -23,14 +23,6 @@ using Catch::Matchers::ContainsSubstring;
 
 namespace {
 
-// The value printed after "name=" on a line of its own, or empty.
-std::string value_of(const std::string& out, const std::string& name) {
-  std::istringstream lines(out);
-  for (std::string line; std::getline(lines, line);)
-    if (line.rfind(name + "=", 0) == 0) return line.substr(name.size() + 1);
-  return {};
-}
-
 // Prints name=<the first of the files that can be read, whitespace squeezed>; when none can,
 // why not and what the guest's /sys/fs/cgroup holds, on stderr, for the failure's message.
 std::string print_first(const std::string& name, const std::string& files) {
@@ -57,8 +49,8 @@ const std::string kShowMemory =
 // The guest's cgroup carries the memory limit, and /proc/meminfo (lxcfs, which
 // scripts/start-incus starts) shows it as the guest's memory.
 void check_memory_shown(const std::string& out, std::uint64_t bytes) {
-  CHECK(value_of(out, "limit") == std::to_string(bytes));
-  CHECK(value_of(out, "meminfo") == std::to_string(bytes / 1024));
+  CHECK(printed_value(out, "limit") == std::to_string(bytes));
+  CHECK(printed_value(out, "meminfo") == std::to_string(bytes / 1024));
 }
 
 }  // namespace
@@ -80,10 +72,10 @@ TEST_CASE(
   const auto ended = run_to_end(daemon, std::move(spec));
   INFO(ended.out << ended.err << ended.exit.detail);
   check_memory_shown(ended.out, kLimit);
-  CHECK(value_of(ended.out, "free") == std::to_string(kLimit));
+  CHECK(printed_value(ended.out, "free") == std::to_string(kLimit));
   CHECK_THAT(ended.out, !ContainsSubstring("allocated"));
   // The kernel's OOM killer ends it with SIGKILL: 128 + 9.
-  CHECK(value_of(ended.out, "python") == "137");
+  CHECK(printed_value(ended.out, "python") == "137");
   CHECK(ended.exit.exit_code == 0);
 }
 
@@ -119,9 +111,9 @@ TEST_CASE("sandbox.pids holds in an incus guest: forks past it are refused with 
   daemon.probe(spec.policy);
   const auto ended = run_to_end(daemon, std::move(spec));
   INFO(ended.out << ended.err << ended.exit.detail);
-  CHECK(value_of(ended.out, "limit") == std::to_string(kPids));
-  CHECK(value_of(ended.out, "errno") == "EAGAIN");
-  const auto forked = value_of(ended.out, "forked");
+  CHECK(printed_value(ended.out, "limit") == std::to_string(kPids));
+  CHECK(printed_value(ended.out, "errno") == "EAGAIN");
+  const auto forked = printed_value(ended.out, "forked");
   REQUIRE_FALSE(forked.empty());
   REQUIRE(forked != "all");
   CHECK(std::stoull(forked) < kPids);
@@ -156,14 +148,14 @@ TEST_CASE(
   const auto ended = run_to_end(daemon, std::move(spec));
   INFO(ended.out << ended.err << ended.exit.detail);
   // limits.cpu rounds 0.5 up to one CPU, which the guest sees.
-  CHECK(value_of(ended.out, "nproc") == "1");
-  const auto share = value_of(ended.out, "share");
+  CHECK(printed_value(ended.out, "nproc") == "1");
+  const auto share = printed_value(ended.out, "share");
   REQUIRE_FALSE(share.empty());
   CHECK(std::stod(share) <= 0.6);
   CHECK(std::stod(share) > 0.05);  // they ran at all
   // Under cgroup v2 the guest sees its quota too (50 ms of every 100 ms); on a v1 host the guest
   // gets no cpu controller mounted, and the share above is the proof there.
-  const auto quota = value_of(ended.out, "quota");
+  const auto quota = printed_value(ended.out, "quota");
   if (!quota.empty()) CHECK(quota == "50000 100000");
   CHECK(ended.exit.exit_code == 0);
 }
@@ -219,15 +211,15 @@ TEST_CASE(
   CHECK_THAT(enforced, ContainsSubstring("root disk: 4g per session"));
   const auto ended = run_to_end(daemon, std::move(spec));
   INFO(ended.out << ended.err << ended.exit.detail);
-  const auto write = value_of(ended.out, "write");
+  const auto write = printed_value(ended.out, "write");
   CHECK((write == "EDQUOT" || write == "ENOSPC"));
-  const auto written = value_of(ended.out, "written");
+  const auto written = printed_value(ended.out, "written");
   REQUIRE_FALSE(written.empty());
   // Some of the GiB or so left fits; nothing past the 4 GiB does.
   CHECK(std::stoi(written) > 100);
   CHECK(std::stoi(written) < 1200);
-  CHECK(value_of(ended.out, "subvolume") == "ENOTTY");
-  CHECK(value_of(ended.out, "after") == "alive");
+  CHECK(printed_value(ended.out, "subvolume") == "ENOTTY");
+  CHECK(printed_value(ended.out, "after") == "alive");
   CHECK(ended.exit.exit_code == 0);
   // Told once, for this session, in words that name the key; the session was not stopped.
   const auto told = notices.all();
@@ -258,6 +250,6 @@ TEST_CASE(
   const auto ended = run_to_end(daemon, std::move(spec));
   INFO(ended.out << ended.err << ended.exit.detail);
   check_memory_shown(ended.out, expected_memory);
-  CHECK(value_of(ended.out, "nproc") == std::to_string(expected_cpus));
+  CHECK(printed_value(ended.out, "nproc") == std::to_string(expected_cpus));
   CHECK(ended.exit.exit_code == 0);
 }

@@ -22,6 +22,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -178,6 +179,14 @@ class ToldNotices {
   mutable std::mutex mutex_;
   std::vector<std::pair<std::string, std::string>> told_;
 };
+
+// The value a session printed after "name=" on a line of its own, or empty.
+inline std::string printed_value(const std::string& out, const std::string& name) {
+  std::istringstream lines(out);
+  for (std::string line; std::getline(lines, line);)
+    if (line.rfind(name + "=", 0) == 0) return line.substr(name.size() + 1);
+  return {};
+}
 
 using errand::test::read_all;
 
