@@ -133,6 +133,7 @@ void configure_for_fakes(VmGuest& guest, const GuestShare& share, e2e::E2eHarnes
   sandbox["pids"] = kSessionPids;
   sandbox["cpus"] = kSessionCpus;
   sandbox["disk"] = std::to_string(kDiskBudgetMib) + "m";
+  sandbox["fileMax"] = std::to_string(kFileMaxMib) + "m";
   test::write_file(share.path() / "config.json", json::serialize(config));
   fs::copy_file(ca_file, share.path() / "discord-ca.pem", fs::copy_options::overwrite_existing);
   guest.must(

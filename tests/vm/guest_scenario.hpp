@@ -20,6 +20,9 @@ inline constexpr unsigned long long kSessionMemoryBytes = 192ull << 20;
 inline constexpr int kSessionPids = 48;
 inline constexpr double kSessionCpus = 0.5;
 inline constexpr int kDiskBudgetMib = 64;
+// The largest file a session may write (sandbox.fileMax, RLIMIT_FSIZE), below the disk budget so
+// that a session can pass the budget in smaller files.
+inline constexpr int kFileMaxMib = 16;
 
 // The host directory the guest sees read-only at /mnt/errand-share: the built errand package
 // and the scripted agent (static, as the images carry it); the configuration and the fake

@@ -59,6 +59,14 @@ void check_limits_enforced(VmGuest& guest, e2e::E2eHarness& harness, const std::
   CHECK(peak == kSessionPids);
   CHECK(std::stoi(guest.must("cat " + cgroup + "/pids.current")) <= kSessionPids);
 
+  // File size: a write past sandbox.fileMax stops there (RLIMIT_FSIZE: EFBIG, or SIGXFSZ for a
+  // writer that does not handle it), and the file holds exactly the limit.
+  harness.post("run dd if=/dev/zero of=fsize-probe bs=1M count=" + std::to_string(kFileMaxMib * 2) +
+                   " 2>/dev/null; echo fsize=$(stat -c %s fsize-probe); rm -f fsize-probe",
+               thread);
+  CHECK(harness.wait_for_text(
+      thread, "fsize=" + std::to_string(static_cast<long long>(kFileMaxMib) << 20), 120s));
+
   // Memory: an allocation past the limit is killed by the kernel, and the thread is told.
   const auto oom_before = cgroup_counter(guest, cgroup + "/memory.events", "oom_kill");
   harness.post("run head -c 400m /dev/zero | tail -n 1 | wc -c", thread);

@@ -16,8 +16,8 @@ void check_configured_limits(VmGuest& guest, const std::string& cgroup);
 
 // Prompts in thread, whose session runs in cgroup: a busy loop gets its CPU quota (measured from
 // cpu.stat against the guest's clock), a fork bomb stops at the process limit (pids.events) and
-// the shell's complaint reaches the thread, and an allocation past the memory limit is killed
-// (memory.events) and the thread shows it.
+// the shell's complaint reaches the thread, a write past sandbox.fileMax stops at it, and an
+// allocation past the memory limit is killed (memory.events) and the thread shows it.
 void check_limits_enforced(VmGuest& guest, e2e::E2eHarness& harness, const std::string& thread,
                            const std::string& cgroup);
 

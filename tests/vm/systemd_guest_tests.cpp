@@ -126,7 +126,11 @@ TEST_CASE("systemd guest: the package, errand setup bailey, the unit, cgroup v2 
   // stopped it; the next message, once that session has ended, starts a new one.
   const auto count_ended = "journalctl -u errand -o cat | grep -c 'session .*: ended (' || true";
   const auto ended_before = line_of(guest.must(count_ended));
-  harness.post("run dd if=/dev/zero of=fill bs=1M count=" + std::to_string(kDiskBudgetMib * 2),
+  // Twice the budget, in files half the size sandbox.fileMax allows.
+  const auto file_mib = kFileMaxMib / 2;
+  harness.post("run for i in $(seq " + std::to_string(kDiskBudgetMib * 2 / file_mib) +
+                   "); do dd if=/dev/zero of=fill$i bs=1M count=" + std::to_string(file_mib) +
+                   " 2>/dev/null; done",
                thread);
   CHECK(harness.wait_for_text(thread, "the session stopped at a limit", 120s));
   INFO("thread:\n" << harness.bot_text(thread));

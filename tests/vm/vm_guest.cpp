@@ -10,6 +10,7 @@
 #include <catch2/catch_test_macros.hpp>
 #include <cerrno>
 #include <csignal>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <iostream>
@@ -41,11 +42,27 @@ std::vector<std::string> host_environment() {
   return env;
 }
 
-bool kvm_usable() {
+// Why KVM cannot run the Debian kernel the image boots, or nothing when it can. /dev/kvm opening
+// is not enough: a host whose KVM is kvm_pvm (a nested host without hardware virtualisation)
+// runs only guest kernels built for PVM, and Debian's hangs there before its first line.
+std::string kvm_refusal() {
   const int fd = ::open("/dev/kvm", O_RDWR | O_CLOEXEC);
-  if (fd < 0) return false;
+  if (fd < 0) return std::string("/dev/kvm cannot be opened (") + std::strerror(errno) + ")";
   ::close(fd);
-  return true;
+  if (!fs::exists("/sys/module/kvm_intel") && !fs::exists("/sys/module/kvm_amd")) {
+    if (fs::exists("/sys/module/kvm_pvm"))
+      return "/dev/kvm is kvm_pvm's, which runs only kernels built as PVM guests, and Debian's "
+             "is not one";
+    return "/dev/kvm is neither kvm_intel's nor kvm_amd's, so no hardware virtualisation backs it";
+  }
+  return {};
+}
+
+// KVM where it can run the guest's kernel; QEMU's own emulation (TCG) otherwise, saying why.
+// Emulation is several times slower, and the scenarios' deadlines allow for it.
+std::string choose_accelerator(std::string& why_not_kvm) {
+  why_not_kvm = kvm_refusal();
+  return why_not_kvm.empty() ? "kvm" : "tcg";
 }
 
 std::string read_text(const fs::path& file) {
@@ -102,7 +119,7 @@ VmImage vm_image(const fs::path& runtime_deb) {
 VmGuest::VmGuest(const VmImage& image, VmOptions options)
     : work_(fs::path("/var/tmp"), "errand-vm-"),
       init_(options.init),
-      accelerator_(kvm_usable() ? "kvm" : "tcg") {
+      accelerator_(choose_accelerator(why_not_kvm_)) {
   const auto socket_path = work_ / "control.sock";
   std::vector<std::string> argv{
       kQemu, "-name", "errand-test-vm", "-nodefaults", "-no-user-config", "-display", "none",
@@ -134,10 +151,14 @@ VmGuest::VmGuest(const VmImage& image, VmOptions options)
   WARN("booting " << image.dir.filename().string() << " with "
                   << (options.init == GuestInit::systemd ? "systemd" : "OpenRC") << " under "
                   << accelerator_
-                  << (accelerator_ == "tcg" ? " (no usable /dev/kvm: QEMU emulates the CPU)" : ""));
+                  << (accelerator_ == "tcg" ? " (QEMU emulates the CPU: " + why_not_kvm_ + ")"
+                                            : std::string()));
   const auto started = std::chrono::steady_clock::now();
   qemu_ = std::make_unique<ChildProcess>(argv, host_environment(), work_.path());
-  const auto deadline = started + options.boot_deadline;
+  const auto boot_deadline = options.boot_deadline.count() > 0 ? options.boot_deadline
+                             : accelerator_ == "kvm"           ? std::chrono::seconds(120)
+                                                               : std::chrono::seconds(420);
+  const auto deadline = started + boot_deadline;
 
   // QEMU makes the socket before the guest runs; connecting early means no READY is lost.
   const bool connected = poll_until(

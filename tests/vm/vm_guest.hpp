@@ -2,9 +2,9 @@
 
 // A Debian VM for the tests that need what these hosts lack: systemd or OpenRC as PID 1 and the
 // unified cgroup v2 hierarchy (tests/vm/README.md). QEMU boots the image make-image.sh made, in
-// snapshot mode (every boot starts from the same disk, and nothing a test does is kept), with
-// KVM where /dev/kvm can be opened and QEMU's own emulation (TCG) otherwise. The guest is
-// reached only through a virtio-serial control channel whose other end is
+// snapshot mode (every boot starts from the same disk, and nothing a test does is kept), under
+// KVM where KVM can run Debian's kernel and QEMU's own emulation (TCG) otherwise, saying why.
+// The guest is reached only through a virtio-serial control channel whose other end is
 // guest/errand-vm-agent: no network login, no key.
 
 #include <chrono>
@@ -45,9 +45,10 @@ struct VmOptions {
   GuestInit init = GuestInit::systemd;  // what the kernel's init= starts
   int cpus = 2;
   int memory_mib = 3072;
-  // From QEMU's start to the control channel's first READY. Under TCG a boot takes tens of
-  // seconds on an idle host and a few times that on a loaded one.
-  std::chrono::seconds boot_deadline{420};
+  // From QEMU's start to the control channel's first READY; zero for the accelerator's own: 120 s
+  // under KVM (a boot takes seconds), 420 s emulated (tens of seconds on an idle host, a few times
+  // that on a loaded one).
+  std::chrono::seconds boot_deadline{0};
   // "errand-share" is mounted by the guest's agent at /mnt/errand-share; others by the tests.
   std::vector<VmShare> shares;
   std::vector<PortForward> forwards;
@@ -84,6 +85,7 @@ class VmGuest {
 
   TempDir work_;
   GuestInit init_;
+  std::string why_not_kvm_;  // set before accelerator_, which is chosen with it
   std::string accelerator_;
   std::unique_ptr<ChildProcess> qemu_;
   int control_ = -1;
