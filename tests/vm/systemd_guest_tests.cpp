@@ -1,10 +1,10 @@
-// errand on Debian 12 with systemd (tests/vm/README.md), in two guests that CTest boots side by
-// side: a newcomer's first run of README's command, and the package as an operator runs it
-// (installed with apt, `errand setup bailey`, the systemd unit, cgroup v2 delegation, and the
-// sessions' limits as the kernel enforces them there). Each boot's scenarios run in sequence
-// inside it, each building on the state the one before left. Two guests rather than one: a
-// failure names its scenario, and beside the OpenRC guest the three finished a little sooner
-// than two did (375 s against 389 s under emulation on two cores, where the CPU is the bound).
+// errand on Debian 12 with systemd (tests/vm/README.md), in two guests: a newcomer's first run of
+// README's command, and the package as an operator runs it (installed with apt, `errand setup
+// bailey`, the systemd unit, cgroup v2 delegation, and the sessions' limits as the kernel
+// enforces them there). Each boot's scenarios run in sequence inside it, each building on the
+// state the one before left. Two guests rather than one: a failure names its scenario.
+// scripts/test boots them one after another (emulated guests side by side starved the
+// newcomer's agent of CPU on a slower host).
 
 #include <catch2/catch_test_macros.hpp>
 
