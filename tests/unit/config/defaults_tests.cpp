@@ -155,7 +155,7 @@ TEST_CASE("the typed settings read the effective configuration", "[config][defau
   CHECK(settings.limits.max_queue_length == 32);
   CHECK(settings.limits.max_queue_wait_ms == 900000);
   CHECK(settings.timeouts.idle_ms == 1800000);
-  CHECK(settings.timeouts.startup_ms == 60000);
+  CHECK(settings.timeouts.startup_ms == 120000);
   CHECK(settings.timeouts.question_ms == 300000);
   CHECK(settings.timeouts.abort_ms == 15000);
 }
