@@ -93,9 +93,9 @@ json::object timeouts() {
                                                 "(its thread stays resumable).",
                                                 1),
                                    1800000)},
-              // Two minutes: a bundled agent's first start (Node.js loading Claude Code or codex)
-              // took over a minute on a slow host, and the e2e tests of the real agents needed
-              // that much even on the CI hosts.
+              // Two minutes: a bundled agent's first start (Node.js loading Claude Code) took
+              // over a minute in the VM tests' emulated Debian guest, and the e2e tests of the
+              // real agents give it as much on the CI hosts.
               {"startupMs",
                defaulted(whole_number("How long a new agent has to become ready.", 1), 120000)},
               {"questionMs",

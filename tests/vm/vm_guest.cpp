@@ -45,7 +45,7 @@ std::vector<std::string> host_environment() {
 // Why KVM cannot run the Debian kernel the image boots, or nothing when it can. /dev/kvm opening
 // is not enough: a host whose KVM is kvm_pvm (a nested host without hardware virtualisation)
 // runs only guest kernels built for PVM, and Debian's hangs there before its first line.
-std::string kvm_refusal() {
+std::string why_kvm_cannot_boot_debian() {
   const int fd = ::open("/dev/kvm", O_RDWR | O_CLOEXEC);
   if (fd < 0) return std::string("/dev/kvm cannot be opened (") + std::strerror(errno) + ")";
   ::close(fd);
@@ -56,13 +56,6 @@ std::string kvm_refusal() {
     return "/dev/kvm is neither kvm_intel's nor kvm_amd's, so no hardware virtualisation backs it";
   }
   return {};
-}
-
-// KVM where it can run the guest's kernel; QEMU's own emulation (TCG) otherwise, saying why.
-// Emulation is several times slower, and the scenarios' deadlines allow for it.
-std::string choose_accelerator(std::string& why_not_kvm) {
-  why_not_kvm = kvm_refusal();
-  return why_not_kvm.empty() ? "kvm" : "tcg";
 }
 
 std::string read_text(const fs::path& file) {
@@ -119,7 +112,10 @@ VmImage vm_image(const fs::path& runtime_deb) {
 VmGuest::VmGuest(const VmImage& image, VmOptions options)
     : work_(fs::path("/var/tmp"), "errand-vm-"),
       init_(options.init),
-      accelerator_(choose_accelerator(why_not_kvm_)) {
+      why_not_kvm_(why_kvm_cannot_boot_debian()),
+      // QEMU's own emulation (TCG) where KVM cannot run the kernel: several times slower, and the
+      // scenarios' deadlines allow for it.
+      accelerator_(why_not_kvm_.empty() ? "kvm" : "tcg") {
   const auto socket_path = work_ / "control.sock";
   std::vector<std::string> argv{
       kQemu, "-name", "errand-test-vm", "-nodefaults", "-no-user-config", "-display", "none",

@@ -85,7 +85,7 @@ class VmGuest {
 
   TempDir work_;
   GuestInit init_;
-  std::string why_not_kvm_;  // set before accelerator_, which is chosen with it
+  std::string why_not_kvm_;  // empty where KVM can boot the guest; accelerator_ follows from it
   std::string accelerator_;
   std::unique_ptr<ChildProcess> qemu_;
   int control_ = -1;

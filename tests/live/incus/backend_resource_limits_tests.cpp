@@ -10,7 +10,6 @@
 #include <catch2/matchers/catch_matchers_string.hpp>
 #include <cmath>
 #include <mutex>
-#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
