@@ -4,25 +4,13 @@
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
 
+#include "common/json_kind_phrase.hpp"
+
 namespace errand::agent::rpc {
 
 namespace json = boost::json;
 
 namespace {
-
-const char* type_name(const json::value& v) {
-  switch (v.kind()) {
-    case json::kind::null: return "null";
-    case json::kind::bool_: return "a boolean";
-    case json::kind::int64:
-    case json::kind::uint64:
-    case json::kind::double_: return "a number";
-    case json::kind::string: return "a string";
-    case json::kind::array: return "an array";
-    case json::kind::object: return "an object";
-  }
-  return "something else";
-}
 
 bool is_integer(const json::value& v) {
   return v.is_int64() || v.is_uint64();
@@ -36,7 +24,8 @@ sdk::Result<json::value> params_of(const json::object& message) {
   const auto* params = message.if_contains("params");
   if (params == nullptr) return json::value(nullptr);
   if (!params->is_object() && !params->is_array())
-    return sdk::make_error(std::string("its \"params\" is ") + type_name(*params) +
+    return sdk::make_error(std::string("its \"params\" is ") +
+                           std::string(common::json_kind_phrase(*params)) +
                            ", not an object or an array");
   return *params;
 }
@@ -51,16 +40,18 @@ sdk::Result<Message> parse_response(const json::object& message) {
     return sdk::make_error("a response must carry exactly one of \"result\" and \"error\"");
   if (result != nullptr) {
     if (!is_valid_id(*id))
-      return sdk::make_error(std::string("its \"id\" is ") + type_name(*id) +
+      return sdk::make_error(std::string("its \"id\" is ") +
+                             std::string(common::json_kind_phrase(*id)) +
                              ", not a string or an integer");
     return Message{Response{*id, *result, std::nullopt}};
   }
   if (!is_valid_id(*id) && !id->is_null())
-    return sdk::make_error(std::string("its \"id\" is ") + type_name(*id) +
+    return sdk::make_error(std::string("its \"id\" is ") +
+                           std::string(common::json_kind_phrase(*id)) +
                            ", not a string, an integer or null");
   if (!error->is_object())
-    return sdk::make_error(std::string("its \"error\" is ") + type_name(*error) +
-                           ", not an object");
+    return sdk::make_error(std::string("its \"error\" is ") +
+                           std::string(common::json_kind_phrase(*error)) + ", not an object");
   const auto& fields = error->as_object();
   const auto* code = fields.if_contains("code");
   const auto* text = fields.if_contains("message");
@@ -82,7 +73,7 @@ sdk::Result<Message> parse_message(std::string_view line) {
   json::value parsed = json::parse(line, ec);
   if (ec) return sdk::make_error("it is not JSON (" + ec.message() + ")");
   if (!parsed.is_object())
-    return sdk::make_error(std::string("it is ") + type_name(parsed) +
+    return sdk::make_error(std::string("it is ") + std::string(common::json_kind_phrase(parsed)) +
                            " where a JSON-RPC message is an object");
   const auto& message = parsed.as_object();
   const auto* version = message.if_contains("jsonrpc");
@@ -91,15 +82,16 @@ sdk::Result<Message> parse_message(std::string_view line) {
   const auto* method = message.if_contains("method");
   if (method == nullptr) return parse_response(message);
   if (!method->is_string())
-    return sdk::make_error(std::string("its \"method\" is ") + type_name(*method) +
-                           ", not a string");
+    return sdk::make_error(std::string("its \"method\" is ") +
+                           std::string(common::json_kind_phrase(*method)) + ", not a string");
   auto params = params_of(message);
   if (!params) return params.error();
   std::string name(method->as_string());
   const auto* id = message.if_contains("id");
   if (id == nullptr) return Message{Notification{std::move(name), std::move(*params)}};
   if (!is_valid_id(*id))
-    return sdk::make_error(std::string("its \"id\" is ") + type_name(*id) +
+    return sdk::make_error(std::string("its \"id\" is ") +
+                           std::string(common::json_kind_phrase(*id)) +
                            ", not a string or an integer");
   return Message{Request{*id, std::move(name), std::move(*params)}};
 }
