@@ -63,6 +63,7 @@ const sidebar: DefaultTheme.SidebarItem[] = [
       { text: 'Preparing a host: errand setup', link: '/setup' },
       { text: 'The errand command and threads', link: '/cli' },
       { text: 'Under load and faults', link: '/reliability' },
+      { text: 'remote-run (being built)', link: '/remote' },
       { text: 'Tests and CI', link: '/testing' },
     ],
   },

@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 
+#include "core/remote/quoted_text.hpp"
 #include "core/remote/snapshot/manifest.hpp"
 #include "core/remote/snapshot/manifest_rules.hpp"
 
@@ -54,7 +55,7 @@ sdk::Result<ManifestEntry> manifest_entry_of_row(std::size_t index, const boost:
   if (!kind)
     return manifest_field_refusal(
         index, entry.path,
-        fmt::format("the kind {} is not \"f\", \"x\" or \"l\"", quoted_for_message(*letter)));
+        fmt::format("the kind {} is not \"f\", \"x\" or \"l\"", quote_text(*letter)));
   entry.kind = *kind;
   const auto size = manifest_row_size((*fields)[2]);
   if (!size)

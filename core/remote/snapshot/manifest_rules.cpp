@@ -5,20 +5,15 @@
 #include <algorithm>
 
 #include "common/utf8_text.hpp"
+#include "core/remote/quoted_text.hpp"
 #include "core/remote/snapshot/sha256.hpp"
 #include "core/remote/snapshot/symlink_target.hpp"
 
 namespace errand::remote {
 namespace {
 
-constexpr std::size_t kMessageTextBytes = 160;
-
 sdk::Error manifest_entry_refusal(std::size_t index, std::string_view path, std::string_view rule) {
   return sdk::refusal(fmt::format("{}: {}", manifest_entry_label(index, path), rule));
-}
-
-bool is_utf8_continuation_byte(unsigned char byte) {
-  return (byte & 0xC0) == 0x80;
 }
 
 std::string manifest_component_problem(std::string_view component) {
@@ -27,7 +22,7 @@ std::string manifest_component_problem(std::string_view component) {
   if (component == "..") return "the path has a \"..\" component";
   if (component.size() > kManifestMaxComponentBytes)
     return fmt::format("the path component {} is {} bytes, over the {} allowed",
-                       quoted_for_message(component), component.size(), kManifestMaxComponentBytes);
+                       quote_text(component), component.size(), kManifestMaxComponentBytes);
   return {};
 }
 
@@ -42,7 +37,7 @@ std::string manifest_target_problem(std::string_view target) {
   if (target.front() == '/')
     return fmt::format(
         "the symlink's target {} is absolute; a target is relative to the link's directory",
-        quoted_for_message(target));
+        quote_text(target));
   return {};
 }
 
@@ -55,10 +50,10 @@ std::string manifest_kind_problem(const ManifestEntry& entry) {
   }
   if (!is_sha256_hex(entry.sha256))
     return fmt::format("the file's sha256 {} is not 64 lowercase hexadecimal digits",
-                       quoted_for_message(entry.sha256));
+                       quote_text(entry.sha256));
   if (!entry.target.empty())
     return fmt::format("a file has a symlink target ({}); only symlinks do",
-                       quoted_for_message(entry.target));
+                       quote_text(entry.target));
   return {};
 }
 
@@ -122,7 +117,7 @@ sdk::Result<void> check_no_file_is_a_directory(const std::vector<ManifestEntry>&
             index, path,
             fmt::format("its directory {} is also entry {}; a path cannot be both a {} and a "
                         "directory",
-                        quoted_for_message(directory), prefix,
+                        quote_text(directory), prefix,
                         entries[prefix].kind == EntryKind::symlink ? "symlink" : "file"));
     }
     prefixes.push_back(index);
@@ -142,13 +137,13 @@ sdk::Result<void> check_symlinks_lead_inside(const std::vector<ManifestEntry>& e
       case SymlinkReach::above_root:
         return manifest_entry_refusal(index, entry.path,
                                       fmt::format("the symlink's target {} leads outside the tree",
-                                                  quoted_for_message(entry.target)));
+                                                  quote_text(entry.target)));
       case SymlinkReach::up_through_symlink:
         return manifest_entry_refusal(
             index, entry.path,
             fmt::format("the symlink's target {} goes up (\"..\") after passing through another "
                         "symlink, so its names do not say where it leads",
-                        quoted_for_message(entry.target)));
+                        quote_text(entry.target)));
     }
   }
   return {};
@@ -156,30 +151,8 @@ sdk::Result<void> check_symlinks_lead_inside(const std::vector<ManifestEntry>& e
 
 }  // namespace
 
-std::string quoted_for_message(std::string_view text) {
-  const bool utf8 = common::is_valid_utf8(text);
-  std::string out = "\"";
-  for (std::size_t at = 0; at < text.size(); ++at) {
-    const auto byte = static_cast<unsigned char>(text[at]);
-    if (out.size() >= kMessageTextBytes && !(utf8 && is_utf8_continuation_byte(byte))) {
-      out += "...";
-      break;
-    }
-    if (byte == '"' || byte == '\\') {
-      out += '\\';
-      out += static_cast<char>(byte);
-    } else if (byte < 0x20 || byte == 0x7f || (byte >= 0x80 && !utf8)) {
-      out += fmt::format("\\x{:02x}", byte);
-    } else {
-      out += static_cast<char>(byte);
-    }
-  }
-  out += '"';
-  return out;
-}
-
 std::string manifest_entry_label(std::size_t index, std::string_view path) {
-  return fmt::format("manifest entry {} ({})", index, quoted_for_message(path));
+  return fmt::format("manifest entry {} ({})", index, quote_text(path));
 }
 
 std::string manifest_path_problem(std::string_view path) {
@@ -216,7 +189,7 @@ sdk::Result<void> check_manifest_entry(std::size_t index, const ManifestEntry& e
             : fmt::format(
                   "the path sorts before entry {}'s ({}); entries are sorted "
                   "by path, bytewise",
-                  index - 1, quoted_for_message(previous->path));
+                  index - 1, quote_text(previous->path));
     return manifest_entry_refusal(index, entry.path, rule);
   }
   return {};

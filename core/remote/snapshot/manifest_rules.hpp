@@ -14,11 +14,6 @@
 
 namespace errand::remote {
 
-// Text from anywhere, in double quotes, fit for a message: control bytes, quotes, backslashes and
-// (when the text is not UTF-8) every byte above 0x7f escaped, and cut short past a few lines'
-// worth so a path of 4 KiB does not swamp the sentence.
-std::string quoted_for_message(std::string_view text);
-
 // "manifest entry 3 ("src/a.c")": how a refusal names an entry.
 std::string manifest_entry_label(std::size_t index, std::string_view path);
 

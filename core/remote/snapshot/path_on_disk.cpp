@@ -1,4 +1,5 @@
 #include "core/remote/snapshot/path_on_disk.hpp"
+#include "core/remote/quoted_text.hpp"
 
 #include <fcntl.h>
 #include <fmt/format.h>
@@ -82,13 +83,13 @@ sdk::Result<PathOnDisk> read_symlink(const std::filesystem::path& root,
       return sdk::refusal(fmt::format(
           "cannot send {}: it is a symlink to {}, an absolute path, which would lead somewhere "
           "else on the runner; only symlinks that lead inside {} can be sent",
-          full.string(), quoted_for_message(target), root.string()));
+          full.string(), quote_text(target), root.string()));
     case SymlinkReach::above_root:
     case SymlinkReach::up_through_symlink:
       return sdk::refusal(fmt::format(
           "cannot send {}: it is a symlink to {}, which leads outside {}; only symlinks that "
           "lead inside it can be sent",
-          full.string(), quoted_for_message(target), root.string()));
+          full.string(), quote_text(target), root.string()));
     case SymlinkReach::inside: break;
   }
   PathOnDisk read;

@@ -2,8 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "core/remote/quoted_text.hpp"
 #include "core/remote/snapshot/sha256.hpp"
-#include "core/remote/wire/quoted_text.hpp"
 
 namespace errand::remote::wire {
 

@@ -8,8 +8,9 @@
 #include <climits>
 #include <utility>
 
+#include "core/remote/quoted_text.hpp"
+#include "core/remote/snapshot/manifest_rules.hpp"
 #include "core/remote/snapshot/sha256.hpp"
-#include "core/remote/wire/quoted_text.hpp"
 #include "core/remote/wire/strict_json.hpp"
 
 namespace errand::remote::wire {
@@ -107,22 +108,13 @@ std::optional<std::string> argument_problem(std::string_view text) {
   return std::nullopt;
 }
 
+// The manifest's rule for a path in the tree (the root, "", is allowed too): the same text
+// would have to name a directory of the tree.
 std::optional<std::string> workdir_problem(std::string_view workdir) {
-  if (workdir.size() > kMaxWorkdirBytes)
-    return fmt::format("is {} bytes, over the {}-byte limit", workdir.size(), kMaxWorkdirBytes);
-  if (workdir.find('\0') != std::string_view::npos) return "contains a NUL byte";
   if (workdir.empty()) return std::nullopt;
-  if (workdir.front() == '/')
-    return fmt::format("{} is not relative to the tree", quote_text(workdir));
-  std::size_t start = 0;
-  while (start <= workdir.size()) {
-    const auto slash = std::min(workdir.find('/', start), workdir.size());
-    const auto component = workdir.substr(start, slash - start);
-    if (component.empty() || component == "." || component == "..")
-      return fmt::format("{} has an empty, \".\" or \"..\" component", quote_text(workdir));
-    start = slash + 1;
-  }
-  return std::nullopt;
+  auto problem = manifest_path_problem(workdir);
+  if (problem.empty()) return std::nullopt;
+  return fmt::format("{}: {}", quote_text(workdir), problem);
 }
 
 std::vector<std::string> read_argv(FieldReader& in) {

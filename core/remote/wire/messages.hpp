@@ -36,7 +36,6 @@ inline constexpr std::uint64_t kProtocolVersion = 1;
 inline constexpr std::size_t kMaxArgs = 4096;
 inline constexpr std::size_t kMaxArgBytes = 128 * 1024;  // each argument and each env value
 inline constexpr std::size_t kMaxEnvNames = 1024;
-inline constexpr std::size_t kMaxWorkdirBytes = 4096;
 inline constexpr std::size_t kMaxProgramBytes = 256;  // hello's "program"
 // A manifest of a million entries is tens of MiB of JSON, hence its own frames.
 inline constexpr std::size_t kMaxManifestBytes = 64 * 1024 * 1024;
@@ -63,8 +62,8 @@ struct Admit {
   // At most kMaxEnvNames names matching [A-Za-z_][A-Za-z0-9_]*; values without NUL, at most
   // kMaxArgBytes each.
   std::map<std::string, std::string> env;
-  // Where in the tree the command starts: empty for the root, else relative, '/'-separated,
-  // with no empty, "." or ".." component and no NUL, at most kMaxWorkdirBytes.
+  // Where in the tree the command starts: empty for the root, else a path the manifest's rules
+  // accept (manifest_path_problem: relative, normalised, UTF-8, kManifestMaxPathBytes at most).
   std::string workdir;
   // Whether the job runs in a shipped working tree; if so, manifest_part frames follow.
   bool snapshot = false;

@@ -11,7 +11,7 @@
 #include "common/json_kind_phrase.hpp"
 #include "common/json_repeated_keys.hpp"
 #include "core/remote/jobs/job_id.hpp"
-#include "core/remote/wire/quoted_text.hpp"
+#include "core/remote/quoted_text.hpp"
 
 namespace errand::remote::wire {
 

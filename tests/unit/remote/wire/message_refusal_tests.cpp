@@ -8,6 +8,7 @@
 #include <string_view>
 
 using Catch::Matchers::ContainsSubstring;
+using Catch::Matchers::EndsWith;
 using Catch::Matchers::Equals;
 using Catch::Matchers::StartsWith;
 using errand::remote::sha256_hex;
@@ -147,12 +148,17 @@ TEST_CASE("an admit's argv, env and workdir are held to their rules", "[remote][
              Equals("admit: \"env\" value of A must be a string, not null"));
 
   CHECK_THAT(refusal_of(wire::FrameType::admit, admit_with(R"(["ls"])", "{}", R"("/etc")")),
-             Equals("admit: \"workdir\" \"/etc\" is not relative to the tree"));
-  for (const auto* workdir : {R"("a/../b")", R"("a//b")", R"("a/")", R"(".")"}) {
-    CAPTURE(workdir);
-    CHECK_THAT(refusal_of(wire::FrameType::admit, admit_with(R"(["ls"])", "{}", workdir)),
-               ContainsSubstring("has an empty, \".\" or \"..\" component"));
-  }
+             Equals("admit: \"workdir\" \"/etc\": the path starts with '/'; paths are relative "
+                    "to the tree"));
+  // The manifest's rule for a path, so a workdir can only name a directory a tree can have.
+  CHECK_THAT(refusal_of(wire::FrameType::admit, admit_with(R"(["ls"])", "{}", R"("a/../b")")),
+             Equals("admit: \"workdir\" \"a/../b\": the path has a \"..\" component"));
+  CHECK_THAT(refusal_of(wire::FrameType::admit, admit_with(R"(["ls"])", "{}", R"("a//b")")),
+             EndsWith("the path has an empty component (\"//\")"));
+  CHECK_THAT(refusal_of(wire::FrameType::admit, admit_with(R"(["ls"])", "{}", R"("a/")")),
+             ContainsSubstring("the path ends with '/'"));
+  CHECK_THAT(refusal_of(wire::FrameType::admit, admit_with(R"(["ls"])", "{}", R"(".")")),
+             EndsWith("the path has a \".\" component"));
 }
 
 TEST_CASE("need names blobs by lowercase SHA-256 hex only", "[remote][wire]") {
