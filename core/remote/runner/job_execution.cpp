@@ -128,6 +128,7 @@ asio::awaitable<JobOutcome> JobExecution::run() {
     std::string why = "jobs.db could not record its start: " + marked.error().message;
     co_return co_await give_up(std::move(why));
   }
+  if (listener_.started) listener_.started();
   auto spec = launch_spec();
   auto launched = co_await parts_.backend.launch(std::move(spec));
   if (!launched) {
@@ -136,6 +137,7 @@ asio::awaitable<JobOutcome> JobExecution::run() {
   }
   process_ = std::move(*launched);
   start_io();
+  if (listener_.launched) listener_.launched();
 
   const sdk::ExitInfo exit = co_await process_->wait();
   ended_ = true;

@@ -62,6 +62,10 @@ struct JobOutcome {
 };
 
 struct JobListener {
+  // Once its workspace is made and jobs.db records it running: it has left the queue.
+  std::function<void()> started;
+  // Once its sandbox runs, so signals can reach it.
+  std::function<void()> launched;
   // After each record appended to the job's log, with its number.
   std::function<void(std::uint64_t last_seq)> output;
   // Once, when the job's end and cleanup have been recorded.

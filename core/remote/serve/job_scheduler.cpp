@@ -20,7 +20,6 @@ namespace {
 
 // How often a starting job's row is looked at until it leaves the queue: the execution marks
 // it running only once its workspace is made, and says nothing when it does.
-constexpr std::chrono::milliseconds kStartPoll{50};
 
 }  // namespace
 
@@ -90,8 +89,8 @@ void JobScheduler::start_ready() {
     auto next = parts_.jobs.next_to_start(config_.bounds.max_running);
     if (!next || !*next) return;
     const std::string id = **next;
-    // The oldest queued job is still being started (its workspace is being made); watch_start
-    // calls again once it has left the queue.
+    // The oldest queued job is still being started (its workspace is being made); left_queue
+    // calls again once it has.
     if (running_.contains(id)) return;
     auto found = queued_.find(id);
     if (found == queued_.end()) {
@@ -111,40 +110,30 @@ void JobScheduler::start(std::string id, Pending pending) {
   if (pending.pins) starting_pins_.emplace(id, std::move(*pending.pins));
   // Made on the scheduler's strand, so the job's strand runs inside it (see the header).
   auto job = JobExecution::create(strand_, parts_, std::move(pending.request));
-  job->set_listener({.output = [this](std::uint64_t) { changed(); }, .ended = {}});
+  // The job's strand runs inside the scheduler's, so these run as the scheduler's own handlers.
+  job->set_listener({.started = [this, id] { left_queue(id); },
+                     .launched = [this, id] { deliver_deferred_signal(id); },
+                     .output = [this](std::uint64_t) { changed(); },
+                     .ended = {}});
   running_.emplace(id, job);
   asio::co_spawn(job->strand(), job->run(), [this, id](std::exception_ptr, JobOutcome) {
     asio::post(strand_, [this, id] { finished(id); });
   });
-  asio::co_spawn(strand_, watch_start(id), asio::detached);
 }
 
-asio::awaitable<void> JobScheduler::watch_start(std::string id) {
-  asio::steady_timer poll(strand_);
-  for (;;) {
-    auto row = parts_.jobs.get(id);
-    if (!row || row->state != JobState::queued) break;
-    poll.expires_after(kStartPoll);
-    boost::system::error_code ignored;
-    co_await poll.async_wait(asio::redirect_error(asio::use_awaitable, ignored));
-  }
-  // The workspace is made (or the job gave up): its blobs may be collected again.
+void JobScheduler::left_queue(const std::string& id) {
+  // The workspace is made: its blobs may be collected again, and the queue has moved.
   starting_pins_.erase(id);
   changed();
   start_ready();
-  // A signal that came while the job was being started is delivered once its process runs.
-  for (;;) {
-    auto job = execution(id);
-    if (!job || job->running()) break;
-    poll.expires_after(kStartPoll);
-    boost::system::error_code ignored;
-    co_await poll.async_wait(asio::redirect_error(asio::use_awaitable, ignored));
-  }
-  if (auto deferred = deferred_signals_.find(id); deferred != deferred_signals_.end()) {
-    const auto signal_to_send = deferred->second;
-    deferred_signals_.erase(deferred);
-    if (execution(id)) (void)signal(id, signal_to_send);
-  }
+}
+
+void JobScheduler::deliver_deferred_signal(const std::string& id) {
+  const auto deferred = deferred_signals_.find(id);
+  if (deferred == deferred_signals_.end()) return;
+  const auto signal_to_send = deferred->second;
+  deferred_signals_.erase(deferred);
+  (void)signal(id, signal_to_send);
 }
 
 void JobScheduler::finished(const std::string& id) {
@@ -170,7 +159,7 @@ sdk::Result<void> JobScheduler::signal(const std::string& id, wire::JobSignal si
   // The job's members are called here, on the scheduler's strand, which its strand runs inside.
   if (auto job = execution(id)) {
     if (!job->running()) {
-      // Still being started (or already ending): kept until its process runs (watch_start).
+      // Still being started (or already ending): kept until its process runs (launched).
       deferred_signals_[id] = signal;
       return {};
     }

@@ -92,8 +92,10 @@ class JobScheduler {
   void changed();
   void start_ready();
   void start(std::string id, Pending pending);
-  // Until jobs.db says the job left the queue: then its pins go and the queue moved.
-  boost::asio::awaitable<void> watch_start(std::string id);
+  // The job's workspace is made and jobs.db says it runs: its pins go and the queue moved.
+  void left_queue(const std::string& id);
+  // The job's sandbox runs: a signal that came while it was being started is sent now.
+  void deliver_deferred_signal(const std::string& id);
   void finished(const std::string& id);
 
   Strand strand_;

@@ -80,7 +80,9 @@ TEST_CASE("a job's sandbox dies with its runner, and the next runner records it 
     auto request = h.admit({"sh", "-c", "echo ready; exec sleep 60"});
     const std::string said = h.root().string() + "\n" + request.id + "\n";
     h.run(std::move(request), [&](errand::remote::JobExecution& job) {
-      job.set_listener({.output =
+      job.set_listener({.started = {},
+                        .launched = {},
+                        .output =
                             [&](std::uint64_t) {
                               [[maybe_unused]] auto n =
                                   ::write(report[1], said.data(), said.size());

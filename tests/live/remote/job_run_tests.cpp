@@ -50,8 +50,13 @@ TEST_CASE("a job's exit code, output and receipt are recorded and its workspace 
   auto request = h.admit({"sh", "-c", "echo out; echo err >&2; exit 3"});
   const auto id = request.id;
   std::vector<std::uint64_t> heard;
+  std::vector<std::string> events;
   const auto outcome = h.run(std::move(request), [&](JobExecution& job) {
-    job.set_listener({.output = [&](std::uint64_t seq) { heard.push_back(seq); }, .ended = {}});
+    job.set_listener(
+        {.started = [&] { events.push_back("started"); },
+         .launched = [&] { events.push_back("launched"); },
+         .output = [&](std::uint64_t seq) { heard.push_back(seq); },
+         .ended = [&](const errand::remote::JobOutcome&) { events.push_back("ended"); }});
   });
 
   INFO(outcome.detail);
@@ -69,6 +74,8 @@ TEST_CASE("a job's exit code, output and receipt are recorded and its workspace 
   CHECK(logged.seqs == expected);
   CHECK(logged.seqs.size() >= 2);
   CHECK(heard == logged.seqs);
+  // Left the queue, then ran, then ended: what the scheduler moves its queue and signals on.
+  CHECK(events == std::vector<std::string>{"started", "launched", "ended"});
 
   auto row = h.jobs().get(id);
   REQUIRE(ok(row));
@@ -146,7 +153,9 @@ TEST_CASE("a job reads end-of-file at once unless its stdin is forwarded", "[liv
     bool wrote = false;
     std::string write_error;
     const auto outcome = h.run(std::move(request), [&](JobExecution& job) {
-      job.set_listener({.output =
+      job.set_listener({.started = {},
+                        .launched = {},
+                        .output =
                             [&](std::uint64_t) {
                               if (wrote) return;
                               wrote = true;

@@ -23,7 +23,9 @@ constexpr const char* kSleeper = "echo ready; exec sleep 60";
 std::function<void(JobExecution&)> once_ready(std::function<void(JobExecution&)> act,
                                               std::string& act_error) {
   return [act = std::move(act), &act_error](JobExecution& job) {
-    job.set_listener({.output =
+    job.set_listener({.started = {},
+                      .launched = {},
+                      .output =
                           [&job, act, &act_error, done = false](std::uint64_t) mutable {
                             if (done) return;
                             done = true;
