@@ -37,6 +37,38 @@ const std::vector<CliCommand>& table() {
               },
       },
       {
+          .name = "serve",
+          .synopsis = "serve [--connect]",
+          .summary = "run the remote-run runner, or bridge to it (what ssh runs)",
+          .description =
+              "Runs the runner that `errand -- CMD` on another host sends jobs to. It starts as "
+              "`errand run` does up to the sandbox: the configuration and the plugins are loaded, "
+              "the configured sandbox backend is probed and what it enforces printed, and a gap "
+              "refuses the start the same way. Its state is stateDir/runner/ (jobs.db, blobs/, "
+              "jobs/ and a lock of its own), so it runs beside `errand run` on one stateDir. Jobs "
+              "that a stopped runner left running are marked lost and their sandboxes removed. "
+              "It then serves jobs on runner.socket until SIGTERM or SIGINT.\n\nJobs get no "
+              "network, whatever sandbox.network says: the runner does not run an egress broker "
+              "for them yet.\n\nWho may run jobs is the runner block's allowUsers, checked "
+              "against the account the kernel names for the socket's caller; over ssh that is "
+              "the account ssh signed in, as `errand serve --connect` runs as it.",
+          .terms = {{"--connect",
+                     "connect stdin and stdout to the runner's socket (runner.socket) until the "
+                     "runner closes; what `ssh HOST errand serve --connect` runs"}},
+          .exit_codes =
+              {
+                  {"0", "stopped by a signal; with --connect, the runner closed the connection"},
+                  {"1", "failed while serving or copying"},
+                  {"2",
+                   "refused (configuration, plugins, command line); with --connect, the socket "
+                   "cannot be reached"},
+                  {"3",
+                   "the sandbox cannot enforce everything configured (the backend reported a gap "
+                   "and sandbox.requireFullEnforcement is not false)"},
+                  {"4", "another runner holds stateDir/runner"},
+              },
+      },
+      {
           .name = "plugins",
           .synopsis = "plugins list [--json]",
           .summary = "list every plugin found, loaded or refused with the reason",
@@ -227,6 +259,102 @@ const std::vector<CliCommand>& table() {
               },
       },
       {
+          .name = "--",
+          .synopsis = "[--on PEER] [--no-snapshot] [--workdir DIR] [--include-all] [--detach] "
+                      "-- CMD [ARG...]",
+          .summary = "run CMD on a runner, confined, with this directory's files",
+          .description =
+              "Sends the current directory's files (inside a git work tree, those git would "
+              "commit; elsewhere what its .errandignore lets through) to a runner (`errand "
+              "serve`), runs CMD there in the runner's sandbox, streams its standard output and "
+              "standard error back as they are written, and exits with its exit code (128 + N "
+              "when signal N ended it). What is sent and how much of it the runner lacked are "
+              "said on standard error, then the job's handle, PEER/ID.\n\nCtrl-C is passed to "
+              "the job as SIGINT. Standard input that is not a terminal is the job's; on a "
+              "terminal, Ctrl-D detaches and leaves the job running, as --detach does. A lost "
+              "connection is made again (three tries, a second apart) and the output goes on "
+              "where it stopped.\n\nA PEER other than local is reached with `ssh -T -o "
+              "BatchMode=yes [-p PORT] DEST errand serve --connect`; ssh's own errors are shown "
+              "as it prints them.",
+          .terms =
+              {
+                  {"--on PEER",
+                   "the runner: local (the default: the socket from --socket or "
+                   "ERRAND_RUNNER_SOCKET), ssh://[USER@]HOST[:PORT], USER@HOST or an ssh config "
+                   "alias"},
+                  {"--socket PATH", "the local runner's socket"},
+                  {"--no-snapshot", "send no files: the job starts in an empty workspace"},
+                  {"--workdir DIR",
+                   "where CMD starts, relative to the current directory (the default: there)"},
+                  {"--include-all",
+                   "send every file of a directory in no git work tree and with no "
+                   ".errandignore, or the home directory itself"},
+                  {"--detach", "print the job's handle once it is admitted, and leave it running"},
+              },
+          .exit_codes =
+              {
+                  {"N", "the job's exit code, 128 + N for signal N; 0 when detached"},
+                  {"1", "the call failed after it reached the runner"},
+                  {"2",
+                   "refused: misused, nothing to send, the runner refused the job, or the peer "
+                   "could not be reached"},
+                  {"130", "interrupted before the job was admitted"},
+              },
+      },
+      {
+          .name = "attach",
+          .synopsis = "attach [--on PEER] HANDLE",
+          .summary = "follow a remote-run job again, its output from the start",
+          .description =
+              "HANDLE is PEER/ID as `errand -- CMD` printed it, or ID with --on PEER. Prints the "
+              "job's output from its start, then follows it to its end and exits with its exit "
+              "code. This standard input is not passed to the job. Ctrl-D on a terminal "
+              "detaches again.",
+          .terms = {{"--on PEER", "the runner, when HANDLE is a bare ID (the default: local)"},
+                    {"--socket PATH", "the local runner's socket"}},
+          .exit_codes = {{"N", "the job's exit code, 128 + N for signal N; 0 when detached"},
+                         {"2", "misused, the job is unknown, or the peer could not be reached"}},
+      },
+      {
+          .name = "ps",
+          .synopsis = "ps [--on PEER] [--json]",
+          .summary = "list your remote-run jobs on a runner",
+          .description = "Lists the caller's own jobs on the runner, newest first: id, state, "
+                         "when it started, its exit code or signal, and the command.",
+          .terms = {{"--on PEER", "the runner (the default: local)"},
+                    {"--socket PATH", "the local runner's socket"},
+                    {"--json", "print the runner's answer as a JSON array, one object per job"}},
+          .exit_codes = {{"0", "the listing was printed"},
+                         {"2", "misused, or the peer could not be reached"}},
+      },
+      {
+          .name = "kill",
+          .synopsis = "kill [--on PEER] HANDLE",
+          .summary = "stop a remote-run job with SIGKILL",
+          .description = "Has the runner kill the job HANDLE names (PEER/ID, or ID with --on). "
+                         "Its outcome and cleanup are recorded as for any job.",
+          .terms = {{"--on PEER", "the runner, when HANDLE is a bare ID (the default: local)"},
+                    {"--socket PATH", "the local runner's socket"}},
+          .exit_codes = {{"0", "the job was killed"},
+                         {"1", "the runner could not kill it (it may have ended already)"},
+                         {"2", "misused, the job is unknown, or the peer could not be reached"}},
+      },
+      {
+          .name = "jobs",
+          .synopsis = "jobs show [--on PEER] [--json] HANDLE",
+          .summary = "print a remote-run job's receipt",
+          .description =
+              "Prints what the runner recorded of the job: its command, working directory and "
+              "request digest, who ran it, the files sent, the sandbox backend and what it "
+              "enforced, how it ended, and its cleanup; one field a line.",
+          .terms = {{"show HANDLE", "the job PEER/ID, or ID with --on"},
+                    {"--on PEER", "the runner, when HANDLE is a bare ID (the default: local)"},
+                    {"--socket PATH", "the local runner's socket"},
+                    {"--json", "print the receipt as a JSON object"}},
+          .exit_codes = {{"0", "the receipt was printed"},
+                         {"2", "misused, the job is unknown, or the peer could not be reached"}},
+      },
+      {
           .name = "help",
           .synopsis = "help [COMMAND | --man]",
           .summary = "print help for a command, or the manual page",
@@ -253,6 +381,9 @@ constexpr std::array kEnvironment = {
     TermEntry{"ERRAND_PLUGIN_PATH",
               "directories (separated by colons) searched for plugins before plugins.path and "
               "the installed plugin directory"},
+    TermEntry{"ERRAND_RUNNER_SOCKET", "the local runner's socket, for the remote-run commands"},
+    TermEntry{"ERRAND_SSH", "the ssh program the remote-run commands reach a peer with"},
+    TermEntry{"ERRAND_REMOTE_COMMAND", "errand's path on an ssh peer (default errand)"},
     TermEntry{"ERRAND_WEB_ROOT", "the web interface's built page, instead of the installed one"},
     TermEntry{"ERRAND_DATA_DIR",
               "where errand setup finds the files errand ships (the example configuration, the "

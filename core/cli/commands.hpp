@@ -15,6 +15,14 @@ int web_access_command(const std::vector<std::string>& args);
 int setup_command(const std::vector<std::string>& args);
 int up_command(const std::vector<std::string>& args);
 int reference_command(const std::vector<std::string>& args);
+// remote-run, the caller's side. remote_run_command's args are everything after the program's
+// name: `[OPTIONS] -- CMD [ARG...]`.
+int remote_run_command(const std::vector<std::string>& args);
+int remote_attach_command(const std::vector<std::string>& args);
+int remote_ps_command(const std::vector<std::string>& args);
+int remote_kill_command(const std::vector<std::string>& args);
+int remote_jobs_command(const std::vector<std::string>& args);
+int serve_command(const std::vector<std::string>& args);
 
 // The help for one command, or the overview when command is empty or unknown.
 void print_help(std::ostream& out, const std::string& command);

@@ -1,6 +1,7 @@
 #include "core/cli/main_command.hpp"
 
 #include "core/cli/commands.hpp"
+#include "core/cli/remote_arguments.hpp"
 #include "core/daemon/exit_codes.hpp"
 
 #include <boost/program_options.hpp>
@@ -11,6 +12,11 @@ namespace errand::cli {
 namespace po = boost::program_options;
 
 int main_command(int argc, char** argv) {
+  // `errand [OPTIONS] -- CMD`: routed before the option parser, which would take "--" and
+  // the command's own options for errand's.
+  if (const std::vector<std::string> words(argv + (argc > 0 ? 1 : 0), argv + argc);
+      is_remote_run_command_line(words))
+    return remote_run_command(words);
   po::options_description global("Options");
   global.add_options()("help,h", "print this help")("version", "print the version");
   po::options_description hidden;
@@ -68,6 +74,11 @@ int main_command(int argc, char** argv) {
   if (command == "setup") return setup_command(args);
   if (command == "up") return up_command(args);
   if (command == "reference") return reference_command(args);
+  if (command == "attach") return remote_attach_command(args);
+  if (command == "ps") return remote_ps_command(args);
+  if (command == "kill") return remote_kill_command(args);
+  if (command == "jobs") return remote_jobs_command(args);
+  if (command == "serve") return serve_command(args);
   std::cerr << "errand: unknown command \"" << command
             << "\"\nRun `errand help` for the commands.\n";
   return daemon::kExitRefused;

@@ -239,6 +239,42 @@ json::object github() {
       },
       {"userName", "userEmail"});
 }
+json::object runner() {
+  return defaulted(
+      section(
+          "`errand serve`, the runner that runs remote jobs (`errand -- CMD` on another host) in "
+          "sandboxes of the configured backend. Jobs get no network for now, whatever "
+          "sandbox.network says.",
+          {
+              {"allowUsers",
+               defaulted(with(list_of("Accounts on this host that may run jobs, as the kernel "
+                                      "names the caller of the runner's socket (over ssh: the "
+                                      "account ssh signed in). Empty: only the runner's own "
+                                      "account.",
+                                      with(text("An account name."), "minLength", 1)),
+                              "uniqueItems", true),
+                         json::array{})},
+              {"maxJobs", defaulted(whole_number("Jobs that may run at the same time; the rest "
+                                                 "wait in the queue.",
+                                                 1),
+                                    1)},
+              {"maxQueued",
+               defaulted(whole_number("Jobs that may wait for a slot before new ones are "
+                                      "refused; 0 queues none.",
+                                      0),
+                         8)},
+              {"cacheSize",
+               defaulted(size("What the runner's store of snapshot files is trimmed to when "
+                              "collected (`gc`)."),
+                         "10g")},
+              {"socket",
+               with(absolute_path("The unix socket the runner listens on, and `errand serve "
+                                  "--connect` connects to."),
+                    "x-errand-default-note", "stateDir/runner.sock")},
+          }),
+      json::object{});
+}
+
 }  // namespace core_sections
 
 json::object core_schema() {
@@ -295,6 +331,7 @@ json::object core_schema() {
                  json::object{})},
       {"web", core_sections::web()},
       {"github", core_sections::github()},
+      {"runner", core_sections::runner()},
   };
   root["properties"] = std::move(properties);
   root["required"] = json::array{"projectRoot", "stateDir", "agent"};

@@ -14,5 +14,6 @@ boost::json::object timeouts();
 boost::json::object output();
 boost::json::object web();
 boost::json::object github();
+boost::json::object runner();
 
 }  // namespace errand::config::core_sections

@@ -38,6 +38,10 @@ sdk::Error refusal(std::string message) {
   return sdk::make_error(std::move(message), sdk::Error::Kind::refused);
 }
 
+}  // namespace
+
+// Shared with `errand serve` (serve_runner.cpp): declared in start_steps.hpp.
+
 sdk::Result<void> load_configuration(Start& s) {
   auto& rt = s.rt;
   rt.source = ConfigurationSource::discover(s.env, *rt.log, true, PluginCode::mapped_when_used);
@@ -65,17 +69,6 @@ sdk::Result<void> raise_open_files_limit(Start& s) {
   return {};
 }
 
-sdk::Result<void> check_readiness(Start& s) {
-  auto readiness = check_serve_readiness(s.rt.config.effective);
-  if (!readiness) return refusal(readiness.error().message);
-  s.readiness = std::move(*readiness);
-  for (const auto& warning : s.readiness->warnings) s.rt.log->warn("{}", warning);
-  if (const auto& rules = s.readiness->house_rules)
-    s.rt.log->info("house rules from {} ({}), read again as each session starts",
-                   rules->path.string(), common::human_size(rules->text.size()));
-  return {};
-}
-
 sdk::Result<void> take_state_directory(Start& s) {
   if (auto made = sessions::make_private_directory(s.settings.state_dir); !made)
     return refusal("stateDir: " + made.error().message);
@@ -85,18 +78,6 @@ sdk::Result<void> take_state_directory(Start& s) {
                                                      ? sdk::Error::Kind::unavailable
                                                      : sdk::Error::Kind::refused);
   s.lock.emplace(std::move(*lock));
-  return {};
-}
-
-sdk::Result<void> open_databases(Start& s) {
-  auto& rt = s.rt;
-  auto receipts = receipts::ReceiptsDb::open(s.settings.state_dir / "receipts.db",
-                                             rt.logging.logger("receipts"));
-  if (!receipts) return refusal(receipts.error().message);
-  rt.receipts = std::move(*receipts);
-  auto threads = sessions::ThreadsDb::open(s.settings.state_dir / "threads.db", rt.clock);
-  if (!threads) return refusal(threads.error().message);
-  rt.threads = std::move(*threads);
   return {};
 }
 
@@ -120,12 +101,11 @@ sdk::Result<void> probe_sandbox(Start& s) {
   sandbox::note_inert_requests(*s.policy, s.report);
   sandbox::note_inert_backend_keys(rt.source.schema, rt.config.written, s.choice.backend, s.report);
   s.out << render_enforcement_report(s.report) << std::flush;
-  // Only a backend that runs the host's install has it looked for; an image's agent is the
-  // image's business, and the report names it.
-  auto install = agent_install_report(rt.config.effective, rt.config.source,
-                                      s.report.capabilities.agent_from_host_install);
-  if (!install) return refusal("refusing to start: " + install.error().message);
-  s.out << *install << std::flush;
+  return {};
+}
+
+sdk::Result<void> refuse_enforcement_gaps(Start& s) {
+  auto& rt = s.rt;
   if (!s.report.gaps.empty()) {
     if (s.choice.require_full_enforcement)
       return sdk::make_error(render_gap_refusal(s.report), sdk::Error::Kind::limit);
@@ -133,6 +113,42 @@ sdk::Result<void> probe_sandbox(Start& s) {
         "running with {} unenforced guarantee(s) because sandbox.requireFullEnforcement is false",
         s.report.gaps.size());
   }
+  return {};
+}
+
+namespace {
+
+sdk::Result<void> check_readiness(Start& s) {
+  auto readiness = check_serve_readiness(s.rt.config.effective);
+  if (!readiness) return refusal(readiness.error().message);
+  s.readiness = std::move(*readiness);
+  for (const auto& warning : s.readiness->warnings) s.rt.log->warn("{}", warning);
+  if (const auto& rules = s.readiness->house_rules)
+    s.rt.log->info("house rules from {} ({}), read again as each session starts",
+                   rules->path.string(), common::human_size(rules->text.size()));
+  return {};
+}
+
+sdk::Result<void> open_databases(Start& s) {
+  auto& rt = s.rt;
+  auto receipts = receipts::ReceiptsDb::open(s.settings.state_dir / "receipts.db",
+                                             rt.logging.logger("receipts"));
+  if (!receipts) return refusal(receipts.error().message);
+  rt.receipts = std::move(*receipts);
+  auto threads = sessions::ThreadsDb::open(s.settings.state_dir / "threads.db", rt.clock);
+  if (!threads) return refusal(threads.error().message);
+  rt.threads = std::move(*threads);
+  return {};
+}
+
+sdk::Result<void> check_agent_install(Start& s) {
+  auto& rt = s.rt;
+  // Only a backend that runs the host's install has it looked for; an image's agent is the
+  // image's business, and the report names it.
+  auto install = agent_install_report(rt.config.effective, rt.config.source,
+                                      s.report.capabilities.agent_from_host_install);
+  if (!install) return refusal("refusing to start: " + install.error().message);
+  s.out << *install << std::flush;
   return {};
 }
 
@@ -304,6 +320,8 @@ constexpr std::array kStartSteps{
     StartStep{"take the state directory", take_state_directory},
     StartStep{"open the databases", open_databases},
     StartStep{"probe the sandbox backend", probe_sandbox},
+    StartStep{"check the agent's install", check_agent_install},
+    StartStep{"refuse on an enforcement gap", refuse_enforcement_gaps},
     StartStep{"sweep what the last daemon left", sweep_what_the_last_daemon_left},
     StartStep{"create the egress broker", create_broker},
     StartStep{"ask kage what it knows", ask_kage},

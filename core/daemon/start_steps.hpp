@@ -49,6 +49,17 @@ struct StartStep {
 // The steps, in the order they run.
 std::span<const StartStep> start_steps();
 
+// Steps `errand serve` (serve_runner.hpp) takes too, so both refuse alike.
+sdk::Result<void> load_configuration(Start& s);
+sdk::Result<void> raise_open_files_limit(Start& s);
+// Makes s.settings.state_dir private and locks it (errand.lock there).
+sdk::Result<void> take_state_directory(Start& s);
+// Hosts the plugins (needs rt.receipts), creates and probes the configured backend, prints its
+// report; the refusal on a gap is the next step's, so `errand run` checks the agent's install
+// in between as it always has.
+sdk::Result<void> probe_sandbox(Start& s);
+sdk::Result<void> refuse_enforcement_gaps(Start& s);
+
 // The exit code a failed step's error says (exit_codes.hpp): unavailable is the state directory
 // another daemon holds (4), limit a guarantee the sandbox backend cannot keep (3), anything else
 // a refusal (2).

@@ -31,6 +31,7 @@ class JobFollower {
         terminal_(terminal),
         settings_(settings),
         sequence_(settings.after),
+        shown_position_(settings.shown_position),
         watching_stdin_(terminal.stdin_fd >= 0 &&
                         (terminal.stdin_is_terminal || settings.forward_stdin)),
         watching_interrupts_(terminal.interrupts_fd >= 0) {}
@@ -60,7 +61,9 @@ class JobFollower {
   sdk::Result<void> handle(const wire::Message& message) {
     if (const auto* output = std::get_if<wire::Output>(&message)) return show(*output);
     if (const auto* queued = std::get_if<wire::Queued>(&message)) {
-      write_note(terminal_.stderr_fd, fmt::format("queued: position {}", queued->position));
+      if (queued->position != shown_position_)
+        write_note(terminal_.stderr_fd, fmt::format("queued: position {}", queued->position));
+      shown_position_ = queued->position;
       return {};
     }
     if (const auto* end = std::get_if<wire::End>(&message)) return finish(*end);
@@ -176,6 +179,7 @@ class JobFollower {
   const CallTerminal& terminal_;
   const FollowSettings& settings_;
   OutputSequence sequence_;
+  std::uint64_t shown_position_;  // the queue place last said; 0: none yet
   bool watching_stdin_;
   bool watching_interrupts_;
   int interrupts_ = 0;

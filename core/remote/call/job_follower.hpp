@@ -21,6 +21,9 @@ struct FollowSettings {
   // Whether a stdin that is not a terminal goes to the job (in pieces, then an empty input at
   // its end). A terminal's stdin never does; its end (Ctrl-D) detaches either way.
   bool forward_stdin = true;
+  // The queue place already said (the admission's), so the runner's queued frame that repeats
+  // it is not said twice; 0 when none was.
+  std::uint64_t shown_position = 0;
 };
 
 // Until the job's end (its exit code, or 128 + the signal), a detach (exit 0), or the

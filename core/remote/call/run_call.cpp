@@ -46,12 +46,15 @@ sdk::Result<CallOutcome> run_call(const CallRequest& request, const RunnerLink& 
   write_note(terminal.stderr_fd, admitted->existing
                                      ? fmt::format("job {} (admitted before; following it)", handle)
                                      : fmt::format("job {}", handle));
-  if (admitted->position)
-    write_note(terminal.stderr_fd, fmt::format("queued: position {}", *admitted->position));
+  const std::uint64_t position = admitted->position.value_or(0);
+  if (position != 0) write_note(terminal.stderr_fd, fmt::format("queued: position {}", position));
   // A job admitted before (a retried admission) streams from its start, as a new one does.
-  return follow_job(
-      *channel, terminal,
-      FollowSettings{.job = request.job, .handle = handle, .after = 0, .forward_stdin = true});
+  return follow_job(*channel, terminal,
+                    FollowSettings{.job = request.job,
+                                   .handle = handle,
+                                   .after = 0,
+                                   .forward_stdin = true,
+                                   .shown_position = position});
 }
 
 sdk::Result<CallOutcome> attach_job(const AttachRequest& request, const RunnerLink& link,
@@ -67,7 +70,8 @@ sdk::Result<CallOutcome> attach_job(const AttachRequest& request, const RunnerLi
                     FollowSettings{.job = request.job,
                                    .handle = job_handle(link.peer, request.job),
                                    .after = request.from,
-                                   .forward_stdin = request.forward_stdin});
+                                   .forward_stdin = request.forward_stdin,
+                                   .shown_position = 0});
 }
 
 }  // namespace errand::remote

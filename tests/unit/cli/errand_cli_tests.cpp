@@ -31,9 +31,16 @@ TEST_CASE("errand help lists the commands and the exit codes") {
 
 TEST_CASE("an unknown command is refused with exit 2") {
   DaemonHarness h;
-  const auto r = h.run({"serve"});
+  const auto r = h.run({"frobnicate"});
   CHECK(r.exit_code == 2);
-  CHECK(r.err.find("unknown command \"serve\"") != std::string::npos);
+  CHECK(r.err.find("unknown command \"frobnicate\"") != std::string::npos);
+}
+
+TEST_CASE("errand serve refuses an argument it does not take with exit 2") {
+  DaemonHarness h;
+  const auto r = h.run({"serve", "--listen"});
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("errand serve: unexpected argument \"--listen\"") != std::string::npos);
 }
 
 TEST_CASE("errand plugins list shows the fixture plugins as loaded, with their ABI") {

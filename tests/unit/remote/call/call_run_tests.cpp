@@ -100,6 +100,8 @@ TEST_CASE("a job a signal ended exits with 128 plus the signal's number", "[remo
     if (!greet_and_take_admit(end)) return;
     end.send(wire::Admitted{
         .job = job, .state = wire::JobState::queued, .existing = false, .position = 2});
+    // The runner repeats the admission's place in a queued frame before the place moves.
+    end.send(wire::Queued{.position = 2});
     end.send(wire::Queued{.position = 1});
     end.send(stdout_piece(1, "started\n"));
     end.send(wire::End{.job = job,
@@ -119,9 +121,10 @@ TEST_CASE("a job a signal ended exits with 128 plus the signal's number", "[remo
   CHECK(outcome->detail == "terminated by the runner");
   const auto notes = pipes.take_stderr();
   CHECK_THAT(notes, ContainsSubstring("queued: position 2\nqueued: position 1\n"));
+  CHECK(notes.find("queued: position 2") == notes.rfind("queued: position 2"));
 }
 
-TEST_CASE("--no-snapshot with a working directory below the root is refused before connecting",
+TEST_CASE("a working directory below the root with --no-snapshot is refused before connecting",
           "[remote][call]") {
   auto request = request_without_snapshot(fresh_job_id());
   request.workdir = "src/lib";
