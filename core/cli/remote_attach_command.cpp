@@ -30,11 +30,7 @@ int remote_attach_command(const std::vector<std::string>& args) {
   where.peer = handle->peer;
 
   InterruptPipe interrupts;
-  const remote::CallTerminal terminal{.stdin_fd = STDIN_FILENO,
-                                      .stdout_fd = STDOUT_FILENO,
-                                      .stderr_fd = STDERR_FILENO,
-                                      .stdin_is_terminal = ::isatty(STDIN_FILENO) == 1,
-                                      .interrupts_fd = interrupts.read_fd()};
+  const remote::CallTerminal terminal = process_terminal(interrupts);
   auto connection = RunnerConnection::open(where);
   if (!connection) {
     std::cerr << "errand: " << connection.error().message << "\n";

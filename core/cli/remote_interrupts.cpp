@@ -52,4 +52,12 @@ int InterruptPipe::read_fd() const noexcept {
   return interrupt_read_fd;
 }
 
+remote::CallTerminal process_terminal(const InterruptPipe& interrupts) {
+  return remote::CallTerminal{.stdin_fd = STDIN_FILENO,
+                              .stdout_fd = STDOUT_FILENO,
+                              .stderr_fd = STDERR_FILENO,
+                              .stdin_is_terminal = ::isatty(STDIN_FILENO) == 1,
+                              .interrupts_fd = interrupts.read_fd()};
+}
+
 }  // namespace errand::cli

@@ -65,11 +65,7 @@ int remote_run_command(const std::vector<std::string>& args) {
     return refuse_run(checked.error().message);
 
   InterruptPipe interrupts;
-  const remote::CallTerminal terminal{.stdin_fd = STDIN_FILENO,
-                                      .stdout_fd = STDOUT_FILENO,
-                                      .stderr_fd = STDERR_FILENO,
-                                      .stdin_is_terminal = ::isatty(STDIN_FILENO) == 1,
-                                      .interrupts_fd = interrupts.read_fd()};
+  const remote::CallTerminal terminal = process_terminal(interrupts);
   auto connection = RunnerConnection::open(parsed->where);
   if (!connection) return refuse_run(connection.error().message);
   auto outcome = remote::run_call(request, connection->link(), terminal);

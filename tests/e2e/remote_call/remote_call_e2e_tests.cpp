@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "tests/support/child_process.hpp"
+#include "tests/support/delegated_cgroups.hpp"
 #include "tests/support/temp_dir.hpp"
 #include "tests/support/test_paths.hpp"
 
@@ -44,8 +45,8 @@ class Runner {
     fs::create_directories(root_ / "projects");
     fs::create_directories(root_ / "bin");
     // The agent and web blocks only satisfy the configuration's schema: the runner starts no
-    // session. The cgroup limits are not what these tests are about, and a test host may not
-    // delegate cgroups.
+    // session. The sandbox is held to everything it enforces, as deployed: the cgroup subtree
+    // delegated to the test account (delegated_environment) carries the limits.
     const json::object config{
         {"agent",
          json::object{
@@ -58,7 +59,7 @@ class Runner {
                                                       {"credential", "sk-unused-0000000000000000"},
                                                       {"baseUrl", "http://127.0.0.1:9"}}}}}}},
         {"web", json::object{{"host", "127.0.0.1"}, {"port", 9}}},
-        {"sandbox", json::object{{"backend", "bailey"}, {"requireFullEnforcement", false}}},
+        {"sandbox", json::object{{"backend", "bailey"}, {"network", "none"}}},
         {"projectRoot", (root_ / "projects").string()},
         {"stateDir", (root_ / "state").string()},
         {"runner", json::object{{"socket", socket().string()}}}};
@@ -85,12 +86,15 @@ class Runner {
   const fs::path& root() const { return root_; }
 
   std::vector<std::string> environment() const {
-    return {"ERRAND_PLUGIN_PATH=" + errand::test::build_path("plugins").string(),
-            "ERRAND_CONFIG=" + (root_ / "config.json").string(),
-            "HOME=" + (root_ / "home").string(),
-            "PATH=/usr/bin:/bin",
-            "ERRAND_SSH=" + (root_ / "bin" / "fake-ssh").string(),
-            "ERRAND_REMOTE_COMMAND=" + errand_binary()};
+    std::vector<std::string> env{
+        "ERRAND_PLUGIN_PATH=" + errand::test::build_path("plugins").string(),
+        "ERRAND_CONFIG=" + (root_ / "config.json").string(),
+        "HOME=" + (root_ / "home").string(),
+        "PATH=/usr/bin:/bin",
+        "ERRAND_SSH=" + (root_ / "bin" / "fake-ssh").string(),
+        "ERRAND_REMOTE_COMMAND=" + errand_binary()};
+    for (auto& variable : errand::test::delegated_environment()) env.push_back(std::move(variable));
+    return env;
   }
 
   // `errand ARGS...` started in directory `cwd`, to its end.
