@@ -112,13 +112,17 @@ TEST_CASE("the agent of an incus session builds a Docker image from files, on ov
 
 TEST_CASE("the agent of an incus session runs a nested container with podman as root", "[live]") {
   Daemon daemon;
-  const auto ended =
-      run_script(daemon,
-                 "sudo -n podman import --quiet /usr/share/errand/nested-image.tar "
-                 "localhost/nested >/dev/null && "
-                 "sudo -n podman run --rm localhost/nested /bin/busybox sh -c "
-                 "'echo rootful:$(id -u):$(cat /proc/1/comm)' && "
-                 "echo driver:$(sudo -n podman info --format '{{.Store.GraphDriverName}}')");
+  // After the boot, as the Docker cases: the agent starts while the guest boots, and twice under
+  // CI's load an image imported then was gone for the next command ("Trying to pull
+  // localhost/nested:latest"), most likely under podman's boot-time clean-up of root's store
+  // (its tmpfiles rules, podman-clean-transient).
+  const auto ended = run_script(
+      daemon, std::string(kAwaitBoot) +
+                  "sudo -n podman import --quiet /usr/share/errand/nested-image.tar "
+                  "localhost/nested >/dev/null && "
+                  "sudo -n podman run --rm localhost/nested /bin/busybox sh -c "
+                  "'echo rootful:$(id -u):$(cat /proc/1/comm)' && "
+                  "echo driver:$(sudo -n podman info --format '{{.Store.GraphDriverName}}')");
   INFO(ended.out << ended.err << ended.exit.detail);
   CHECK_THAT(ended.out, ContainsSubstring("rootful:0:busybox\n"));
   CHECK_THAT(ended.out, ContainsSubstring("driver:overlay\n"));
